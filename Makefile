@@ -1,0 +1,48 @@
+# glgpgpu: `make demo` and `make test` do all the set-up on a fresh machine.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test check-egl venv bench-cpu clean help
+
+help:
+	@echo "make demo   - set up .venv and run the main example headless"
+	@echo "make test   - set up .venv and run the test suite"
+	@echo "make clean  - remove .venv and generated output"
+
+# EGL (headless OpenGL) must be there: Mesa's libEGL + the llvmpipe rasterizer on a
+# CPU machine, or a GPU driver's EGL vendor library.
+check-egl:
+	@if ! ldconfig -p 2>/dev/null | grep -q 'libEGL\.so\.1'; then \
+	  echo "ERROR: libEGL.so.1 not found: glgpgpu renders headless through EGL."; \
+	  echo "       Debian/Ubuntu: sudo apt-get install libegl1 libegl-mesa0 libgl1-mesa-dri"; \
+	  exit 1; fi
+	@if ! ls /usr/share/glvnd/egl_vendor.d/*.json /etc/glvnd/egl_vendor.d/*.json \
+	        /usr/local/nvidia/share/glvnd/egl_vendor.d/*.json >/dev/null 2>&1; then \
+	  echo "ERROR: no EGL vendor library (Mesa or a GPU driver) is installed."; \
+	  echo "       Debian/Ubuntu: sudo apt-get install libegl-mesa0 libgl1-mesa-dri"; \
+	  exit 1; fi
+	@if ls /usr/share/glvnd/egl_vendor.d/*mesa*.json >/dev/null 2>&1 && \
+	    ! ls /usr/lib/*/dri/swrast_dri.so /usr/lib/dri/swrast_dri.so >/dev/null 2>&1; then \
+	  echo "ERROR: Mesa's EGL is there but its software rasterizer (llvmpipe) is not."; \
+	  echo "       Debian/Ubuntu: sudo apt-get install libgl1-mesa-dri"; \
+	  exit 1; fi
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: check-egl $(STAMP)
+	$(VENV)/bin/glgpgpu info
+	$(PY) examples/assemble_adat.py
+
+test: check-egl $(STAMP)
+	$(PY) -m pytest -q
+
+clean:
+	rm -rf $(VENV) demo_out out .pytest_cache

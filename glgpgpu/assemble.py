@@ -1,0 +1,111 @@
+"""Forming C = A D^2 A^T by triangular rasterization (Jung & O'Leary 2008, section 3).
+
+Algorithm 3: for each column k of A,
+  * Kernel 1 (column scaling) draws the m x 1 rectangle of Fig. 2(a) into b:
+    b(i) = A(i, k) * d(k);
+  * Kernel 2 (outer-product addition) draws one triangle (Fig. 2(b), full
+    format) or two (Fig. 4, packed format) into C_T, reading C_S, A and b:
+    C(j, i) += A(j, k) * b(i) over the lower triangle only;
+  * C_S and C_T swap.
+Only the lower triangle is computed: half the fragments of a square draw.
+
+`n` may exceed the GPU's texture limit (data fitting has n >> m): A is then
+uploaded in column blocks and the same C keeps accumulating.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import geometry as geo
+from ._checks import as_float_array, check_method
+from .context import Context, resolve
+from .packed import layout_for
+from .triangle_io import read_lower
+from .textures import PingPong
+from .timing import Stopwatch
+
+
+def _check_adat_inputs(A, d2):
+    A = as_float_array(A, "A", 2)
+    d2 = as_float_array(d2, "d2", (1, 2))
+    d2 = d2.reshape(-1) if d2.ndim == 2 and 1 in d2.shape else d2
+    if d2.ndim != 1:
+        raise ValueError(f"d2 must be a vector (the diagonal of D^2), got shape {d2.shape}")
+    if d2.shape[0] != A.shape[1]:
+        raise ValueError(f"d2 has length {d2.shape[0]} but A has {A.shape[1]} columns (A is m x n, d2 has n entries)")
+    return A, d2
+
+
+def assembly_geometries(m: int, nk: int, packed: bool):
+    """Per column k: the Fig. 2(a) rectangle, then the Fig. 2(b) / Fig. 4 triangle(s)."""
+    out = []
+    for k in range(nk):
+        out.append(geo.fig2a_column_scaling(m, k))
+        out.append(geo.outer_product_add(m, k, packed))
+    return out
+
+
+def assemble_texture(A, d2, *, packed: bool = False, ctx: Context | None = None,
+                     watch: Stopwatch | None = None):
+    """Algorithm 3 on the GPU; returns the MatrixTexture holding C's lower triangle
+    in the chosen layout (it stays on the GPU; give it back to `ctx.kernels.pool`
+    when done).  A is (m, n) float32, d2 (n,)."""
+    ctx = resolve(ctx)
+    K = ctx.kernels
+    pool = K.pool
+    watch = watch or Stopwatch(ctx, enabled=False)
+    m, n = A.shape
+    lay = layout_for(m, packed)
+    ctx.check_size(lay.height, lay.width, f"C = A D^2 A^T ({'packed' if packed else 'full'}, m={m})")
+    ctx.check_size(1, m, f"the scaled column b (m={m})")
+    block = min(n, ctx.max_texture_size)
+    ctx.check_size(m, block, f"A (m={m})")
+
+    pp = PingPong(pool.take(lay.height, lay.width), pool.take(lay.height, lay.width))
+    pp.source.name, pp.target.name = "C_S", "C_T"
+    b = pool.take(1, m)
+    b.name = "b"
+    a_tex = pool.take(m, block)
+    d_tex = pool.take(1, block)
+    a_tex.name, d_tex.name = "A", "d"
+    pp.source.clear(0.0)
+    pp.target.clear(0.0)
+    try:
+        for c0 in range(0, n, block):
+            c1 = min(n, c0 + block)
+            nk = c1 - c0
+            with watch("transfer"):
+                blockA = np.zeros((m, block), np.float32)
+                blockA[:, :nk] = A[:, c0:c1]
+                blockd = np.zeros((1, block), np.float32)
+                blockd[0, :nk] = d2[c0:c1]
+                a_tex.write(blockA)
+                d_tex.write(blockd)
+            with watch("assemble"):
+                store = K.cached_store(("adat", m, nk, packed),
+                                       lambda: assembly_geometries(m, nk, packed))
+                for k in range(nk):
+                    K.draw("column_scaling", b, store[2 * k], {"A": a_tex, "d": d_tex})
+                    K.draw("outer_product_add", pp.target, store[2 * k + 1],
+                           {"C": pp.source, "A": a_tex, "b": b})
+                    pp.swap()
+    finally:
+        pool.give(b, a_tex, d_tex, pp.target)
+    return pp.source
+
+
+def adat(A, d2, *, packed: bool = False, method: str = "paper", ctx: Context | None = None) -> np.ndarray:
+    """C = A diag(d2) A^T on the GPU: float32 (m, m), lower triangle filled, upper zero.
+
+    A: (m, n); d2: (n,), the diagonal of D^2.  packed=True runs the rectangular
+    packed format (Fig. 4) and unpacks the result.  method="paper" is
+    Algorithm 3 as published (one column of A per pass pair).
+    """
+    check_method(method, ("paper",))
+    A, d2 = _check_adat_inputs(A, d2)
+    ctx = resolve(ctx)
+    tex = assemble_texture(A, d2, packed=packed, ctx=ctx)
+    try:
+        return read_lower(tex, A.shape[0], packed)
+    finally:
+        ctx.kernels.pool.give(tex)

@@ -1,0 +1,2 @@
+"""Subcommands beyond `info` (each registers itself here)."""
+REGISTER = []

@@ -1,0 +1,282 @@
+"""Kernels: shader programs and the one place that issues draw calls.
+
+A kernel is a fragment shader file in `shaders/` (one per paper kernel) linked
+with the shared vertex shader `common.vert`.  Programs are compiled once per
+context and cached by name.  `Kernels.draw` binds the target framebuffer (which
+sets the viewport to the target's size), sets the orthographic projection,
+binds the input textures and draws the triangles.  Geometry is either a
+`geometry.Geometry` (uploaded to a scratch buffer) or a `Span` of a
+`VertexStore`, where an algorithm puts all of its vertex tables once, before
+its loop, so the loop itself uploads and allocates nothing.
+
+An optional `Recorder` keeps every draw: kernel, target, vertices, and the
+number of fragments generated (an occlusion query, samples passed).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import moderngl
+from pyrr import matrix44
+
+from .geometry import Geometry, VERTEX_FLOATS
+
+_VERTEX_FORMAT = ("2f 3f 3f", "in_pos", "in_t0", "in_t1")
+
+
+def shader_dir() -> Path:
+    """The shaders: inside the installed package, or `shaders/` of a checkout."""
+    packaged = resources.files("glgpgpu") / "shaders"
+    if packaged.is_dir():
+        return Path(str(packaged))
+    return Path(__file__).resolve().parent.parent / "shaders"
+
+
+def load_shader(name: str) -> str:
+    """Read a shader file and expand `#include "file"` lines (one level is enough)."""
+    base = shader_dir()
+    src = (base / name).read_text()
+
+    def include(match):
+        return (base / match.group(1)).read_text()
+
+    return re.sub(r'^#include "([^"]+)"\s*$', include, src, flags=re.M)
+
+
+def kernel_names():
+    return sorted(p.stem for p in shader_dir().glob("*.frag"))
+
+
+@dataclass
+class Span:
+    """A geometry placed in a VertexStore: draw `count` vertices from `first`."""
+
+    store: "VertexStore"
+    first: int
+    count: int
+    geometry: Geometry
+
+
+class VertexStore:
+    """All vertex tables of one algorithm run in one GL buffer, uploaded once."""
+
+    def __init__(self, kernels: "Kernels", geometries):
+        self.kernels = kernels
+        tables, spans, first = [], [], 0
+        for g in geometries:
+            v = g.vertices
+            tables.append(v)
+            spans.append(Span(self, first, len(v), g))
+            first += len(v)
+        data = np.concatenate(tables) if tables else np.zeros((3, VERTEX_FLOATS), np.float32)
+        self.buffer = kernels.gl.buffer(np.ascontiguousarray(data, np.float32).tobytes())
+        self.spans = spans
+        self._vaos: dict = {}
+
+    def vao(self, program: moderngl.Program):
+        vao = self._vaos.get(id(program))
+        if vao is None:
+            vao = self.kernels.gl.vertex_array(program, [(self.buffer,) + _VERTEX_FORMAT],
+                                               skip_errors=True)
+            self._vaos[id(program)] = vao
+        return vao
+
+    def release(self) -> None:
+        for vao in self._vaos.values():
+            vao.release()
+        self._vaos.clear()
+        if self.buffer is not None:
+            self.buffer.release()
+            self.buffer = None
+
+    def __getitem__(self, i) -> Span:
+        return self.spans[i]
+
+    def __len__(self):
+        return len(self.spans)
+
+
+@dataclass
+class DrawRecord:
+    kernel: str
+    target: str
+    size: tuple             # (width, height) of the target
+    label: str
+    corners: np.ndarray     # the figure's vertices with T0, T1
+    triangles: tuple
+    names: tuple
+    fragments: int = -1     # samples passed, from an occlusion query
+
+
+@dataclass
+class Recorder:
+    """Collects a DrawRecord per draw while attached (`with kernels.recording()`)."""
+
+    draws: list = field(default_factory=list)
+    snapshots: bool = False          # also keep a copy of the target after each draw
+    images: list = field(default_factory=list)
+
+    def fragments(self, kernel: str | None = None) -> int:
+        return sum(d.fragments for d in self.draws if kernel is None or d.kernel == kernel)
+
+    def count(self, kernel: str | None = None) -> int:
+        return sum(1 for d in self.draws if kernel is None or d.kernel == kernel)
+
+
+class _Program:
+    def __init__(self, gl, name):
+        self.name = name
+        frag = load_shader(name + ".frag")
+        try:
+            self.prog = gl.program(vertex_shader=load_shader("common.vert"), fragment_shader=frag)
+        except moderngl.Error as exc:
+            raise RuntimeError(f"shader {name}.frag does not compile: {exc}") from None
+        # Texture units follow the order the samplers are declared in the shader.
+        self.samplers = re.findall(r"^uniform\s+sampler2D\s+(\w+)\s*;", frag, flags=re.M)
+        for unit, s in enumerate(self.samplers):
+            if s in self.prog:
+                self.prog[s].value = unit
+        self.proj_for = None
+        self.uniform_cache: dict = {}
+
+    def set_projection(self, size):
+        if self.proj_for != size:
+            w, h = size
+            proj = matrix44.create_orthogonal_projection(0, w, 0, h, -1, 1, dtype=np.float32)
+            self.prog["u_proj"].write(proj.tobytes())
+            self.proj_for = size
+
+    def set_uniform(self, name, value):
+        if self.uniform_cache.get(name) != value and name in self.prog:
+            self.prog[name].value = value
+            self.uniform_cache[name] = value
+
+
+class Kernels:
+    """Program cache + draw call for one Context."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.gl = ctx.gl
+        self._programs: dict = {}
+        self._scratch = None
+        self._scratch_vaos: dict = {}
+        self.recorder: Recorder | None = None
+        self._stores: dict = {}
+        from .textures import TexturePool
+
+        self.pool = TexturePool(ctx)
+
+    def program(self, name: str) -> _Program:
+        p = self._programs.get(name)
+        if p is None:
+            p = self._programs[name] = _Program(self.gl, name)
+        return p
+
+    # -- vertex data ---------------------------------------------------------------
+    def store(self, geometries) -> VertexStore:
+        return VertexStore(self, list(geometries))
+
+    def cached_store(self, key, build):
+        """A VertexStore kept across calls (e.g. one LP iteration after another).
+
+        `build()` returns the geometries; a few recent keys are kept."""
+        st = self._stores.pop(key, None)
+        if st is None:
+            st = self.store(build())
+        self._stores[key] = st
+        while len(self._stores) > 6:
+            old = next(iter(self._stores))
+            self._stores.pop(old).release()
+        return st
+
+    def _scratch_span(self, geom: Geometry, program: _Program):
+        data = geom.vertices
+        if self._scratch is None or self._scratch.size < data.nbytes:
+            for vao in self._scratch_vaos.values():
+                vao.release()
+            self._scratch_vaos.clear()
+            if self._scratch is not None:
+                self._scratch.release()
+            self._scratch = self.gl.buffer(reserve=max(4096, 2 * data.nbytes))
+        self._scratch.write(data.tobytes())
+        vao = self._scratch_vaos.get(program.name)
+        if vao is None:
+            vao = self.gl.vertex_array(program.prog, [(self._scratch,) + _VERTEX_FORMAT], skip_errors=True)
+            self._scratch_vaos[program.name] = vao
+        return vao, 0, len(data)
+
+    # -- the draw call ----------------------------------------------------------------
+    def draw(self, kernel: str, target, geometry, inputs=None, uniforms=None) -> None:
+        """Run `kernel` over the fragments `geometry` covers in `target`.
+
+        inputs: {sampler name: MatrixTexture}; uniforms: {name: value}.
+        """
+        prog = self.program(kernel)
+        inputs = inputs or {}
+        for unit, name in enumerate(prog.samplers):
+            tex = inputs.get(name)
+            if tex is None:
+                raise ValueError(f"kernel {kernel} needs input texture {name!r}")
+            if tex is target:
+                raise ValueError(f"kernel {kernel}: {name} is also the target; "
+                                 "reading and writing one texture at once is undefined (ping-pong instead)")
+            tex.tex.use(location=unit)
+        if uniforms:
+            for name, value in uniforms.items():
+                prog.set_uniform(name, value)
+        target.fbo.use()   # also sets the viewport to the whole target
+        prog.set_projection((target.cols, target.rows))
+        if isinstance(geometry, Span):
+            vao, first, count = geometry.store.vao(prog.prog), geometry.first, geometry.count
+            geom = geometry.geometry
+        else:
+            vao, first, count = self._scratch_span(geometry, prog)
+            geom = geometry
+        rec = self.recorder
+        if rec is None:
+            vao.render(moderngl.TRIANGLES, vertices=count, first=first)
+            return
+        query = self.gl.query(samples=True)
+        with query:
+            vao.render(moderngl.TRIANGLES, vertices=count, first=first)
+        rec.draws.append(DrawRecord(kernel, getattr(target, "name", "?"), (target.cols, target.rows),
+                                    geom.label, geom.corners.copy(), tuple(geom.triangles),
+                                    geom.names, int(query.samples)))
+        query.release()
+        if rec.snapshots:
+            rec.images.append(target.read())
+
+    def recording(self, snapshots: bool = False):
+        """Context manager: record every draw issued inside it."""
+        kernels = self
+
+        class _Rec:
+            def __enter__(self):
+                self.prev = kernels.recorder
+                kernels.recorder = Recorder(snapshots=snapshots)
+                return kernels.recorder
+
+            def __exit__(self, *exc):
+                kernels.recorder = self.prev
+
+        return _Rec()
+
+    def release(self) -> None:
+        for st in self._stores.values():
+            st.release()
+        self._stores.clear()
+        for vao in self._scratch_vaos.values():
+            vao.release()
+        self._scratch_vaos.clear()
+        if self._scratch is not None:
+            self._scratch.release()
+            self._scratch = None
+        for p in self._programs.values():
+            p.prog.release()
+        self._programs.clear()
+        self.pool.release()

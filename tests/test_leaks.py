@@ -1,0 +1,66 @@
+"""Nothing created in a loop stays behind: after a warm-up call, repeated calls
+create no GL objects (textures come from the pool, vertex data from the cached
+store) and host memory does not grow."""
+import numpy as np
+
+import glgpgpu
+
+
+class CreationCounter:
+    """Counts GL object creations on a moderngl context while installed."""
+
+    KINDS = ("texture", "framebuffer", "buffer", "vertex_array", "program", "query")
+
+    def __init__(self, gl):
+        self.gl, self.counts, self.saved = gl, {}, {}
+
+    def __enter__(self):
+        for kind in self.KINDS:
+            orig = getattr(self.gl, kind)
+            self.saved[kind] = orig
+
+            def wrapped(*a, _orig=orig, _kind=kind, **k):
+                self.counts[_kind] = self.counts.get(_kind, 0) + 1
+                return _orig(*a, **k)
+
+            setattr(self.gl, kind, wrapped)
+        return self
+
+    def __exit__(self, *exc):
+        for kind, orig in self.saved.items():
+            setattr(self.gl, kind, orig)
+
+
+def rss_kib():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4
+
+
+def test_adat_1000_times_allocates_nothing(ctx, rng):
+    A = rng.random((6, 9))
+    d2 = rng.random(9)
+    ref = glgpgpu.adat(A, d2)
+    glgpgpu.adat(A, d2, packed=True)
+    before = rss_kib()
+    with CreationCounter(ctx.gl) as cc:
+        for i in range(1000):
+            C = glgpgpu.adat(A, d2, packed=bool(i % 2))
+    assert cc.counts == {}, f"GL objects created inside the loop: {cc.counts}"
+    assert np.array_equal(C, ref)
+    grown = rss_kib() - before
+    assert grown < 20_000, f"host memory grew by {grown} KiB over 1000 calls"
+
+
+def test_cholesky_and_solve_repeat_without_allocating(ctx, rng):
+    X = rng.random((7, 7))
+    C = X @ X.T + 7 * np.eye(7)
+    for v in ("outer", "inner"):
+        glgpgpu.cholesky(C, variant=v)
+    L = glgpgpu.cholesky(C)
+    glgpgpu.cho_solve(L, np.ones(7))
+    with CreationCounter(ctx.gl) as cc:
+        for _ in range(50):
+            for v in ("outer", "inner"):
+                glgpgpu.cholesky(C, variant=v)
+            glgpgpu.cho_solve(L, np.ones(7))
+    assert cc.counts == {}, f"GL objects created inside the loop: {cc.counts}"
