@@ -18,13 +18,14 @@ check-egl:
 	  echo "ERROR: libEGL.so.1 not found: glgpgpu renders headless through EGL."; \
 	  echo "       Debian/Ubuntu: sudo apt-get install libegl1 libegl-mesa0 libgl1-mesa-dri"; \
 	  exit 1; fi
-	@if ! ls /usr/share/glvnd/egl_vendor.d/*.json /etc/glvnd/egl_vendor.d/*.json \
-	        /usr/local/nvidia/share/glvnd/egl_vendor.d/*.json >/dev/null 2>&1; then \
+	@if ! cat /usr/share/glvnd/egl_vendor.d/*.json /etc/glvnd/egl_vendor.d/*.json \
+	        /usr/local/nvidia/share/glvnd/egl_vendor.d/*.json 2>/dev/null | grep -q library_path; then \
 	  echo "ERROR: no EGL vendor library (Mesa or a GPU driver) is installed."; \
 	  echo "       Debian/Ubuntu: sudo apt-get install libegl-mesa0 libgl1-mesa-dri"; \
 	  exit 1; fi
 	@if ls /usr/share/glvnd/egl_vendor.d/*mesa*.json >/dev/null 2>&1 && \
-	    ! ls /usr/lib/*/dri/swrast_dri.so /usr/lib/dri/swrast_dri.so >/dev/null 2>&1; then \
+	    ! ls /usr/lib/*/dri/swrast_dri.so 2>/dev/null | grep -q . && \
+	    ! ls /usr/lib/dri/swrast_dri.so 2>/dev/null | grep -q .; then \
 	  echo "ERROR: Mesa's EGL is there but its software rasterizer (llvmpipe) is not."; \
 	  echo "       Debian/Ubuntu: sudo apt-get install libgl1-mesa-dri"; \
 	  exit 1; fi
