@@ -81,9 +81,9 @@ def assemble_texture(A, d2, *, packed: bool = False, ctx: Context | None = None,
                 blockd[0, :nk] = d2[c0:c1]
                 a_tex.write(blockA)
                 d_tex.write(blockd)
+            store = K.cached_store(("adat", m, nk, packed),
+                                   lambda: assembly_geometries(m, nk, packed))
             with watch("assemble"):
-                store = K.cached_store(("adat", m, nk, packed),
-                                       lambda: assembly_geometries(m, nk, packed))
                 for k in range(nk):
                     K.draw("column_scaling", b, store[2 * k], {"A": a_tex, "d": d_tex})
                     K.draw("outer_product_add", pp.target, store[2 * k + 1],

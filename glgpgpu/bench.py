@@ -1,0 +1,310 @@
+"""Benchmarks: the papers' speed claims measured on today's hardware, one run each.
+
+Suites (``glgpgpu bench SUITE``):
+  ceiling   the fragment pipeline's own limits: copy-pass fill rate, FMA-loop
+            peak, and the cost of one dependent draw (host issue vs. GPU latency)
+  assembly  Fig. 8: A D^2 A^T, full and packed, n = 2m, against numpy and ssyrk
+  cholesky  Fig. 9: full, packed, triads, inner product and LU by rasterization,
+            against LAPACK spotrf / sgetrf (scipy)
+Every row carries seconds, G fragments/s, GB/s (2006 paper's Table 1 byte
+counts), the fraction of the copy-pass ceiling and the host/GPU ratio, all
+from the same run.  GPU times are wall-clock around ctx.finish() after a warm-up.
+"""
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import os
+import re
+import time
+from pathlib import Path
+
+import numpy as np
+
+from . import counts
+from . import geometry as geo
+from .context import resolve
+from .timing import Stopwatch
+
+
+def device_slug(ctx) -> str:
+    s = re.sub(r"[^A-Za-z0-9]+", "-", ctx.caps.renderer).strip("-").lower()
+    return s[:40]
+
+
+def _best(fn, repeat):
+    best = float("inf")
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def _progress(items, desc):
+    try:
+        from tqdm import tqdm
+
+        return tqdm(items, desc=desc, leave=False)
+    except ImportError:  # pragma: no cover
+        return items
+
+
+# ------------------------------------------------------------------ ceiling
+
+def ceiling(ctx=None, size: int = 4096, repeat: int = 3) -> dict:
+    """Copy fill rate, FMA peak, dependent-draw cost on this device."""
+    ctx = resolve(ctx)
+    K = ctx.kernels
+    size = min(size, ctx.max_texture_size)
+    a = K.pool.take(size, size)
+    b = K.pool.take(size, size)
+    a.clear(1.0)
+    st = K.store([geo.rectangle(0, 0, size, size), geo.rectangle(0, 0, 1, 1)])
+    full, one = st[0], st[1]
+    passes = 20
+
+    def copies():
+        s, t = a, b
+        for _ in range(passes):
+            K.draw("copy", t, full, {"S": s})
+            s, t = t, s
+        ctx.finish()
+
+    copies()
+    t_copy = _best(copies, repeat)
+    fill = passes * size * size / t_copy
+
+    iters = 64 if "llvmpipe" in ctx.caps.renderer else 512
+    fsize = min(size, 512) if "llvmpipe" in ctx.caps.renderer else size
+
+    fma_rect = K.store([geo.rectangle(0, 0, fsize, fsize)])
+
+    def fma():
+        K.draw("fma_loop", a, fma_rect[0], uniforms={"u_iters": iters})
+        ctx.finish()
+
+    fma()
+    t_fma = _best(fma, repeat)
+    flops = 32.0 * iters * fsize * fsize / t_fma
+
+    c = K.pool.take(1, 1)
+    d = K.pool.take(1, 1)
+    ndep = 2000
+
+    def dependent():
+        s, t = c, d
+        t0 = time.perf_counter()
+        for _ in range(ndep):
+            K.draw("copy", t, one, {"S": s})
+            s, t = t, s
+        issued = time.perf_counter() - t0
+        ctx.finish()
+        return issued, time.perf_counter() - t0
+
+    dependent()
+    issue, tot = min(dependent() for _ in range(max(1, repeat)))
+    K.pool.give(a, b, c, d)
+    st.release()
+    fma_rect.release()
+    return {
+        "copy_fill_gfrag_s": fill / 1e9,
+        "copy_gb_s": fill * 8 / 1e9,
+        "fma_tflop_s": flops / 1e12,
+        "dependent_draw_us": tot / ndep * 1e6,
+        "draw_issue_us": issue / ndep * 1e6,
+        "copy_size": size,
+        "fma_iters": iters,
+    }
+
+
+# ------------------------------------------------------------------ assembly (Fig. 8)
+
+def _host_syrk(A, d2):
+    from scipy.linalg.blas import ssyrk
+
+    As = A * np.sqrt(d2)[None, :]
+    return ssyrk(1.0, As, lower=1)
+
+
+def assembly(ctx=None, sizes=(64, 128), repeat: int = 2, ceil=None) -> list:
+    from .assemble import assemble_texture
+
+    ctx = resolve(ctx)
+    K = ctx.kernels
+    rng = np.random.default_rng(8)
+    rows = []
+    warm = rng.random((8, 16), dtype=np.float32)
+    K.pool.give(assemble_texture(warm, warm[0] + 1, ctx=ctx))
+    for m in _progress(list(sizes), "assembly"):
+        n = 2 * m
+        A = rng.random((m, n), dtype=np.float32)
+        d2 = rng.random(n, dtype=np.float32)
+        host_np = _best(lambda: (A * d2) @ A.T, repeat)
+        host_syrk = _best(lambda: _host_syrk(A, d2), repeat)
+        host = min(host_np, host_syrk)
+        frags, byts = counts.total(counts.assembly(m, n))
+        for packed in (False, True):
+            best = None
+            for _ in range(max(1, repeat)):
+                w = Stopwatch(ctx)
+                tex = assemble_texture(A, d2, packed=packed, ctx=ctx, watch=w)
+                t0 = time.perf_counter()
+                tex.read()
+                readback = time.perf_counter() - t0
+                K.pool.give(tex)
+                s = w.as_dict()
+                run = (s.get("assemble", 0.0), s.get("transfer", 0.0) + readback)
+                best = run if best is None or run[0] < best[0] else best
+            t, transfers = best
+            rows.append(_row("assembly", ctx, m, n, "packed" if packed else "full", t, frags, byts, ceil,
+                             host, extra={"seconds_with_transfers": t + transfers,
+                                          "host_numpy_s": host_np, "host_ssyrk_s": host_syrk,
+                                          "draws": counts.draws_assembly(n)}))
+    return rows
+
+
+# ------------------------------------------------------------------ Cholesky (Fig. 9)
+
+def cholesky(ctx=None, sizes=(64, 128), repeat: int = 1, ceil=None,
+             variants=("outer", "outer-packed", "triad", "inner", "lu")) -> list:
+    import scipy.linalg.lapack as lapack
+
+    from .cholesky import factor_texture
+    from .lu import lu_texture
+    from .triangle_io import upload_lower
+
+    ctx = resolve(ctx)
+    K = ctx.kernels
+    rng = np.random.default_rng(9)
+    rows = []
+    for m in _progress(list(sizes), "cholesky"):
+        X = rng.random((m, m), dtype=np.float32)
+        C = (X @ X.T + m * np.eye(m, dtype=np.float32)).astype(np.float32)
+        host_potrf = _best(lambda: lapack.spotrf(C, lower=1), max(repeat, 3))
+        host_getrf = _best(lambda: lapack.sgetrf(C), max(repeat, 3))
+        for v in variants:
+            packed = v.endswith("packed")
+            base = v.split("-")[0]
+
+            def run():
+                if base == "lu":
+                    tex = K.pool.take(m, m)
+                    tex.write(C)
+                    ctx.finish()
+                    t0 = time.perf_counter()
+                    out = lu_texture(tex, m, ctx)
+                else:
+                    tex = upload_lower(C, packed, ctx, "C")
+                    ctx.finish()
+                    t0 = time.perf_counter()
+                    out = factor_texture(tex, m, packed=packed, variant=base, ctx=ctx)
+                ctx.finish()
+                dt = time.perf_counter() - t0
+                K.pool.give(out)
+                return dt
+
+            run()        # warm-up: compiles the kernels and builds the vertex store
+            t = min(run() for _ in range(max(1, repeat)))
+            table = counts.lu(m) if base == "lu" else counts.cholesky(m, base)
+            frags, byts = counts.total(table)
+            draws = counts.draws_lu(m) if base == "lu" else counts.draws_cholesky(m, base)
+            host = host_getrf if base == "lu" else host_potrf
+            extra = {"host_spotrf_s": host_potrf, "host_sgetrf_s": host_getrf, "draws": draws}
+            if ceil:
+                floor = draws * ceil["dependent_draw_us"] * 1e-6 + frags / (ceil["copy_fill_gfrag_s"] * 1e9)
+                extra["floor_s"] = floor
+                extra["over_floor"] = t / floor
+            rows.append(_row("cholesky", ctx, m, m, v, t, frags, byts, ceil, host, extra))
+    return rows
+
+
+def _row(suite, ctx, m, n, variant, seconds, frags, byts, ceil, host, extra=None):
+    row = {
+        "suite": suite, "device": ctx.caps.renderer, "date": _dt.date.today().isoformat(),
+        "m": m, "n": n, "variant": variant, "seconds": seconds,
+        "gfrag_s": frags / seconds / 1e9, "gb_s": byts / seconds / 1e9, "fragments": frags,
+        "frac_copy_ceiling": (frags / seconds / 1e9 / ceil["copy_fill_gfrag_s"]) if ceil else "",
+        "host_seconds": host, "host_over_gpu": host / seconds,
+    }
+    row.update(extra or {})
+    return row
+
+
+# ------------------------------------------------------------------ output
+
+def write_csv(rows: list, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    keys = []
+    for r in rows:
+        keys += [k for k in r if k not in keys]
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
+    return path
+
+
+def plot(rows: list, path: Path, title: str, host_keys: dict) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    for v in dict.fromkeys(r["variant"] for r in rows):
+        pts = [(r["m"], r["seconds"]) for r in rows if r["variant"] == v]
+        ax.plot(*zip(*pts), "o-", label=f"GPU {v}")
+    for key, label in host_keys.items():
+        pts = sorted({(r["m"], r[key]) for r in rows if key in r})
+        if pts:
+            ax.plot(*zip(*pts), "s--", label=label)
+    ax.set_xlabel("m")
+    ax.set_ylabel("seconds")
+    ax.set_yscale("log")
+    ax.set_title(title, fontsize=9)
+    ax.grid(True, which="both", alpha=.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def run_suite(suite: str, sizes, repeat: int, out: Path, ctx=None) -> dict:
+    """Run one suite (plus `ceiling`, which the others are measured against)."""
+    ctx = resolve(ctx)
+    date = _dt.date.today().isoformat()
+    stem = f"{device_slug(ctx)}-{date}"
+    ceil = ceiling(ctx, repeat=repeat)
+    result = {"ceiling": ceil, "files": []}
+    crow = dict(suite="ceiling", device=ctx.caps.renderer, date=date, **ceil)
+    result["files"].append(write_csv([crow], out / f"ceiling-{stem}.csv"))
+    if suite == "assembly":
+        rows = assembly(ctx, sizes, repeat, ceil)
+        result["files"].append(write_csv(rows, out / f"assembly-{stem}.csv"))
+        result["files"].append(plot(rows, out / f"assembly-{stem}.png",
+                                    f"A D^2 A^T, n = 2m (Fig. 8) - {ctx.caps.renderer}, {date}",
+                                    {"host_numpy_s": "host (A*d2) @ A.T", "host_ssyrk_s": "host ssyrk"}))
+        result["rows"] = rows
+    elif suite == "cholesky":
+        rows = cholesky(ctx, sizes, repeat, ceil)
+        result["files"].append(write_csv(rows, out / f"cholesky-{stem}.csv"))
+        result["files"].append(plot(rows, out / f"cholesky-{stem}.png",
+                                    f"Cholesky (Fig. 9) - {ctx.caps.renderer}, {date}",
+                                    {"host_spotrf_s": "host spotrf", "host_sgetrf_s": "host sgetrf"}))
+        result["rows"] = rows
+    elif suite != "ceiling":
+        raise ValueError(f"unknown suite {suite!r}: ceiling, assembly, cholesky")
+    return result
+
+
+def host_threads() -> str:
+    try:
+        from threadpoolctl import threadpool_info
+
+        return "; ".join(f"{i['internal_api']} {i.get('num_threads')} threads" for i in threadpool_info())
+    except ImportError:
+        return f"{os.cpu_count()} cpus"
