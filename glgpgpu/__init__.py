@@ -18,6 +18,7 @@ from .packed import pack, unpack, packed_shape, FullLayout, PackedLayout, layout
 from .assemble import adat, assemble_texture
 from .cholesky import cholesky, factor_texture, check_pivots, NotPositiveDefiniteError
 from .triangular import cho_solve, solve_triangular, substitute_texture
+from .wls import wls, WLSInfo
 
 __version__ = "0.1.0"
 
@@ -27,5 +28,5 @@ __all__ = [
     "pack", "unpack", "packed_shape", "FullLayout", "PackedLayout", "layout_for",
     "adat", "assemble_texture",
     "cholesky", "factor_texture", "check_pivots", "NotPositiveDefiniteError",
-    "cho_solve", "solve_triangular", "substitute_texture",
+    "cho_solve", "solve_triangular", "substitute_texture", "wls", "WLSInfo",
 ]

@@ -41,4 +41,28 @@ def register_bench(sub):
     s.set_defaults(func=cmd_bench)
 
 
-REGISTER = [register_bench]
+def cmd_wls(args) -> int:
+    import datetime as dt
+
+    from . import bench, wls_tables
+    from .context import get_context
+
+    ctx = get_context()
+    sizes = _sizes(args.sizes)
+    rows = wls_tables.run(args.table, sizes, packed=args.packed)
+    print(wls_tables.format_table(args.table, rows, ctx.caps.renderer))
+    out = Path(args.out) / f"wls-table{args.table}-{bench.device_slug(ctx)}-{dt.date.today().isoformat()}.csv"
+    print("wrote", bench.write_csv(wls_tables.csv_rows(args.table, rows, ctx.caps.renderer), out))
+    return 0 if all(r["status"] == "converged" for r in rows) else 1
+
+
+def register_wls(sub):
+    s = sub.add_parser("wls", help="weighted least squares: reproduce Table 1 or 2 of the 2008 paper")
+    s.add_argument("--table", type=int, choices=[1, 2], required=True)
+    s.add_argument("--sizes", default="512,1024,1536,2048", help="comma-separated m (n = 2m)")
+    s.add_argument("--packed", action="store_true", help="assemble and factor in the packed format")
+    s.add_argument("--out", default="benchmarks/results", help="folder for the CSV")
+    s.set_defaults(func=cmd_wls)
+
+
+REGISTER = [register_bench, register_wls]
