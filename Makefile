@@ -41,6 +41,8 @@ venv: $(STAMP)
 demo: check-egl $(STAMP)
 	$(VENV)/bin/glgpgpu info
 	$(PY) examples/assemble_adat.py
+	$(PY) examples/data_fitting.py demo_out/data_fitting.png
+	$(VENV)/bin/glgpgpu demo --out demo_out
 
 test: check-egl $(STAMP)
 	$(PY) -m pytest -q

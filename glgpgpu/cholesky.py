@@ -101,6 +101,7 @@ def factor_texture(c_tex, m: int, *, packed: bool = False, variant: str = "outer
             K.draw("copy", S, col, {"S": T})
             K.draw(sub, T, third, {"L": S})
             S, T = T, S
+            S.name, T.name = "L_S", "L_T"
     K.draw("sqrt", T, store[3 * (m - 1)], {"L": S})
     pool.give(S)
     T.name = "L"

@@ -65,4 +65,49 @@ def register_wls(sub):
     s.set_defaults(func=cmd_wls)
 
 
-REGISTER = [register_bench, register_wls]
+def cmd_trace(args) -> int:
+    from . import runs
+
+    rec = runs.record(args.algorithm, args.m, packed=args.packed, n=args.n)
+    print(runs.format_trace(rec, args.algorithm, args.m, args.packed))
+    return 0
+
+
+def register_trace(sub):
+    from .runs import ALGORITHMS
+
+    s = sub.add_parser("trace", help="print every draw of a small run: kernel, vertices, fragments")
+    s.add_argument("algorithm", choices=ALGORITHMS)
+    s.add_argument("--m", type=int, default=6)
+    s.add_argument("--n", type=int, default=None, help="columns of A (assembly)")
+    s.add_argument("--packed", action="store_true")
+    s.set_defaults(func=cmd_trace)
+
+
+def cmd_demo(args) -> int:
+    if args.window:
+        from . import window
+
+        return window.run(algorithm=args.algorithm, m=args.m, packed=args.packed,
+                          screenshot=args.screenshot, step=args.step)
+    from . import demo
+
+    index = demo.build(Path(args.out), sizes=tuple(_sizes(args.sizes)))
+    print(f"wrote the pictures, GIFs and {index}  (open it in a browser)")
+    return 0
+
+
+def register_demo(sub):
+    s = sub.add_parser("demo", help="pictures (or a window) of which fragments each triangle computes")
+    s.add_argument("--out", default="demo_out", help="folder for PNG, GIF and index.html")
+    s.add_argument("--sizes", default="6,7", help="matrix orders to show (one even, one odd)")
+    s.add_argument("--window", action="store_true", help="interactive glfw window instead of files")
+    s.add_argument("--algorithm", default="cholesky", choices=["assembly", "cholesky"], help="(window)")
+    s.add_argument("--m", type=int, default=6, help="(window) matrix order")
+    s.add_argument("--packed", action="store_true", help="(window) start in the packed format")
+    s.add_argument("--step", type=int, default=0, help="(window) pass to show first")
+    s.add_argument("--screenshot", default=None, help="(window) save this PNG of the first frame and exit")
+    s.set_defaults(func=cmd_demo)
+
+
+REGISTER = [register_bench, register_wls, register_trace, register_demo]

@@ -167,6 +167,7 @@ class Kernels:
         self._scratch_vaos: dict = {}
         self.recorder: Recorder | None = None
         self._stores: dict = {}
+        self._query = None
         from .textures import TexturePool
 
         self.pool = TexturePool(ctx)
@@ -241,13 +242,14 @@ class Kernels:
         if rec is None:
             vao.render(moderngl.TRIANGLES, vertices=count, first=first)
             return
-        query = self.gl.query(samples=True)
+        if self._query is None:       # one query object, reused (moderngl cannot release queries)
+            self._query = self.gl.query(samples=True)
+        query = self._query
         with query:
             vao.render(moderngl.TRIANGLES, vertices=count, first=first)
         rec.draws.append(DrawRecord(kernel, getattr(target, "name", "?"), (target.cols, target.rows),
                                     geom.label, geom.corners.copy(), tuple(geom.triangles),
                                     geom.names, int(query.samples)))
-        query.release()
         if rec.snapshots:
             rec.images.append(target.read())
 

@@ -41,6 +41,7 @@ def lu_texture(a_tex, m: int, ctx: Context | None = None):
     other = K.pool.take(m, m)
     other.clear(0.0)
     S, T = a_tex, other
+    S.name, T.name = "A_S", "A_T"
     store = K.cached_store(("lu", m), lambda: lu_geometries(m))
     for k in range(m - 1):
         row, col, square = store[3 * k], store[3 * k + 1], store[3 * k + 2]
@@ -49,6 +50,7 @@ def lu_texture(a_tex, m: int, ctx: Context | None = None):
         K.draw("copy", S, col, {"S": T})
         K.draw("lu_elimination", T, square, {"S": S})
         S, T = T, S
+        S.name, T.name = "A_S", "A_T"
     K.pool.give(T)
     return S
 

@@ -96,7 +96,10 @@ class PingPong:
         self.source, self.target = a, b
 
     def swap(self) -> None:
+        """Exchange roles; the names (C_S / C_T, L_S / L_T) follow the roles."""
         self.source, self.target = self.target, self.source
+        self.source.name, self.target.name = self.target.__dict__.get("name", "S"), \
+            self.source.__dict__.get("name", "T")
 
     def release(self) -> None:
         self.source.release()
