@@ -51,47 +51,77 @@ def assemble_texture(A, d2, *, packed: bool = False, ctx: Context | None = None,
     in the chosen layout (it stays on the GPU; give it back to `ctx.kernels.pool`
     when done).  A is (m, n) float32, d2 (n,)."""
     ctx = resolve(ctx)
-    K = ctx.kernels
-    pool = K.pool
+    pool = ctx.kernels.pool
     watch = watch or Stopwatch(ctx, enabled=False)
     m, n = A.shape
-    lay = layout_for(m, packed)
-    ctx.check_size(lay.height, lay.width, f"C = A D^2 A^T ({'packed' if packed else 'full'}, m={m})")
-    ctx.check_size(1, m, f"the scaled column b (m={m})")
     block = min(n, ctx.max_texture_size)
     ctx.check_size(m, block, f"A (m={m})")
-
-    pp = PingPong(pool.take(lay.height, lay.width), pool.take(lay.height, lay.width))
-    pp.source.name, pp.target.name = "C_S", "C_T"
-    b = pool.take(1, m)
-    b.name = "b"
+    acc = Accumulator(ctx, m, packed)
     a_tex = pool.take(m, block)
     d_tex = pool.take(1, block)
     a_tex.name, d_tex.name = "A", "d"
-    pp.source.clear(0.0)
-    pp.target.clear(0.0)
     try:
         for c0 in range(0, n, block):
             c1 = min(n, c0 + block)
-            nk = c1 - c0
             with watch("transfer"):
                 blockA = np.zeros((m, block), np.float32)
-                blockA[:, :nk] = A[:, c0:c1]
+                blockA[:, :c1 - c0] = A[:, c0:c1]
                 blockd = np.zeros((1, block), np.float32)
-                blockd[0, :nk] = d2[c0:c1]
+                blockd[0, :c1 - c0] = d2[c0:c1]
                 a_tex.write(blockA)
                 d_tex.write(blockd)
-            store = K.cached_store(("adat", m, nk, packed),
-                                   lambda: assembly_geometries(m, nk, packed))
-            with watch("assemble"):
-                for k in range(nk):
-                    K.draw("column_scaling", b, store[2 * k], {"A": a_tex, "d": d_tex})
-                    K.draw("outer_product_add", pp.target, store[2 * k + 1],
-                           {"C": pp.source, "A": a_tex, "b": b})
-                    pp.swap()
+            acc.add(a_tex, d_tex, c1 - c0, watch)
+    except BaseException:
+        acc.discard()
+        raise
     finally:
-        pool.give(b, a_tex, d_tex, pp.target)
-    return pp.source
+        pool.give(a_tex, d_tex)
+    return acc.finish()
+
+
+class Accumulator:
+    """C_S / C_T and b of Algorithm 3, kept across blocks of columns of A."""
+
+    def __init__(self, ctx, m: int, packed: bool):
+        self.ctx, self.m, self.packed = ctx, m, packed
+        lay = layout_for(m, packed)
+        ctx.check_size(lay.height, lay.width, f"C = A D^2 A^T ({'packed' if packed else 'full'}, m={m})")
+        ctx.check_size(1, m, f"the scaled column b (m={m})")
+        pool = ctx.kernels.pool
+        self.pp = PingPong(pool.take(lay.height, lay.width), pool.take(lay.height, lay.width))
+        self.pp.source.name, self.pp.target.name = "C_S", "C_T"
+        self.b = pool.take(1, m)
+        self.b.name = "b"
+        self.pp.source.clear(0.0)
+        self.pp.target.clear(0.0)
+
+    def add(self, a_tex, d_tex, nk: int, watch=None):
+        """Add the first nk columns of A (texture m x >=nk) scaled by d (1 x >=nk)."""
+        K = self.ctx.kernels
+        m, packed, pp, b = self.m, self.packed, self.pp, self.b
+        store = K.cached_store(("adat", m, nk, packed), lambda: assembly_geometries(m, nk, packed))
+        with (watch or Stopwatch(self.ctx, enabled=False))("assemble"):
+            for k in range(nk):
+                K.draw("column_scaling", b, store[2 * k], {"A": a_tex, "d": d_tex})
+                K.draw("outer_product_add", pp.target, store[2 * k + 1], {"C": pp.source, "A": a_tex, "b": b})
+                pp.swap()
+
+    def finish(self):
+        """The texture holding C; the rest goes back to the pool."""
+        self.ctx.kernels.pool.give(self.b, self.pp.target)
+        return self.pp.source
+
+    def discard(self):
+        self.ctx.kernels.pool.give(self.b, self.pp.target, self.pp.source)
+
+
+def assemble_resident(a_tex, d_row, *, packed: bool = False, ctx: Context | None = None):
+    """Algorithm 3 with A (m x n) and d (1 x n) already in textures: nothing crosses
+    to the host (the interior-point solver forms A X S^-1 A^T this way)."""
+    ctx = resolve(ctx)
+    acc = Accumulator(ctx, a_tex.rows, packed)
+    acc.add(a_tex, d_row, a_tex.cols)
+    return acc.finish()
 
 
 def adat(A, d2, *, packed: bool = False, method: str = "paper", ctx: Context | None = None) -> np.ndarray:

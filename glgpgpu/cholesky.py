@@ -68,10 +68,13 @@ def factor_geometries(m: int, packed: bool, variant: str):
 
 
 def factor_texture(c_tex, m: int, *, packed: bool = False, variant: str = "outer",
-                   ctx: Context | None = None):
+                   ctx: Context | None = None, pivot_floor: float | None = None):
     """Factor the matrix held in `c_tex` (lower triangle, in the chosen layout) on
     the GPU.  `c_tex` is consumed (it becomes one of the ping-pong pair).  Returns
-    the texture holding L; pivots are not checked here (see `check_pivots`)."""
+    the texture holding L; pivots are not checked here (see `check_pivots`).
+
+    pivot_floor (interior-point use only): pivots below it are replaced by a huge
+    value, dropping that direction, instead of turning into NaN."""
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}, not {variant!r}")
     ctx = resolve(ctx)
@@ -89,10 +92,12 @@ def factor_texture(c_tex, m: int, *, packed: bool = False, variant: str = "outer
     store = K.cached_store(("chol", m, packed, variant), lambda: factor_geometries(m, packed, variant))
     sub = "outer_product_sub_triad" if variant == "triad" else "outer_product_sub"
     layout_uniforms = {"u_m": m, "u_packed": int(packed)}
+    sqrt_kernel, sqrt_uniforms = ("sqrt", None) if pivot_floor is None else \
+        ("sqrt_floor", {"u_floor": float(pivot_floor)})
     S, T = pp.source, pp.target
     for k in range(m - 1):
         sq, col, third = store[3 * k], store[3 * k + 1], store[3 * k + 2]
-        K.draw("sqrt", T, sq, {"L": S})
+        K.draw(sqrt_kernel, T, sq, {"L": S}, sqrt_uniforms)
         K.draw("copy", S, sq, {"S": T})
         K.draw("normalize", T, col, {"L": S})
         if variant == "inner":
@@ -102,7 +107,7 @@ def factor_texture(c_tex, m: int, *, packed: bool = False, variant: str = "outer
             K.draw(sub, T, third, {"L": S})
             S, T = T, S
             S.name, T.name = "L_S", "L_T"
-    K.draw("sqrt", T, store[3 * (m - 1)], {"L": S})
+    K.draw(sqrt_kernel, T, store[3 * (m - 1)], {"L": S}, sqrt_uniforms)
     pool.give(S)
     T.name = "L"
     return T

@@ -1,0 +1,225 @@
+"""LP input and its conversion to the standard form the interior-point method solves.
+
+General form (what MPS files and scipy's linprog describe):
+    min c^T x + offset   s.t.  row_lo <= A x <= row_up,   col_lo <= x <= col_up
+Standard form (Jung 2006, (4.1)-(4.3)):
+    min c_s^T z + const   s.t.  A_s z = b_s,   z >= 0
+Rules: a row with two different finite bounds gets a slack with an upper
+bound; a one-sided row gets a surplus (>=) or slack (<=); a free row is dropped.
+A variable with a finite lower bound is shifted (x = l + p), one with only an
+upper bound reflected (x = u - p), a free one split (x = p - q), a fixed one
+substituted; every finite upper bound adds a row p + w = u - l.
+`StandardForm.recover` maps z back to x and the original objective.
+MPS files are read by HiGHS (highspy); no MPS parser is written here.
+"""
+from __future__ import annotations
+
+import gzip
+import os
+import tempfile
+from dataclasses import dataclass, field
+
+import numpy as np
+
+INF = np.inf
+
+
+@dataclass
+class GeneralLP:
+    c: np.ndarray
+    A: np.ndarray                 # dense (rows, cols)
+    row_lo: np.ndarray
+    row_up: np.ndarray
+    col_lo: np.ndarray
+    col_up: np.ndarray
+    offset: float = 0.0
+    name: str = "lp"
+
+    @property
+    def shape(self):
+        return self.A.shape
+
+
+def from_mps(path: str) -> GeneralLP:
+    """Read an MPS file (plain or .gz) with HiGHS."""
+    import highspy
+
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no such MPS file: {path}")
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    tmp = None
+    try:
+        read_path = path
+        if path.endswith(".gz"):
+            # HiGHS reads .gz when built with zlib; unpack ourselves to be sure.
+            fd, tmp = tempfile.mkstemp(suffix=".mps")
+            with os.fdopen(fd, "wb") as out, gzip.open(path, "rb") as src:
+                out.write(src.read())
+            read_path = tmp
+        status = h.readModel(read_path)
+        if status != highspy.HighsStatus.kOk and status != highspy.HighsStatus.kWarning:
+            raise ValueError(f"HiGHS could not read {path} ({status})")
+    finally:
+        if tmp:
+            os.unlink(tmp)
+    lp = h.getLp()
+    ncol, nrow = lp.num_col_, lp.num_row_
+    A = np.zeros((nrow, ncol))
+    a = lp.a_matrix_
+    start, index, value = np.array(a.start_), np.array(a.index_), np.array(a.value_)
+    for j in range(ncol):
+        A[index[start[j]:start[j + 1]], j] = value[start[j]:start[j + 1]]
+    c = np.array(lp.col_cost_, dtype=float)
+    offset = float(lp.offset_)
+    if lp.sense_ == highspy.ObjSense.kMaximize:
+        raise ValueError(f"{path}: maximisation problems are not supported; negate the objective")
+    name = os.path.basename(path).split(".")[0]
+    return GeneralLP(c, A, np.array(lp.row_lower_, float), np.array(lp.row_upper_, float),
+                     np.array(lp.col_lower_, float), np.array(lp.col_upper_, float), offset, name)
+
+
+def from_linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None) -> GeneralLP:
+    """The arguments of scipy.optimize.linprog (default bounds (0, None))."""
+    c = np.asarray(c, float).ravel()
+    n = c.size
+    rows, lo, up = [], [], []
+    for A, b, kind in ((A_ub, b_ub, "ub"), (A_eq, b_eq, "eq")):
+        if A is None:
+            continue
+        A = np.atleast_2d(np.asarray(A, float))
+        b = np.asarray(b, float).ravel()
+        if A.shape[1] != n:
+            raise ValueError(f"A_{kind} has {A.shape[1]} columns but c has {n} entries")
+        if b.size != A.shape[0]:
+            raise ValueError(f"b_{kind} has {b.size} entries but A_{kind} has {A.shape[0]} rows")
+        rows.append(A)
+        lo.append(np.full(b.size, -INF) if kind == "ub" else b)
+        up.append(b)
+    A = np.vstack(rows) if rows else np.zeros((0, n))
+    col_lo, col_up = np.zeros(n), np.full(n, INF)
+    if bounds is not None:
+        bl = list(bounds) if not (len(bounds) == 2 and np.ndim(bounds[0]) == 0) else [bounds] * n
+        if len(bl) != n:
+            raise ValueError(f"bounds has {len(bl)} pairs but c has {n} entries")
+        for j, (l, u) in enumerate(bl):
+            col_lo[j] = -INF if l is None else l
+            col_up[j] = INF if u is None else u
+    for arr, nm in ((c, "c"), (A, "A")):
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{nm} holds a non-finite value")
+    return GeneralLP(c, A, np.concatenate(lo) if lo else np.zeros(0), np.concatenate(up) if up else np.zeros(0),
+                     col_lo, col_up)
+
+
+@dataclass
+class StandardForm:
+    A: np.ndarray
+    b: np.ndarray
+    c: np.ndarray
+    const: float
+    n_orig: int
+    # x_j = shift_j + sum over (k, coef) of coef * z_k
+    terms: list = field(default_factory=list)
+    shift: np.ndarray = None
+    infeasible: str = ""          # set when conversion already proves infeasibility
+
+    def recover(self, z: np.ndarray) -> np.ndarray:
+        x = self.shift.copy()
+        for j, parts in enumerate(self.terms):
+            for k, coef in parts:
+                x[j] += coef * z[k]
+        return x
+
+
+def to_standard_form(lp: GeneralLP) -> StandardForm:
+    A0 = lp.A
+    nrow, ncol = A0.shape
+    if np.any(lp.col_lo > lp.col_up) or np.any(lp.row_lo > lp.row_up):
+        sf = StandardForm(np.zeros((0, 0)), np.zeros(0), np.zeros(0), 0.0, ncol, [[] for _ in range(ncol)],
+                          np.zeros(ncol))
+        sf.infeasible = "a lower bound exceeds its upper bound"
+        return sf
+    # 1. rows -> equalities with slack columns (bounded where the row is ranged)
+    cols_A = [A0[:, j] for j in range(ncol)]
+    col_lo, col_up, cost = list(lp.col_lo), list(lp.col_up), list(lp.c)
+    keep_rows, rhs = [], []
+    for i in range(nrow):
+        lo, up = lp.row_lo[i], lp.row_up[i]
+        if lo == -INF and up == INF:
+            continue                                    # free row
+        keep_rows.append(i)
+        if lo == up:
+            rhs.append(lo)
+            continue
+        e = np.zeros(nrow)
+        if lo > -INF:
+            e[i] = -1.0                                 # a x - s = lo,  0 <= s <= up - lo
+            rhs.append(lo)
+            col_lo.append(0.0)
+            col_up.append(up - lo if up < INF else INF)
+        else:
+            e[i] = 1.0                                  # a x + s = up,  s >= 0
+            rhs.append(up)
+            col_lo.append(0.0)
+            col_up.append(INF)
+        cols_A.append(e)
+        cost.append(0.0)
+    Ag = np.array(cols_A).T[keep_rows] if cols_A else np.zeros((len(keep_rows), 0))
+    bg = np.array(rhs, float)
+    nvar = Ag.shape[1]
+    # 2. variables -> z >= 0
+    zcols, zcost, terms, shift = [], [], [], np.zeros(nvar)
+    const = lp.offset
+    ub_rows = []                                        # (z index, bound)
+    for j in range(nvar):
+        a, cj, l, u = Ag[:, j], cost[j], col_lo[j], col_up[j]
+        if l == u:                                      # fixed
+            shift[j] = l
+            bg = bg - a * l
+            const += cj * l
+            terms.append([])
+        elif l > -INF:                                  # x = l + p
+            shift[j] = l
+            bg = bg - a * l
+            const += cj * l
+            terms.append([(len(zcols), 1.0)])
+            if u < INF:
+                ub_rows.append((len(zcols), u - l))
+            zcols.append(a)
+            zcost.append(cj)
+        elif u < INF:                                   # x = u - p
+            shift[j] = u
+            bg = bg - a * u
+            const += cj * u
+            terms.append([(len(zcols), -1.0)])
+            zcols.append(-a)
+            zcost.append(-cj)
+        else:                                           # free: x = p - q
+            terms.append([(len(zcols), 1.0), (len(zcols) + 1, -1.0)])
+            zcols += [a, -a]
+            zcost += [cj, -cj]
+    nz = len(zcols)
+    Az = np.array(zcols).T if zcols else np.zeros((Ag.shape[0], 0))
+    if ub_rows:                                         # p + w = u - l
+        extra = np.zeros((len(ub_rows), nz + len(ub_rows)))
+        for r, (k, bound) in enumerate(ub_rows):
+            extra[r, k] = 1.0
+            extra[r, nz + r] = 1.0
+        Az = np.vstack([np.hstack([Az, np.zeros((Az.shape[0], len(ub_rows)))]), extra])
+        bg = np.concatenate([bg, [bd for _, bd in ub_rows]])
+        zcost += [0.0] * len(ub_rows)
+    sf = StandardForm(Az, bg, np.array(zcost, float), float(const), ncol, terms[:ncol], shift[:ncol])
+    return sf
+
+
+def objective(lp: GeneralLP, x: np.ndarray) -> float:
+    return float(lp.c @ x + lp.offset)
+
+
+def max_violation(lp: GeneralLP, x: np.ndarray) -> float:
+    """Largest bound or row violation of x in the general form (absolute)."""
+    ax = lp.A @ x if lp.A.size else np.zeros(0)
+    v = [np.maximum(lp.col_lo - x, 0), np.maximum(x - lp.col_up, 0),
+         np.maximum(lp.row_lo - ax, 0), np.maximum(ax - lp.row_up, 0)]
+    return float(max((np.max(a) if a.size else 0.0) for a in v))
