@@ -19,6 +19,7 @@ from .assemble import adat, assemble_texture
 from .cholesky import cholesky, factor_texture, check_pivots, NotPositiveDefiniteError
 from .triangular import cho_solve, solve_triangular, substitute_texture
 from .wls import wls, WLSInfo
+from .lp import linprog, solve_mps, LPResult
 
 __version__ = "0.1.0"
 
@@ -28,5 +29,5 @@ __all__ = [
     "pack", "unpack", "packed_shape", "FullLayout", "PackedLayout", "layout_for",
     "adat", "assemble_texture",
     "cholesky", "factor_texture", "check_pivots", "NotPositiveDefiniteError",
-    "cho_solve", "solve_triangular", "substitute_texture", "wls", "WLSInfo",
+    "cho_solve", "solve_triangular", "substitute_texture", "wls", "WLSInfo", "linprog", "solve_mps", "LPResult",
 ]

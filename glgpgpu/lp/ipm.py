@@ -24,7 +24,8 @@ import numpy as np
 GAMMA_F = 0.01          # Mehrotra's step heuristic (Wright 1997, p. 205)
 PIVOT_REL = 1e-14       # tiny-pivot rule, relative to max diag(A D^2 A^T)
 REFINE = 1              # refinement steps per normal-equations solve
-D2_RANGE = (1e-25, 1e25)   # D^2 = X S^-1 clamped into float32's comfortable range
+D2_RANGE = (1e-25, 1e25)
+STALL = 4               # iterations without a better iterate before giving up   # D^2 = X S^-1 clamped into float32's comfortable range
 
 
 @dataclass
@@ -113,6 +114,29 @@ def _mehrotra_alpha(be, alpha_max, idx, v, dv, w, dw, alpha_other, mu_full):
     return min(1.0, max(1 - GAMMA_F, f) * alpha_max)
 
 
+def _diverging(e, e0, tol, factor):
+    """Infeasibility / unboundedness evidence (no homogeneous embedding here):
+    the dual objective running to +inf with the dual residual small while the
+    primal one stays put means no feasible x; the primal objective running to
+    -inf with x growing while the dual residual stays put means unbounded."""
+    if e["iter"] < 2:
+        return None
+    if (e["lmax"] > factor * (1 + e0["lmax"]) and e["dobj"] > factor * (1 + abs(e0["dobj"]))
+            and e["rb"] > 10 * tol):
+        return "infeasible", "the dual objective grows without bound while A x = b stays violated: no feasible x"
+    if (e["xmax"] > factor * (1 + e0["xmax"]) and e["pobj"] < -factor * (1 + abs(e0["pobj"]))
+            and e["rc"] > 10 * tol):
+        return "unbounded", "x grows without bound while c^T x decreases: the LP is unbounded"
+    # complementarity gone while a residual stays: the iterates converge to the
+    # closest infeasible point (Zhang's LIPSOL rule, in spirit)
+    if e["iter"] >= 5 and e["mu"] < 1e-8 * e0["mu"]:
+        if e["rb"] > 10 * tol and e["rb"] > 1e-2 * e0["rb"]:
+            return "infeasible", "x^T s -> 0 but A x = b stays violated: no feasible x"
+        if e["rc"] > 10 * tol and e["rc"] > 1e-2 * e0["rc"]:
+            return "unbounded", "x^T s -> 0 but the dual stays infeasible: the LP is unbounded"
+    return None
+
+
 def _keep_positive(be, v, dv, alpha):
     """Shrink alpha until v + alpha dv > 0 holds in working (float32) precision:
     rounding can zero a component the ratio test let through."""
@@ -134,6 +158,7 @@ def solve(be, b, c, *, tol=1e-6, max_iter=100, callback=None) -> IPMResult:
     log = []
     status, message = "iteration limit", ""
     small_steps = 0
+    best = (math.inf, -1)          # (max of the three criteria, iteration) of the best iterate
     for k in range(max_iter + 1):
         t0 = time.perf_counter()
         be.Ax("t_m", "x")
@@ -148,24 +173,35 @@ def solve(be, b, c, *, tol=1e-6, max_iter=100, callback=None) -> IPMResult:
         rel_b, rel_c = nrb / nb, nrc / nc
         gap = abs(pobj - dobj) / (1 + abs(pobj))
         entry = dict(iter=k, pobj=pobj, dobj=dobj, rb=rel_b, rc=rel_c, gap=gap, mu=mu)
+        score = max(rel_b, rel_c, gap)
+        if math.isfinite(score) and score < best[0]:
+            best = (score, k)
+            for v in ("x", "lam", "s"):
+                be.axpy("best_" + v, 1.0, v)
         if not all(map(math.isfinite, (nrb, nrc, pobj, dobj, mu))):
-            status, message = "numerical trouble", "non-finite iterate (float32 breakdown)"
+            # a blow-up right after iterates ran away is the divergence itself
+            verdict = _diverging(log[-1], log[0], tol, 1e3) if log and best[0] > 1e-2 else None
+            status, message = verdict or ("numerical trouble", "non-finite iterate (float32 breakdown)")
             log.append(entry)
             break
         if rel_b <= tol and rel_c <= tol and gap <= tol:
             status = "optimal"
             log.append(entry)
             break
-        big = 1e9 * max(nb, nc)
-        if xmax > big and pobj < -big and rel_b < 1e-3:
-            status, message = "unbounded", "x grows without bound while c^T x decreases and A x = b holds"
-            log.append(entry)
-            break
-        if lmax > big and dobj > big and rel_c < 1e-3:
-            status, message = "infeasible", "the dual objective grows without bound: no x satisfies A x = b, x >= 0"
+        entry.update(xmax=xmax, lmax=lmax)
+        # infeasibility / unboundedness only for runs that never came near an optimum
+        verdict = _diverging(entry, log[0] if log else entry, tol, 1e6) if best[0] > 1e-2 else None
+        if verdict:
+            status, message = verdict
             log.append(entry)
             break
         if k == max_iter:
+            log.append(entry)
+            break
+        if k - best[1] >= STALL and best[0] < 1e-2:
+            status = "numerical trouble"
+            message = (f"no progress for {STALL} iterations: float32 precision limit near the optimum "
+                       f"(best point: max relative residual / gap {best[0]:.1e} > tol {tol:g})")
             log.append(entry)
             break
         be.scaling("d2", "x", "s", *D2_RANGE)
@@ -206,4 +242,10 @@ def solve(be, b, c, *, tol=1e-6, max_iter=100, callback=None) -> IPMResult:
         if small_steps >= 5:
             status, message = "numerical trouble", "steps collapsed to zero (float32 cannot make progress)"
             break
-    return IPMResult(status, be.get("x"), be.get("lam"), be.get("s"), k, log, message)
+    if status in ("iteration limit", "numerical trouble") and best[1] >= 0:
+        final = ("best_x", "best_lam", "best_s")       # hand back the best point seen, not the last
+        if message:
+            message += f"; returning iterate {best[1]}"
+    else:
+        final = ("x", "lam", "s")
+    return IPMResult(status, *(be.get(v) for v in final), k, log, message)

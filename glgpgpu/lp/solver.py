@@ -35,7 +35,7 @@ class LPResult:
                 f"size={self.size})")
 
 
-def solve_general(lp: GeneralLP, *, tol: float = 1e-6, cholesky: str = "outer", max_iter: int = 100,
+def solve_general(lp: GeneralLP, *, tol: float = 1e-5, cholesky: str = "outer", max_iter: int = 100,
                   device: str = "gpu", packed: bool = False, ctx=None, callback=None) -> LPResult:
     if cholesky not in CHOLESKY:
         raise ValueError(f"cholesky must be one of {CHOLESKY}, not {cholesky!r}")
@@ -77,7 +77,7 @@ def solve_general(lp: GeneralLP, *, tol: float = 1e-6, cholesky: str = "outer", 
                     max_violation(lp, x) if np.all(np.isfinite(x)) else float("nan"))
 
 
-def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None, *, tol: float = 1e-6,
+def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None, *, tol: float = 1e-5,
             cholesky: str = "outer", max_iter: int = 100, device: str = "gpu", packed: bool = False,
             ctx=None, callback=None) -> LPResult:
     """Minimise c^T x s.t. A_ub x <= b_ub, A_eq x = b_eq, bounds (default x >= 0),
@@ -87,7 +87,7 @@ def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None, *, tol: 
                          ctx=ctx, callback=callback)
 
 
-def solve_mps(path, *, tol: float = 1e-6, cholesky: str = "outer", max_iter: int = 100, device: str = "gpu",
+def solve_mps(path, *, tol: float = 1e-5, cholesky: str = "outer", max_iter: int = 100, device: str = "gpu",
               packed: bool = False, ctx=None, callback=None) -> LPResult:
     """Solve an MPS file (plain or .gz, read by HiGHS) with the GPU interior-point method."""
     return solve_general(from_mps(str(path)), tol=tol, cholesky=cholesky, max_iter=max_iter, device=device,
