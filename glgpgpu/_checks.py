@@ -35,9 +35,3 @@ def as_rhs(B, m: int, name: str = "B", dtype=np.float32):
     if arr.shape[0] != m:
         raise ValueError(f"{name} has {arr.shape[0]} rows but the matrix has order {m}")
     return (arr[:, None], True) if arr.ndim == 1 else (arr, False)
-
-
-def check_method(method: str, allowed=("paper", "blocked")) -> str:
-    if method not in allowed:
-        raise ValueError(f"method must be one of {allowed}, not {method!r}")
-    return method

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import geometry as geo
-from ._checks import as_float_array, check_method
+from ._checks import as_float_array
 from .context import Context, resolve
 from .packed import layout_for
 from .triangle_io import read_lower
@@ -124,16 +124,20 @@ def assemble_resident(a_tex, d_row, *, packed: bool = False, ctx: Context | None
     return acc.finish()
 
 
-def adat(A, d2, *, packed: bool = False, method: str = "paper", ctx: Context | None = None) -> np.ndarray:
+def adat(A, d2, *, packed: bool = False, method: str = "auto", ctx: Context | None = None) -> np.ndarray:
     """C = A diag(d2) A^T on the GPU: float32 (m, m), lower triangle filled, upper zero.
 
     A: (m, n); d2: (n,), the diagonal of D^2.  packed=True runs the rectangular
     packed format (Fig. 4) and unpacks the result.  method="paper" is
-    Algorithm 3 as published (one column of A per pass pair).
+    Algorithm 3 as published (one column of A per pass pair); "blocked" the
+    register-blocked kernel (blocked.py); "auto" the fastest the GPU supports.
     """
-    check_method(method, ("paper",))
+    from . import blocked
+
     A, d2 = _check_adat_inputs(A, d2)
     ctx = resolve(ctx)
+    if blocked.choose(method, ctx, packed=packed) == "blocked":
+        return blocked.adat(A, d2, ctx=ctx)
     tex = assemble_texture(A, d2, packed=packed, ctx=ctx)
     try:
         return read_lower(tex, A.shape[0], packed)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import geometry as geo
-from ._checks import as_square, check_method
+from ._checks import as_square
 from .context import Context, resolve
 from .packed import layout_for
 from .textures import PingPong
@@ -130,7 +130,7 @@ def check_pivots(l_tex, m: int, packed: bool, ctx: Context | None = None):
     return d
 
 
-def cholesky(C, *, packed: bool = False, variant: str = "outer", method: str = "paper",
+def cholesky(C, *, packed: bool = False, variant: str = "outer", method: str = "auto",
              ctx: Context | None = None) -> np.ndarray:
     """Cholesky factor of a symmetric positive definite matrix, computed on the GPU.
 
@@ -139,12 +139,20 @@ def cholesky(C, *, packed: bool = False, variant: str = "outer", method: str = "
     packed: run in the rectangular packed format (Figs. 6, 7).
     variant: "outer" (Algorithm 5), "triad" (outer product with index triads),
     "inner" (2006 paper, Algorithm 1).
+    method: "paper" (the above), "blocked" (panels of 16 columns, one pass each,
+    and register-blocked trailing updates; blocked.py), "auto" (blocked where
+    the GPU supports it and neither packed nor another variant is asked for).
     Raises numpy.linalg.LinAlgError (NotPositiveDefiniteError) naming the first
     pivot that failed; ValueError for non-square or non-finite input.
     """
-    check_method(method, ("paper",))
+    from . import blocked
+
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}, not {variant!r}")
     C = as_square(C, "C")
     ctx = resolve(ctx)
+    if blocked.choose(method, ctx, packed=packed, variant=variant) == "blocked":
+        return blocked.cholesky(C, ctx=ctx)
     m = C.shape[0]
     l_tex = factor_texture(upload_lower(C, packed, ctx, "C"), m, packed=packed, variant=variant, ctx=ctx)
     try:

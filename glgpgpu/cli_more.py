@@ -49,7 +49,7 @@ def cmd_wls(args) -> int:
 
     ctx = get_context()
     sizes = _sizes(args.sizes)
-    rows = wls_tables.run(args.table, sizes, packed=args.packed)
+    rows = wls_tables.run(args.table, sizes, packed=args.packed, method=args.method)
     print(wls_tables.format_table(args.table, rows, ctx.caps.renderer))
     out = Path(args.out) / f"wls-table{args.table}-{bench.device_slug(ctx)}-{dt.date.today().isoformat()}.csv"
     print("wrote", bench.write_csv(wls_tables.csv_rows(args.table, rows, ctx.caps.renderer), out))
@@ -61,6 +61,8 @@ def register_wls(sub):
     s.add_argument("--table", type=int, choices=[1, 2], required=True)
     s.add_argument("--sizes", default="512,1024,1536,2048", help="comma-separated m (n = 2m)")
     s.add_argument("--packed", action="store_true", help="assemble and factor in the packed format")
+    s.add_argument("--method", choices=["paper", "blocked"], default="paper",
+                   help="paper (the reproduction, default) or the blocked fast path")
     s.add_argument("--out", default="benchmarks/results", help="folder for the CSV")
     s.set_defaults(func=cmd_wls)
 
@@ -122,6 +124,8 @@ def cmd_lp(args) -> int:
             raise ValueError("the LP table of the papers is Table 3")
         ctx = get_context()
         variants = [args.cholesky] if args.cholesky else ["inner", "outer"]
+        if args.method == "blocked":
+            variants = ["blocked"]
         rows = table3.run(args.problems.split(",") if args.problems else None, variants)
         print(table3.format_table(rows, ctx.caps.renderer))
         out = Path(args.out) / f"lp-table3-{bench.device_slug(ctx)}-{dt.date.today().isoformat()}.csv"
@@ -137,7 +141,8 @@ def cmd_lp(args) -> int:
     print(f"{'iter':>4} {'primal obj':>15} {'dual obj':>15} {'|rb|rel':>9} {'|rc|rel':>9} {'mu':>9} "
           f"{'a_pri':>7} {'a_dual':>7}")
     res = solve_mps(args.path, tol=args.tol, cholesky=args.cholesky or "outer", max_iter=args.max_iter,
-                    device=args.device, callback=show)
+                    device=args.device, method=args.method or ("paper" if args.cholesky else "auto"),
+                    callback=show)
     if res.log:
         show(res.log[-1])
     print(f"\nstatus: {res.status}{'  (' + res.message + ')' if res.message else ''}")
@@ -155,6 +160,8 @@ def register_lp(sub):
     s.add_argument("--max-iter", type=int, default=100)
     s.add_argument("--device", choices=["gpu", "cpu64", "cpu32"], default="gpu",
                    help="where the vectors live (cpu64/cpu32: the numpy reference)")
+    s.add_argument("--method", choices=["paper", "blocked"], default=None,
+                   help="paper kernels or the blocked fast path (default: blocked for a file, paper for --table)")
     s.add_argument("--table", type=int, help="3: reproduce Table 3 of the 2006 paper on the NETLIB set")
     s.add_argument("--problems", default=None, help="(--table) comma-separated subset")
     s.add_argument("--out", default="benchmarks/results")

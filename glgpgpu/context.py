@@ -37,6 +37,7 @@ class Capabilities:
     max_viewport: tuple
     float_render_targets: bool
     backend: str
+    image_load_store: bool = False     # GL 4.3+: what the blocked kernels need
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -91,6 +92,7 @@ class Context:
             max_viewport=tuple(info["GL_MAX_VIEWPORT_DIMS"]),
             float_render_targets=float_ok,
             backend=backend,
+            image_load_store=self.gl.version_code >= 430,
         )
         if not self.caps.float_render_targets:
             raise GLUnavailableError(
@@ -159,10 +161,16 @@ class Context:
 
 
 def _create_egl() -> moderngl.Context:
-    try:
-        return moderngl.create_standalone_context(require=330, backend="egl")
-    except Exception as exc:  # glcontext raises plain Exceptions with driver text
-        raise GLUnavailableError(f"could not create a headless EGL context ({exc}). {EGL_HINT}") from None
+    # Ask for the newest core profile first: the faithful kernels need 3.3, the
+    # blocked ones image load/store (4.3).  Some drivers (NVIDIA) hand out
+    # exactly the version requested.
+    error = None
+    for version in (460, 450, 430, 330):
+        try:
+            return moderngl.create_standalone_context(require=version, backend="egl")
+        except Exception as exc:  # glcontext raises plain Exceptions with driver text
+            error = exc
+    raise GLUnavailableError(f"could not create a headless EGL context ({error}). {EGL_HINT}") from None
 
 
 def _create_window(size, title):

@@ -36,15 +36,20 @@ def shader_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "shaders"
 
 
-def load_shader(name: str) -> str:
-    """Read a shader file and expand `#include "file"` lines (one level is enough)."""
+def load_shader(name: str, defines: dict | None = None) -> str:
+    """Read a shader file, expand `#include "file"` lines (one level is enough)
+    and put `#define NAME VALUE` lines for `defines` right after `#version`."""
     base = shader_dir()
     src = (base / name).read_text()
 
     def include(match):
         return (base / match.group(1)).read_text()
 
-    return re.sub(r'^#include "([^"]+)"\s*$', include, src, flags=re.M)
+    src = re.sub(r'^#include "([^"]+)"\s*$', include, src, flags=re.M)
+    if defines:
+        head, _, rest = src.partition("\n")
+        src = head + "\n" + "".join(f"#define {k} {v}\n" for k, v in defines.items()) + rest
+    return src
 
 
 def kernel_names():
@@ -128,15 +133,19 @@ class Recorder:
 
 
 class _Program:
-    def __init__(self, gl, name):
+    def __init__(self, gl, name, defines=None):
         self.name = name
-        frag = load_shader(name + ".frag")
+        frag = load_shader(name + ".frag", defines)
         try:
             self.prog = gl.program(vertex_shader=load_shader("common.vert"), fragment_shader=frag)
         except moderngl.Error as exc:
             raise RuntimeError(f"shader {name}.frag does not compile: {exc}") from None
         # Texture units follow the order the samplers are declared in the shader.
         self.samplers = re.findall(r"^uniform\s+sampler2D\s+(\w+)\s*;", frag, flags=re.M)
+        # image units come from the shader's own layout(binding = N)
+        self.images = {name: int(unit) for unit, name in re.findall(
+            r"^layout\(rgba32f,\s*binding\s*=\s*(\d+)\)\s*uniform\s+(?:\w+\s+)*image2D\s+(\w+)\s*;",
+            frag, flags=re.M)}
         for unit, s in enumerate(self.samplers):
             if s in self.prog:
                 self.prog[s].value = unit
@@ -172,10 +181,11 @@ class Kernels:
 
         self.pool = TexturePool(ctx)
 
-    def program(self, name: str) -> _Program:
-        p = self._programs.get(name)
+    def program(self, name: str, defines: dict | None = None) -> _Program:
+        key = (name, tuple(sorted((defines or {}).items())))
+        p = self._programs.get(key)
         if p is None:
-            p = self._programs[name] = _Program(self.gl, name)
+            p = self._programs[key] = _Program(self.gl, name, defines)
         return p
 
     # -- vertex data ---------------------------------------------------------------
@@ -212,12 +222,15 @@ class Kernels:
         return vao, 0, len(data)
 
     # -- the draw call ----------------------------------------------------------------
-    def draw(self, kernel: str, target, geometry, inputs=None, uniforms=None) -> None:
+    def draw(self, kernel: str, target, geometry, inputs=None, uniforms=None, images=None,
+             defines=None) -> None:
         """Run `kernel` over the fragments `geometry` covers in `target`.
 
-        inputs: {sampler name: MatrixTexture}; uniforms: {name: value}.
+        inputs: {sampler name: MatrixTexture}; uniforms: {name: value};
+        images: {image name: MatrixTexture} for kernels that load/store (blocked
+        path), after which a memory barrier makes the stores visible to the next draw.
         """
-        prog = self.program(kernel)
+        prog = self.program(kernel, defines)
         inputs = inputs or {}
         for unit, name in enumerate(prog.samplers):
             tex = inputs.get(name)
@@ -230,6 +243,9 @@ class Kernels:
         if uniforms:
             for name, value in uniforms.items():
                 prog.set_uniform(name, value)
+        if images:
+            for name, tex in images.items():
+                tex.tex.bind_to_image(prog.images[name], read=True, write=True)
         target.fbo.use()   # also sets the viewport to the whole target
         prog.set_projection((target.cols, target.rows))
         if isinstance(geometry, Span):
@@ -241,12 +257,16 @@ class Kernels:
         rec = self.recorder
         if rec is None:
             vao.render(moderngl.TRIANGLES, vertices=count, first=first)
+            if images:
+                self.gl.memory_barrier()
             return
         if self._query is None:       # one query object, reused (moderngl cannot release queries)
             self._query = self.gl.query(samples=True)
         query = self._query
         with query:
             vao.render(moderngl.TRIANGLES, vertices=count, first=first)
+        if images:
+            self.gl.memory_barrier()
         rec.draws.append(DrawRecord(kernel, getattr(target, "name", "?"), (target.cols, target.rows),
                                     geom.label, geom.corners.copy(), tuple(geom.triangles),
                                     geom.names, int(query.samples)))

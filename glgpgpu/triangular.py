@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import geometry as geo
-from ._checks import as_rhs, as_square, check_method
+from ._checks import as_rhs, as_square
 from .triangle_io import lower_of, upload_lower
 from .context import Context, resolve
 from .textures import PingPong
@@ -35,10 +35,15 @@ def substitute_texture(l_tex, m: int, b_tex, *, packed: bool, backward: bool,
     return pp.source
 
 
-def _solve(L_lower: np.ndarray, B, steps, packed: bool, ctx):
+def _solve(L_lower: np.ndarray, B, steps, packed: bool, ctx, method="auto"):
+    from . import blocked
+
     m = L_lower.shape[0]
     B2, was_1d = as_rhs(B, m)
     ctx = resolve(ctx)
+    if blocked.choose(method, ctx, packed=packed) == "blocked":
+        X = blocked.solve(L_lower, B2, steps, ctx=ctx)
+        return X[:, 0] if was_1d else X
     K = ctx.kernels
     ctx.check_size(m, B2.shape[1], "the right-hand sides B")
     l_tex = upload_lower(L_lower, packed, ctx, "the triangular matrix")
@@ -54,23 +59,21 @@ def _solve(L_lower: np.ndarray, B, steps, packed: bool, ctx):
 
 
 def solve_triangular(L, B, *, lower: bool = True, trans: bool = False, packed: bool = False,
-                     method: str = "paper", ctx: Context | None = None) -> np.ndarray:
+                     method: str = "auto", ctx: Context | None = None) -> np.ndarray:
     """Solve op(T) X = B on the GPU for triangular T, like scipy.linalg.solve_triangular.
 
     lower=True reads the lower triangle of L, lower=False the upper; trans=True
     solves with the transpose.  B is (m,) or (m, nrhs); returns float32 of B's shape.
     """
-    check_method(method, ("paper",))
     T = as_square(L, "L")
     Ls = lower_of(T, lower)
     # Stored as a lower triangle Ls: which direction does op(T) need?
     backward = (trans if lower else not trans)
-    return _solve(Ls, B, [backward], packed, ctx)
+    return _solve(Ls, B, [backward], packed, ctx, method)
 
 
-def cho_solve(L, B, *, packed: bool = False, method: str = "paper", ctx: Context | None = None) -> np.ndarray:
+def cho_solve(L, B, *, packed: bool = False, method: str = "auto", ctx: Context | None = None) -> np.ndarray:
     """Solve (L L^T) X = B given the Cholesky factor L, by forward then backward
-    substitution on the GPU."""
-    check_method(method, ("paper",))
+    substitution on the GPU (method: "paper", "blocked" or "auto", as cholesky)."""
     Ls = as_square(L, "L")
-    return _solve(np.tril(Ls), B, [False, True], packed, ctx)
+    return _solve(np.tril(Ls), B, [False, True], packed, ctx, method)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import as_float_array, check_method
+from ._checks import as_float_array
 from .assemble import assemble_texture
 from .cholesky import NotPositiveDefiniteError, check_pivots, factor_texture
 from .context import Context, resolve
@@ -67,23 +67,57 @@ def _inputs(A, d2, b):
 class _GPUFactor:
     """The float32 factor of A D^2 A^T kept on the GPU, with solves against it."""
 
-    def __init__(self, A32, d32, packed, ctx, watch):
-        self.ctx, self.m, self.packed, self.watch = ctx, A32.shape[0], packed, watch
+    def __init__(self, A32, d32, packed, ctx, watch, method):
+        self.ctx, self.m, self.packed, self.watch, self.method = ctx, A32.shape[0], packed, watch, method
+        if method == "blocked":
+            self._init_blocked(A32, d32)
+            return
+        self.rows = self.m
         c_tex = assemble_texture(A32, d32, packed=packed, ctx=ctx, watch=watch)
         with watch("factor"):
             self.l_tex = factor_texture(c_tex, self.m, packed=packed, ctx=ctx)
             self.pivots = check_pivots(self.l_tex, self.m, packed, ctx)
 
+    def _init_blocked(self, A32, d32):
+        from . import blocked
+
+        ctx, m, watch = self.ctx, self.m, self.watch
+        n = A32.shape[1]
+        n4 = -(-n // 4) * 4
+        self.rows = mp = blocked.padded(m)
+        ctx.check_size(m, n4 // 4, f"A (m={m}, blocked)")
+        with watch("transfer"):
+            a_tex = blocked.upload(ctx, A32, m, n4, "A")
+            d_tex = blocked.upload(ctx, d32[None, :], 1, n4, "d")
+        with watch("assemble"):
+            self.l_tex = blocked.adat_texture(a_tex, d_tex, m, mp=mp, ctx=ctx)
+        ctx.kernels.pool.give(a_tex, d_tex)
+        with watch("factor"):
+            blocked.factor_texture(self.l_tex, m, ctx=ctx)
+            self.pivots = blocked.diagonal(self.l_tex, m, ctx)
+        bad = np.flatnonzero(~(self.pivots > 0) | ~np.isfinite(self.pivots))
+        if bad.size:
+            self.release()
+            raise NotPositiveDefiniteError(int(bad[0]), m)
+
     def solve(self, rhs: np.ndarray, phase: str) -> np.ndarray:
+        from . import blocked
+
         K = self.ctx.kernels
         with self.watch("transfer"):
-            t = K.pool.take(self.m, 1)
-            t.write(rhs.astype(np.float32).reshape(self.m, 1))
+            t = K.pool.take(self.rows, 1)
+            padded = np.zeros((self.rows, 1), np.float32)
+            padded[:self.m, 0] = rhs
+            t.write(padded)
         with self.watch(phase):
-            t = substitute_texture(self.l_tex, self.m, t, packed=self.packed, backward=False, ctx=self.ctx)
-            t = substitute_texture(self.l_tex, self.m, t, packed=self.packed, backward=True, ctx=self.ctx)
+            for backward in (False, True):
+                if self.method == "blocked":
+                    t = blocked.substitute_texture(self.l_tex, self.m, t, backward=backward, ctx=self.ctx)
+                else:
+                    t = substitute_texture(self.l_tex, self.m, t, packed=self.packed, backward=backward,
+                                           ctx=self.ctx)
         with self.watch("transfer"):
-            out = t.read()[:, 0].astype(np.float64)
+            out = t.read()[:self.m, 0].astype(np.float64)
             K.pool.give(t)
         return out
 
@@ -94,24 +128,27 @@ class _GPUFactor:
 
 
 def wls(A, d2, b, *, tol: float = 1e-8, max_iter: int = 100, packed: bool = False,
-        method: str = "paper", ctx: Context | None = None):
+        method: str = "auto", ctx: Context | None = None):
     """Solve min_x ||D (b - A^T x)|| by Algorithm 1; returns (x float64, WLSInfo).
 
     A: (m, n) with m <= n (row j holds basis function j at the n samples),
     d2: (n,) the weights (diagonal of D^2, 1/sigma^2 for data with errors sigma),
     b: (n,) the data.  Never returns a wrong x silently: when refinement does not
     reach `tol`, info.status says why and a RuntimeWarning is issued.
+    method: "paper" (Algorithms 3 and 5), "blocked" or "auto", as in cholesky.
     """
-    check_method(method, ("paper",))
+    from . import blocked
+
     A, d2, b = _inputs(A, d2, b)
     ctx = resolve(ctx)
+    method = blocked.choose(method, ctx, packed=packed)
     m = A.shape[0]
     watch = Stopwatch(ctx)
     rhs = A @ (d2 * b)                       # A D^2 b in float64
     with watch("transfer"):
         A32, d32 = A.astype(np.float32), d2.astype(np.float32)
     try:
-        fac = _GPUFactor(A32, d32, packed, ctx, watch)
+        fac = _GPUFactor(A32, d32, packed, ctx, watch, method)
     except NotPositiveDefiniteError as exc:
         info = WLSInfo("not positive definite", times=watch.as_dict(),
                        message=f"A D^2 A^T is not positive definite in float32 ({exc}); "

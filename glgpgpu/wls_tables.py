@@ -52,7 +52,8 @@ def cpu_solve(A, d2, b):
     return sla.cho_solve(sla.cho_factor(C, lower=True), A @ (d2 * b))
 
 
-def run(table: int, sizes, *, packed: bool = False, seed: int = 2008, progress=True, ctx=None) -> list:
+def run(table: int, sizes, *, packed: bool = False, method: str = "paper", seed: int = 2008, progress=True,
+        ctx=None) -> list:
     rng = np.random.default_rng(seed)
     rows = []
     items = list(sizes)
@@ -64,7 +65,7 @@ def run(table: int, sizes, *, packed: bool = False, seed: int = 2008, progress=T
         except ImportError:  # pragma: no cover
             pass
     # warm-up: compile the kernels once so the first row is not charged for it
-    wls(*problem(table, 8, np.random.default_rng(0)), ctx=ctx)
+    wls(*problem(table, 8, np.random.default_rng(0)), method=method, ctx=ctx)
     for m in items:
         A, d2, b = problem(table, m, rng)
         t0 = time.perf_counter()
@@ -73,7 +74,7 @@ def run(table: int, sizes, *, packed: bool = False, seed: int = 2008, progress=T
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            x, info = wls(A, d2, b, packed=packed, ctx=ctx)
+            x, info = wls(A, d2, b, packed=packed, method=method, ctx=ctx)
         total = time.perf_counter() - t0
         refine = info.times.get("refine_total", 0.0)
         nrm = np.linalg.norm(x_cpu)

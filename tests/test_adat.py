@@ -31,13 +31,16 @@ def check(C, A, d2):
     assert (err <= bound).all(), f"max err {err.max():.3g}, worst ratio {(err / np.maximum(bound, 1e-300)).max():.3g}"
 
 
+CONFIGS = [("paper", False), ("paper", True), ("blocked", False)]
+
+
 @pytest.mark.parametrize("m", M_SIZES)
-@pytest.mark.parametrize("packed", [False, True], ids=["full", "packed"])
-def test_adat_matches_numpy(ctx, rng, m, packed):
+@pytest.mark.parametrize("method, packed", CONFIGS, ids=["full", "packed", "blocked"])
+def test_adat_matches_numpy(ctx, rng, m, method, packed):
     for n in ns_for(m):
         A = rng.standard_normal((m, n))
         d2 = rng.random(n) + 0.1
-        C = glgpgpu.adat(A, d2, packed=packed)
+        C = glgpgpu.adat(A, d2, packed=packed, method=method)
         assert C.dtype == np.float32 and C.shape == (m, m)
         check(C, A, d2)
         assert (np.triu(C, 1) == 0).all()
@@ -63,8 +66,8 @@ def test_integer_data_is_exact(ctx, rng):
     A = rng.integers(-3, 4, (9, 12)).astype(np.float32)
     d2 = rng.integers(1, 4, 12).astype(np.float32)
     ref = np.tril((A.astype(np.float64) * d2) @ A.T)
-    for packed in (False, True):
-        assert np.array_equal(glgpgpu.adat(A, d2, packed=packed), ref)
+    for method, packed in CONFIGS:
+        assert np.array_equal(glgpgpu.adat(A, d2, packed=packed, method=method), ref)
 
 
 def test_n_above_the_texture_limit(ctx, rng):
@@ -73,7 +76,9 @@ def test_n_above_the_texture_limit(ctx, rng):
     A = rng.random((3, n))
     d2 = rng.random(n)
     for packed in (False, True):
-        check(glgpgpu.adat(A, d2, packed=packed), A, d2)
+        check(glgpgpu.adat(A, d2, packed=packed, method="paper"), A, d2)
+    # blocked storage holds 4 columns per texel: n up to 4x the limit fits one texture
+    check(glgpgpu.adat(A, d2, method="blocked"), A, d2)
 
 
 def test_n_above_a_small_limit(rng):
@@ -82,7 +87,7 @@ def test_n_above_a_small_limit(rng):
         A = rng.random((5, 50))
         d2 = rng.random(50)
         for packed in (False, True):
-            check(glgpgpu.adat(A, d2, packed=packed, ctx=small), A, d2)
+            check(glgpgpu.adat(A, d2, packed=packed, method="paper", ctx=small), A, d2)
     finally:
         small.release()
 
@@ -98,6 +103,13 @@ def test_n_above_a_small_limit(rng):
 def test_bad_input(ctx, bad, match):
     with pytest.raises(ValueError, match=match):
         glgpgpu.adat(**bad)
+
+
+def test_blocked_packed_is_refused(ctx):
+    with pytest.raises(ValueError, match="no packed layout"):
+        glgpgpu.adat(np.ones((2, 2)), np.ones(2), packed=True, method="blocked")
+    with pytest.raises(ValueError, match="method must be"):
+        glgpgpu.adat(np.ones((2, 2)), np.ones(2), method="fast")
 
 
 def test_other_dtypes_convert(ctx):

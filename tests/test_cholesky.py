@@ -36,19 +36,26 @@ def check_factor(L, C):
 def test_cholesky_both_formats(ctx, rng, m, variant):
     for cond in (1e2, 1e6):
         C = spd(m, cond, rng)
-        full = glgpgpu.cholesky(C, variant=variant)
+        full = glgpgpu.cholesky(C, variant=variant, method="paper")
         check_factor(full, C)
-        packed = glgpgpu.cholesky(C, packed=True, variant=variant)
+        packed = glgpgpu.cholesky(C, packed=True, variant=variant, method="paper")
         check_factor(packed, C)
         # Same kernels, same values, same order of operations: the same bits.
         assert np.array_equal(full, packed)
+
+
+@pytest.mark.parametrize("m", M_SIZES)
+def test_blocked_cholesky(ctx, rng, m):
+    for cond in (1e2, 1e6):
+        C = spd(m, cond, rng)
+        check_factor(glgpgpu.cholesky(C, method="blocked"), C)
 
 
 @pytest.mark.parametrize("m", [5, 16, 17])
 def test_triads_equal_pairs_bitwise(ctx, rng, m):
     C = spd(m, 1e3, rng)
     for packed in (False, True):
-        assert np.array_equal(glgpgpu.cholesky(C, packed=packed, variant="outer"),
+        assert np.array_equal(glgpgpu.cholesky(C, packed=packed, variant="outer", method="paper"),
                               glgpgpu.cholesky(C, packed=packed, variant="triad"))
 
 
@@ -58,7 +65,8 @@ def test_well_scaled_integer_factor_is_exact(ctx):
     C = L @ L.T
     for variant in VARIANTS:
         for packed in (False, True):
-            assert np.array_equal(glgpgpu.cholesky(C, packed=packed, variant=variant), L)
+            assert np.array_equal(glgpgpu.cholesky(C, packed=packed, variant=variant, method="paper"), L)
+    assert np.array_equal(glgpgpu.cholesky(C, method="blocked"), L)
 
 
 def make_indefinite(m, p, rng):
@@ -69,22 +77,24 @@ def make_indefinite(m, p, rng):
     return C
 
 
-@pytest.mark.parametrize("m, p", [(1, 0), (2, 1), (5, 0), (5, 3), (6, 5), (17, 9)])
-@pytest.mark.parametrize("variant", VARIANTS)
-@pytest.mark.parametrize("packed", [False, True])
-def test_not_positive_definite_names_the_pivot(ctx, rng, m, p, variant, packed):
+@pytest.mark.parametrize("m, p", [(1, 0), (2, 1), (5, 0), (5, 3), (6, 5), (17, 9), (40, 33)])
+@pytest.mark.parametrize("variant, packed, method", [
+    ("outer", False, "paper"), ("outer", True, "paper"), ("triad", False, "paper"), ("triad", True, "paper"),
+    ("inner", False, "paper"), ("inner", True, "paper"), ("outer", False, "blocked")])
+def test_not_positive_definite_names_the_pivot(ctx, rng, m, p, variant, packed, method):
     C = make_indefinite(m, p, rng)
     with pytest.raises(np.linalg.LinAlgError, match=f"pivot {p} ") as info:
-        glgpgpu.cholesky(C, packed=packed, variant=variant)
+        glgpgpu.cholesky(C, packed=packed, variant=variant, method=method)
     assert info.value.pivot == p
 
 
-def test_zero_pivot_and_zero_matrix(ctx):
+@pytest.mark.parametrize("method", ["paper", "blocked"])
+def test_zero_pivot_and_zero_matrix(ctx, method):
     with pytest.raises(np.linalg.LinAlgError, match="pivot 0 "):
-        glgpgpu.cholesky(np.zeros((3, 3)))
+        glgpgpu.cholesky(np.zeros((3, 3)), method=method)
     C = np.diag([1.0, 0.0, 1.0])
     with pytest.raises(np.linalg.LinAlgError, match="pivot 1 "):
-        glgpgpu.cholesky(C)
+        glgpgpu.cholesky(C, method=method)
 
 
 @pytest.mark.parametrize("bad, match", [
@@ -102,10 +112,11 @@ def test_bad_variant(ctx):
         glgpgpu.cholesky(np.eye(2), variant="sideways")
 
 
-def test_reads_only_the_lower_triangle(ctx, rng):
+@pytest.mark.parametrize("method", ["paper", "blocked"])
+def test_reads_only_the_lower_triangle(ctx, rng, method):
     C = spd(6, 10, rng)
     junk = np.tril(C) + np.triu(np.full((6, 6), 1e3), 1)
-    assert np.array_equal(glgpgpu.cholesky(junk), glgpgpu.cholesky(C))
+    assert np.array_equal(glgpgpu.cholesky(junk, method=method), glgpgpu.cholesky(C, method=method))
 
 
 @pytest.mark.parametrize("packed", [False, True])
@@ -120,5 +131,5 @@ def test_chained_assembly_and_factorization_stay_on_gpu(ctx, rng, packed):
     from glgpgpu.triangle_io import read_lower
     L = read_lower(l_tex, m, packed)
     ctx.kernels.pool.give(l_tex)
-    C = glgpgpu.adat(A, d2, packed=packed)
-    assert np.array_equal(L, glgpgpu.cholesky(C, packed=packed))
+    C = glgpgpu.adat(A, d2, packed=packed, method="paper")
+    assert np.array_equal(L, glgpgpu.cholesky(C, packed=packed, method="paper"))

@@ -39,14 +39,15 @@ def rss_kib():
 def test_adat_1000_times_allocates_nothing(ctx, rng):
     A = rng.random((6, 9))
     d2 = rng.random(9)
-    ref = glgpgpu.adat(A, d2)
-    glgpgpu.adat(A, d2, packed=True)
+    configs = [("paper", False), ("paper", True), ("blocked", False)]
+    refs = [glgpgpu.adat(A, d2, method=m, packed=p) for m, p in configs]
     before = rss_kib()
     with CreationCounter(ctx.gl) as cc:
         for i in range(1000):
-            C = glgpgpu.adat(A, d2, packed=bool(i % 2))
+            m, p = configs[i % 3]
+            C = glgpgpu.adat(A, d2, packed=p, method=m)
+            assert np.array_equal(C, refs[i % 3])
     assert cc.counts == {}, f"GL objects created inside the loop: {cc.counts}"
-    assert np.array_equal(C, ref)
     grown = rss_kib() - before
     assert grown < 20_000, f"host memory grew by {grown} KiB over 1000 calls"
 
@@ -54,13 +55,16 @@ def test_adat_1000_times_allocates_nothing(ctx, rng):
 def test_cholesky_and_solve_repeat_without_allocating(ctx, rng):
     X = rng.random((7, 7))
     C = X @ X.T + 7 * np.eye(7)
-    for v in ("outer", "inner"):
-        glgpgpu.cholesky(C, variant=v)
+    runs = [dict(variant="outer", method="paper"), dict(variant="inner"), dict(method="blocked")]
+    for kw in runs:
+        glgpgpu.cholesky(C, **kw)
     L = glgpgpu.cholesky(C)
-    glgpgpu.cho_solve(L, np.ones(7))
+    for method in ("paper", "blocked"):
+        glgpgpu.cho_solve(L, np.ones(7), method=method)
     with CreationCounter(ctx.gl) as cc:
         for _ in range(50):
-            for v in ("outer", "inner"):
-                glgpgpu.cholesky(C, variant=v)
-            glgpgpu.cho_solve(L, np.ones(7))
+            for kw in runs:
+                glgpgpu.cholesky(C, **kw)
+            for method in ("paper", "blocked"):
+                glgpgpu.cho_solve(L, np.ones(7), method=method)
     assert cc.counts == {}, f"GL objects created inside the loop: {cc.counts}"

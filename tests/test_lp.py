@@ -87,9 +87,10 @@ def test_linprog_interface_matches_scipy(ctx):
 
 
 @pytest.mark.parametrize("name", ["afiro", "sc50b", "blend"])
-def test_netlib_end_to_end(ctx, name):
+@pytest.mark.parametrize("method", ["paper", "blocked"])
+def test_netlib_end_to_end(ctx, name, method):
     ref, eps, paper_iters, *_ = table3.PAPER[name]
-    res = glgpgpu.solve_mps(table3.data_dir() / f"{name}.mps.gz", tol=eps)
+    res = glgpgpu.solve_mps(table3.data_dir() / f"{name}.mps.gz", tol=eps, method=method)
     assert res.status == "optimal", res.message
     assert abs(res.objective - ref) <= eps * abs(ref), f"objective {res.objective} vs {ref}"
     assert res.iterations <= 2 * paper_iters
@@ -97,8 +98,8 @@ def test_netlib_end_to_end(ctx, name):
 
 def test_inner_and_outer_cholesky_agree(ctx):
     path = table3.data_dir() / "afiro.mps.gz"
-    a = glgpgpu.solve_mps(path, tol=4e-5, cholesky="outer")
-    b = glgpgpu.solve_mps(path, tol=4e-5, cholesky="inner")
+    a = glgpgpu.solve_mps(path, tol=4e-5, cholesky="outer", method="paper")
+    b = glgpgpu.solve_mps(path, tol=4e-5, cholesky="inner", method="paper")
     assert a.iterations == b.iterations and abs(a.objective - b.objective) <= 1e-6 * abs(a.objective)
 
 

@@ -26,15 +26,18 @@ def residual_ok(T, X, B):
     return (r <= bound + 1e-300).all(), (r / np.maximum(bound, 1e-300)).max()
 
 
+CONFIGS = [("paper", False), ("paper", True), ("blocked", False)]
+
+
 @pytest.mark.parametrize("m", SIZES)
 @pytest.mark.parametrize("nrhs", [1, 8])
-@pytest.mark.parametrize("packed", [False, True])
+@pytest.mark.parametrize("method, packed", CONFIGS, ids=["full", "packed", "blocked"])
 @pytest.mark.parametrize("lower, trans", [(True, False), (True, True), (False, False), (False, True)])
-def test_solve_triangular(ctx, rng, m, nrhs, packed, lower, trans):
+def test_solve_triangular(ctx, rng, m, nrhs, method, packed, lower, trans):
     L = well_conditioned_lower(m, rng)
     T = L if lower else L.T
     B = rng.standard_normal((m, nrhs)) if nrhs > 1 else rng.standard_normal(m)
-    X = glgpgpu.solve_triangular(T, B, lower=lower, trans=trans, packed=packed)
+    X = glgpgpu.solve_triangular(T, B, lower=lower, trans=trans, packed=packed, method=method)
     assert X.shape == B.shape and X.dtype == np.float32
     op = T.T if trans else T
     ok, worst = residual_ok(op, X.reshape(m, -1), B.reshape(m, -1))
@@ -44,12 +47,12 @@ def test_solve_triangular(ctx, rng, m, nrhs, packed, lower, trans):
 
 
 @pytest.mark.parametrize("m", [1, 5, 16, 33])
-@pytest.mark.parametrize("packed", [False, True])
-def test_cho_solve(ctx, rng, m, packed):
+@pytest.mark.parametrize("method, packed", CONFIGS, ids=["full", "packed", "blocked"])
+def test_cho_solve(ctx, rng, m, method, packed):
     C = spd(m, 1e3, rng)
-    L = glgpgpu.cholesky(C, packed=packed)
+    L = glgpgpu.cholesky(C, packed=packed, method=method)
     B = rng.standard_normal((m, 8))
-    X = glgpgpu.cho_solve(L, B, packed=packed)
+    X = glgpgpu.cho_solve(L, B, packed=packed, method=method)
     ref = sla.cho_solve((np.linalg.cholesky(C), True), B)
     # forward error of a backward-stable solve: <= c m u kappa
     rel = np.linalg.norm(X - ref) / np.linalg.norm(ref)

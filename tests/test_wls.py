@@ -18,9 +18,10 @@ def ref_solve(A, d2, b):
 
 @pytest.mark.parametrize("m", [64, 100, 256])
 @pytest.mark.parametrize("table", [1, 2])
-def test_refined_solution_matches_float64(ctx, m, table):
+@pytest.mark.parametrize("method", ["paper", "blocked"])
+def test_refined_solution_matches_float64(ctx, m, table, method):
     A, d2, b = wls_tables.problem(table, m, np.random.default_rng(m))
-    x, info = glgpgpu.wls(A, d2, b)
+    x, info = glgpgpu.wls(A, d2, b, method=method)
     xr = ref_solve(A, d2, b)
     assert info.status == "converged" and info.converged
     assert x.dtype == np.float64
@@ -38,18 +39,19 @@ def test_refined_solution_matches_float64(ctx, m, table):
 
 def test_packed_gives_the_same_answer(ctx):
     A, d2, b = wls_tables.problem(1, 37, np.random.default_rng(3))
-    x1, i1 = glgpgpu.wls(A, d2, b)
-    x2, i2 = glgpgpu.wls(A, d2, b, packed=True)
+    x1, i1 = glgpgpu.wls(A, d2, b, method="paper")
+    x2, i2 = glgpgpu.wls(A, d2, b, packed=True, method="paper")
     assert np.array_equal(i1.x0, i2.x0)          # same float32 arithmetic
     assert np.allclose(x1, x2, rtol=1e-12)
 
 
-def test_rank_deficient_reports_failure(ctx):
+@pytest.mark.parametrize("method", ["paper", "blocked"])
+def test_rank_deficient_reports_failure(ctx, method):
     rng = np.random.default_rng(5)
     A = rng.random((6, 40))
     A[4] = A[1]                                  # two identical basis functions
     with pytest.warns(RuntimeWarning, match="rank deficient|not positive definite"):
-        x, info = glgpgpu.wls(A, rng.random(40), rng.random(40))
+        x, info = glgpgpu.wls(A, rng.random(40), rng.random(40), method=method)
     assert info.status in ("rank deficient", "not positive definite")
     assert not info.converged and np.isnan(x).all()
 

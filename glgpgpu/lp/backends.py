@@ -107,12 +107,14 @@ class GPUBackend:
 
     name = "gpu"
 
-    def __init__(self, A, ctx=None, cholesky="outer", packed=False):
+    def __init__(self, A, ctx=None, cholesky="outer", packed=False, method="auto"):
+        from .. import blocked
         from ..context import resolve
         from ..textures import MatrixTexture
         from ..vectors import Vectors
 
         self.ctx = resolve(ctx)
+        self.method = blocked.choose(method, self.ctx, packed=packed, variant=cholesky)
         self.V = Vectors(self.ctx)
         self.m, self.n = A.shape
         self.ctx.check_size(self.m, self.n, f"the constraint matrix A ({self.m} x {self.n})")
@@ -121,6 +123,11 @@ class GPUBackend:
         self.variant, self.packed = cholesky, packed
         self.v = {}
         self.L = None
+        self.A4 = None
+        if self.method == "blocked":
+            self.n4 = -(-self.n // 4) * 4
+            self.mp = blocked.padded(self.m)
+            self.A4 = blocked.upload(self.ctx, np.asarray(A, np.float32), self.m, self.n4, "A")
 
     def put(self, name, arr):
         old = self.v.get(name)
@@ -192,6 +199,24 @@ class GPUBackend:
         self.V.matvec_t(t, self.A, self.v[y])
         self._store(out, t, old)
 
+    def _factor_blocked(self, d2, pivot_rel):
+        from .. import blocked
+        from ..geometry import rectangle
+
+        K = self.ctx.kernels
+        drow = K.pool.take(1, self.n4 // 4, components=4)
+        K.draw("pack4", drow, rectangle(0, 0, self.n4 // 4, 1), {"S": self.v[d2]}, {"u_len": self.n})
+        c_tex = blocked.adat_texture(self.A4, drow, self.m, mp=self.mp, ctx=self.ctx)
+        K.pool.give(drow)
+        dg = K.pool.take(1, self.m)
+        K.draw("blocked_diagonal", dg, rectangle(0, 0, self.m, 1), {"L": c_tex}, {"u_m": self.m})
+        col = K.pool.take(self.m, 1)
+        self.V.transpose(col, dg)
+        cmax = self.V.reduce("max", col)
+        K.pool.give(dg, col)
+        self.L = blocked.factor_texture(c_tex, self.m, pivot_floor=pivot_rel * max(cmax, 1e-30), ctx=self.ctx)
+        return 0
+
     def factor(self, d2, pivot_rel):
         from ..assemble import assemble_resident
         from ..cholesky import factor_texture
@@ -201,6 +226,8 @@ class GPUBackend:
         if self.L is not None:
             K.pool.give(self.L)
             self.L = None
+        if self.method == "blocked":
+            return self._factor_blocked(d2, pivot_rel)
         row = K.pool.take(1, self.n)
         self.V.transpose(row, self.v[d2])
         c_tex = assemble_resident(self.A, row, packed=self.packed, ctx=self.ctx)
@@ -221,10 +248,23 @@ class GPUBackend:
         from ..triangular import substitute_texture
 
         K = self.ctx.kernels
-        t = self.V.new(self.m, "rhs")
-        K.draw("copy", t, self.V._rect(self.m), {"S": self.v[r]})
-        t = substitute_texture(self.L, self.m, t, packed=self.packed, backward=False, ctx=self.ctx)
-        t = substitute_texture(self.L, self.m, t, packed=self.packed, backward=True, ctx=self.ctx)
+        if self.method == "blocked":
+            from .. import blocked
+
+            t = self.V.new(self.mp, "rhs")
+            t.clear(0.0)
+            K.draw("copy", t, self.V._rect(self.m), {"S": self.v[r]})
+            for backward in (False, True):
+                t = blocked.substitute_texture(self.L, self.m, t, backward=backward, ctx=self.ctx)
+            res = self.V.new(self.m, out)
+            K.draw("copy", res, self.V._rect(self.m), {"S": t})
+            self.V.free(t)
+            t = res
+        else:
+            t = self.V.new(self.m, "rhs")
+            K.draw("copy", t, self.V._rect(self.m), {"S": self.v[r]})
+            t = substitute_texture(self.L, self.m, t, packed=self.packed, backward=False, ctx=self.ctx)
+            t = substitute_texture(self.L, self.m, t, packed=self.packed, backward=True, ctx=self.ctx)
         old = self.v.get(out)
         self.v[out] = t
         if old is not None and old is not t:
@@ -237,4 +277,6 @@ class GPUBackend:
         if self.L is not None:
             self.ctx.kernels.pool.give(self.L)
             self.L = None
+        if self.A4 is not None:
+            self.ctx.kernels.pool.give(self.A4)
         self.A.release()

@@ -36,7 +36,8 @@ class LPResult:
 
 
 def solve_general(lp: GeneralLP, *, tol: float = 1e-5, cholesky: str = "outer", max_iter: int = 100,
-                  device: str = "gpu", packed: bool = False, ctx=None, callback=None) -> LPResult:
+                  device: str = "gpu", packed: bool = False, method: str = "auto", ctx=None,
+                  callback=None) -> LPResult:
     if cholesky not in CHOLESKY:
         raise ValueError(f"cholesky must be one of {CHOLESKY}, not {cholesky!r}")
     if device not in DEVICES:
@@ -58,7 +59,7 @@ def solve_general(lp: GeneralLP, *, tol: float = 1e-5, cholesky: str = "outer", 
     if device == "gpu":
         from .backends import GPUBackend
 
-        be = GPUBackend(red.A, ctx=ctx, cholesky=cholesky, packed=packed)
+        be = GPUBackend(red.A, ctx=ctx, cholesky=cholesky, packed=packed, method=method)
     else:
         from .backends import NumpyBackend
 
@@ -79,16 +80,19 @@ def solve_general(lp: GeneralLP, *, tol: float = 1e-5, cholesky: str = "outer", 
 
 def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None, *, tol: float = 1e-5,
             cholesky: str = "outer", max_iter: int = 100, device: str = "gpu", packed: bool = False,
-            ctx=None, callback=None) -> LPResult:
+            method: str = "auto", ctx=None, callback=None) -> LPResult:
     """Minimise c^T x s.t. A_ub x <= b_ub, A_eq x = b_eq, bounds (default x >= 0),
-    like scipy.optimize.linprog, with the GPU interior-point method."""
+    like scipy.optimize.linprog, with the GPU interior-point method.
+    tol is eps of (6.1)-(6.3): float32 reaches about 1e-5 on well-scaled problems.
+    method: "paper" (Algorithms 3 and 5 with `cholesky` inner/outer/triad),
+    "blocked", or "auto" (blocked unless a paper-only option is asked for)."""
     lp = from_linprog(c, A_ub, b_ub, A_eq, b_eq, bounds)
     return solve_general(lp, tol=tol, cholesky=cholesky, max_iter=max_iter, device=device, packed=packed,
-                         ctx=ctx, callback=callback)
+                         method=method, ctx=ctx, callback=callback)
 
 
 def solve_mps(path, *, tol: float = 1e-5, cholesky: str = "outer", max_iter: int = 100, device: str = "gpu",
-              packed: bool = False, ctx=None, callback=None) -> LPResult:
+              packed: bool = False, method: str = "auto", ctx=None, callback=None) -> LPResult:
     """Solve an MPS file (plain or .gz, read by HiGHS) with the GPU interior-point method."""
     return solve_general(from_mps(str(path)), tol=tol, cholesky=cholesky, max_iter=max_iter, device=device,
-                         packed=packed, ctx=ctx, callback=callback)
+                         packed=packed, method=method, ctx=ctx, callback=callback)

@@ -1,0 +1,237 @@
+"""method="blocked": register-blocked fragment kernels beside the faithful ones.
+
+The faithful kernels do one multiply-add per fragment per pass; they are bound
+by fill rate and by the number of dependent passes.  Here, still by drawing
+triangles over fragment shaders:
+  * storage is RGBA32F, 4 consecutive row entries per texel (`to_rgba`);
+  * A D^2 A^T: one fragment accumulates a B x B block over all of k in one pass
+    (chunked), drawn as Fig. 2(b)'s triangle on the block grid;
+  * Cholesky, right-looking with panels of P columns: one pass factors the
+    whole panel (each fragment recomputes the small diagonal block, then its own
+    row), one register-blocked pass updates the trailing lower block triangle
+    (Fig. 5's triangle on the block grid), one pass copies the panel back;
+  * triangular solves: one pass per P unknowns.
+Blocks are written in place through image load/store (GL 4.3), so a fragment
+may own more outputs than render targets allow.  The matrix is padded to a
+multiple of P with the identity.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import geometry as geo
+from .context import Context, resolve
+from .textures import MatrixTexture
+
+B_TILE = 8      # rows = columns of the block one fragment owns
+P_PANEL = 16    # columns per Cholesky panel (a multiple of 4 and of B_TILE... or B_TILE of it)
+
+
+METHODS = ("auto", "paper", "blocked")
+
+
+def choose(method: str, ctx: Context, *, packed: bool = False, variant: str = "outer") -> str:
+    """'paper' or 'blocked' for a call: 'auto' takes the blocked path where the
+    GPU has image load/store and the call asks nothing only the paper's kernels
+    do (the packed format, the inner-product or triad variants)."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, not {method!r}")
+    if method == "auto":
+        return "blocked" if ctx.caps.image_load_store and not packed and variant == "outer" else "paper"
+    if method == "blocked":
+        if packed:
+            raise ValueError("method='blocked' has no packed layout; use packed=False or method='paper'")
+        if variant != "outer":
+            raise ValueError(f"variant={variant!r} is a paper kernel; use method='paper'")
+        require(ctx)
+    return method
+
+
+def require(ctx: Context):
+    if not ctx.caps.image_load_store:
+        raise RuntimeError(f"method='blocked' needs OpenGL 4.3 (image load/store); {ctx.caps.renderer} "
+                           f"offers {ctx.caps.version}. Use method='paper'.")
+
+
+def padded(m: int, P: int = P_PANEL) -> int:
+    return -(-m // P) * P
+
+
+class GridTarget:
+    """A framebuffer with no attachments: it only sets how many fragments a draw
+    creates (one per block); the kernels write through image stores."""
+
+    def __init__(self, ctx, cols: int, rows: int, name="grid"):
+        self.fbo = ctx.gl.empty_framebuffer((cols, rows))
+        self.cols, self.rows, self.name = cols, rows, name
+
+    def release(self):
+        self.fbo.release()
+
+
+def _grid(ctx, cols, rows):
+    K = ctx.kernels
+    cache = K.__dict__.setdefault("_grids", {})
+    g = cache.get((cols, rows))
+    if g is None:
+        g = cache[(cols, rows)] = GridTarget(ctx, cols, rows, f"block grid {cols}x{rows}")
+    return g
+
+
+def to_rgba(M: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """(rows, cols/4, 4) float32 array of M zero-padded to rows x cols."""
+    out = np.zeros((rows, cols), np.float32)
+    out[:M.shape[0], :M.shape[1]] = M
+    return out.reshape(rows, cols // 4, 4)
+
+
+def upload(ctx, M: np.ndarray, rows: int, cols: int, what="matrix"):
+    t = ctx.kernels.pool.take(rows, cols // 4, what=what, components=4)
+    t.write(to_rgba(M, rows, cols))
+    return t
+
+
+def read(tex, rows: int, cols: int) -> np.ndarray:
+    return tex.read().reshape(tex.rows, tex.cols * 4)[:rows, :cols]
+
+
+# ------------------------------------------------------------------------- A D^2 A^T
+
+def adat_texture(a_tex, d_tex, m: int, *, B: int = B_TILE, mp: int | None = None, chunk: int = 1024,
+                 ctx: Context | None = None):
+    """C (blocked RGBA, mp/4 x mp) from A (RGBA, n4 x >=m) and d (RGBA, n4 x 1)."""
+    ctx = resolve(ctx)
+    require(ctx)
+    K = ctx.kernels
+    mp = mp or padded(m, max(B, 4))
+    G = -(-m // B)
+    c_tex = K.pool.take(mp, mp // 4, components=4)
+    c_tex.clear(0.0)
+    grid = _grid(ctx, G, G)
+    tri = K.cached_store(("blk-tri", G), lambda: [geo.fig2b_outer_product_add(G, 0)])[0]
+    n4 = a_tex.cols
+    defines = {"B": B}
+    for k0 in range(0, n4, chunk):
+        K.draw("blocked_adat", grid, tri, {"A": a_tex, "d": d_tex},
+               {"u_k0": k0, "u_k1": min(n4, k0 + chunk), "u_m": m, "u_first": int(k0 == 0)},
+               images={"C": c_tex}, defines=defines)
+    return c_tex
+
+
+def adat(A, d2, *, B: int = B_TILE, ctx: Context | None = None) -> np.ndarray:
+    ctx = resolve(ctx)
+    require(ctx)
+    m, n = A.shape
+    n4 = -(-n // 4) * 4
+    mp = padded(m, max(B, 4))
+    ctx.check_size(mp, n4 // 4, f"A (m={m}, blocked)")
+    a_tex = upload(ctx, A, mp, n4, "A")
+    d_tex = upload(ctx, d2[None, :], 1, n4, "d")
+    c_tex = adat_texture(a_tex, d_tex, m, B=B, mp=mp, ctx=ctx)
+    try:
+        return np.tril(read(c_tex, m, m))
+    finally:
+        ctx.kernels.pool.give(a_tex, d_tex, c_tex)
+
+
+# ------------------------------------------------------------------------- Cholesky
+
+def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = B_TILE, pivot_floor: float | None = None,
+                   ctx: Context | None = None):
+    """Factor blocked C (RGBA, mp/4 x mp, mp a multiple of P) in place; returns it."""
+    ctx = resolve(ctx)
+    require(ctx)
+    K = ctx.kernels
+    mp = c_tex.rows
+    if mp % P or P % B or P % 4:
+        raise ValueError(f"blocked Cholesky needs the padded order ({mp}) a multiple of P={P}, "
+                         f"and P a multiple of B={B} and of 4")
+    pnl = K.pool.take(mp, P // 4, components=4)
+    G = mp // B
+    grid_update = _grid(ctx, G, G)
+    floor = -1.0 if pivot_floor is None else float(pivot_floor)
+    d = {"P": P, "B": B}
+    for kb in range(0, mp, P):
+        rows = mp - kb
+        K.draw("blocked_panel", _grid(ctx, 1, mp), _rect_rows(K, 0, 1, kb, mp), None,
+               {"u_kb": kb, "u_m": m, "u_floor": floor}, images={"A": c_tex, "PNL": pnl}, defines={"P": P})
+        if kb + P < mp:
+            kk = (kb + P) // B - 1
+            tri = K.cached_store(("blk-sub", G, kk), lambda: [geo.fig5_outer_product_sub(G, kk)])[0]
+            K.draw("blocked_update", grid_update, tri, {"PNL": pnl}, None, images={"A": c_tex}, defines=d)
+        K.draw("blocked_copyback", _grid(ctx, P // 4, mp), _rect_rows(K, 0, P // 4, kb, mp), {"PNL": pnl},
+               {"u_kb": kb}, images={"A": c_tex})
+        del rows
+    K.pool.give(pnl)
+    return c_tex
+
+
+def _rect_rows(K, x0, x1, y0, y1):
+    return K.cached_store(("blk-rect", x0, x1, y0, y1), lambda: [geo.rectangle(x0, y0, x1, y1)])[0]
+
+
+def diagonal(l_tex, m: int, ctx: Context | None = None) -> np.ndarray:
+    ctx = resolve(ctx)
+    K = ctx.kernels
+    out = K.pool.take(1, m)
+    K.draw("blocked_diagonal", out, _rect_rows(K, 0, m, 0, 1), {"L": l_tex}, {"u_m": m})
+    d = out.read()[0]
+    K.pool.give(out)
+    return d
+
+
+def cholesky(C, *, P: int = P_PANEL, B: int = B_TILE, ctx: Context | None = None) -> np.ndarray:
+    from .cholesky import NotPositiveDefiniteError
+
+    ctx = resolve(ctx)
+    require(ctx)
+    m = C.shape[0]
+    mp = padded(m, P)
+    ctx.check_size(mp, mp // 4, f"C (m={m}, blocked)")
+    tex = upload(ctx, np.tril(C), mp, mp, "C")
+    try:
+        factor_texture(tex, m, P=P, B=B, ctx=ctx)
+        d = diagonal(tex, m, ctx)
+        bad = np.flatnonzero(~(d > 0) | ~np.isfinite(d))
+        if bad.size:
+            raise NotPositiveDefiniteError(int(bad[0]), m)
+        return np.tril(read(tex, m, m))
+    finally:
+        ctx.kernels.pool.give(tex)
+
+
+# ------------------------------------------------------------------------- solves
+
+def substitute_texture(l_tex, m: int, b_tex, *, backward: bool, P: int = P_PANEL, ctx: Context | None = None):
+    """Blocked forward (L y = b) or backward (L^T x = y) substitution; `b_tex`
+    (mp x nrhs, R32F) is consumed, the result returned."""
+    ctx = resolve(ctx)
+    K = ctx.kernels
+    mp = l_tex.rows
+    S, T = b_tex, K.pool.take(b_tex.rows, b_tex.cols)
+    rect = _rect_rows(K, 0, b_tex.cols, 0, mp)
+    panels = range(mp - P, -1, -P) if backward else range(0, mp, P)
+    for kb in panels:
+        K.draw("blocked_solve", T, rect, {"L": l_tex, "Bs": S},
+               {"u_kb": kb, "u_m": m, "u_backward": int(backward)}, defines={"P": P})
+        S, T = T, S
+    K.pool.give(T)
+    return S
+
+
+def solve(L_lower: np.ndarray, Bm: np.ndarray, steps, *, P: int = P_PANEL, ctx: Context | None = None):
+    ctx = resolve(ctx)
+    require(ctx)
+    m = L_lower.shape[0]
+    mp = padded(m, P)
+    l_tex = upload(ctx, L_lower, mp, mp, "L")
+    x = np.zeros((mp, Bm.shape[1]), np.float32)
+    x[:m] = Bm
+    t = ctx.kernels.pool.take(mp, Bm.shape[1])
+    t.write(x)
+    try:
+        for backward in steps:
+            t = substitute_texture(l_tex, m, t, backward=backward, P=P, ctx=ctx)
+        return t.read()[:m]
+    finally:
+        ctx.kernels.pool.give(l_tex, t)

@@ -1,0 +1,34 @@
+#version 430
+// method="blocked": the trailing update of a right-looking blocked Cholesky,
+// A(i, j) -= sum_l L(i, l) L(j, l) over the panel's P columns, register-blocked:
+// one fragment owns a B x B block (B + B RGBA fetches per 4 l, 4 B^2 multiply-adds).
+// Drawn as Fig. 5's oversized triangle on the block grid: only lower blocks.
+#ifndef B
+#define B 8
+#endif
+#ifndef P
+#define P 16
+#endif
+layout(rgba32f, binding = 0) uniform image2D A;   // updated in place, block by block
+uniform sampler2D PNL;                            // P/4 x mp, the panel's L rows
+
+void main() {
+    int r0 = int(gl_FragCoord.y) * B;
+    int c0 = int(gl_FragCoord.x) * B;
+    vec4 acc[B][B / 4];
+    for (int r = 0; r < B; ++r)
+        for (int q = 0; q < B / 4; ++q)
+            acc[r][q] = imageLoad(A, ivec2(c0 / 4 + q, r0 + r));
+    for (int q4 = 0; q4 < P / 4; ++q4) {
+        vec4 rows[B];
+        for (int r = 0; r < B; ++r) rows[r] = texelFetch(PNL, ivec2(q4, r0 + r), 0);
+        for (int c = 0; c < B; ++c) {
+            vec4 col = texelFetch(PNL, ivec2(q4, c0 + c), 0);
+            for (int r = 0; r < B; ++r)
+                acc[r][c >> 2][c & 3] -= dot(rows[r], col);
+        }
+    }
+    for (int r = 0; r < B; ++r)
+        for (int q = 0; q < B / 4; ++q)
+            imageStore(A, ivec2(c0 / 4 + q, r0 + r), acc[r][q]);
+}
