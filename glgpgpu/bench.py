@@ -88,6 +88,20 @@ def ceiling(ctx=None, size: int = 4096, repeat: int = 3) -> dict:
     t_fma = _best(fma, repeat)
     flops = 32.0 * iters * fsize * fsize / t_fma
 
+    # RGBA32F fetch rate from cache
+    small = K.pool.take(64, 64, components=4)
+    small.write(np.ones((64, 64, 4), np.float32))
+    fiters = 16 if "llvmpipe" in ctx.caps.renderer else 256
+
+    def fetches():
+        K.draw("fetch_loop", a, fma_rect[0], {"T": small}, {"u_iters": fiters})
+        ctx.finish()
+
+    fetches()
+    t_fetch = _best(fetches, repeat)
+    fetch_rate = fiters * fsize * fsize / t_fetch
+    K.pool.give(small)
+
     c = K.pool.take(1, 1)
     d = K.pool.take(1, 1)
     ndep = 2000
@@ -111,6 +125,7 @@ def ceiling(ctx=None, size: int = 4096, repeat: int = 3) -> dict:
         "copy_fill_gfrag_s": fill / 1e9,
         "copy_gb_s": fill * 8 / 1e9,
         "fma_tflop_s": flops / 1e12,
+        "rgba_fetch_g_s": fetch_rate / 1e9,
         "dependent_draw_us": tot / ndep * 1e6,
         "draw_issue_us": issue / ndep * 1e6,
         "copy_size": size,
@@ -127,7 +142,32 @@ def _host_syrk(A, d2):
     return ssyrk(1.0, As, lower=1)
 
 
-def assembly(ctx=None, sizes=(64, 128), repeat: int = 2, ceil=None) -> list:
+def _time_blocked_adat(ctx, A, d2, repeat, B=None):
+    from . import blocked
+
+    m, n = A.shape
+    n4 = -(-n // 4) * 4
+    K = ctx.kernels
+    a_tex = blocked.upload(ctx, A, m, n4, "A")
+    d_tex = blocked.upload(ctx, d2[None, :], 1, n4, "d")
+    kw = {"B": B} if B else {}
+
+    def run():
+        ctx.finish()
+        t0 = time.perf_counter()
+        c = blocked.adat_texture(a_tex, d_tex, m, ctx=ctx, **kw)
+        ctx.finish()
+        dt = time.perf_counter() - t0
+        K.pool.give(c)
+        return dt
+
+    run()
+    t = min(run() for _ in range(max(1, repeat)))
+    K.pool.give(a_tex, d_tex)
+    return t
+
+
+def assembly(ctx=None, sizes=(64, 128), repeat: int = 2, ceil=None, blocked_tiles=(8,)) -> list:
     from .assemble import assemble_texture
 
     ctx = resolve(ctx)
@@ -160,14 +200,25 @@ def assembly(ctx=None, sizes=(64, 128), repeat: int = 2, ceil=None) -> list:
             rows.append(_row("assembly", ctx, m, n, "packed" if packed else "full", t, frags, byts, ceil,
                              host, extra={"seconds_with_transfers": t + transfers,
                                           "host_numpy_s": host_np, "host_ssyrk_s": host_syrk,
-                                          "draws": counts.draws_assembly(n)}))
+                                          "draws": counts.draws_assembly(n),
+                                          "tflop_s": m * m * n / t / 1e12}))
+        if ctx.caps.image_load_store:
+            for B in blocked_tiles:
+                t = _time_blocked_adat(ctx, A, d2, repeat, B)
+                row = _row("assembly", ctx, m, n, f"blocked-B{B}", t, frags, byts, ceil, host,
+                           extra={"host_numpy_s": host_np, "host_ssyrk_s": host_syrk, "draws": 1,
+                                  "tflop_s": m * m * n / t / 1e12})
+                row["gfrag_s"] = row["gb_s"] = row["frac_copy_ceiling"] = ""    # not one fragment per FMA
+                if ceil:
+                    row["frac_fma_ceiling"] = m * m * n / t / 1e12 / ceil["fma_tflop_s"]
+                rows.append(row)
     return rows
 
 
 # ------------------------------------------------------------------ Cholesky (Fig. 9)
 
 def cholesky(ctx=None, sizes=(64, 128), repeat: int = 1, ceil=None,
-             variants=("outer", "outer-packed", "triad", "inner", "lu")) -> list:
+             variants=("outer", "outer-packed", "triad", "inner", "lu", "outer-dynamic", "blocked")) -> list:
     import scipy.linalg.lapack as lapack
 
     from .cholesky import factor_texture
@@ -186,9 +237,19 @@ def cholesky(ctx=None, sizes=(64, 128), repeat: int = 1, ceil=None,
         for v in variants:
             packed = v.endswith("packed")
             base = v.split("-")[0]
+            if base == "blocked" and not ctx.caps.image_load_store:
+                continue
+            K.static_geometry = not v.endswith("dynamic")
 
             def run():
-                if base == "lu":
+                if base == "blocked":
+                    from . import blocked
+
+                    tex = blocked.upload(ctx, np.tril(C), blocked.padded(m), blocked.padded(m), "C")
+                    ctx.finish()
+                    t0 = time.perf_counter()
+                    out = blocked.factor_texture(tex, m, ctx=ctx, **tune)
+                elif base == "lu":
                     tex = K.pool.take(m, m)
                     tex.write(C)
                     ctx.finish()
@@ -204,9 +265,20 @@ def cholesky(ctx=None, sizes=(64, 128), repeat: int = 1, ceil=None,
                 K.pool.give(out)
                 return dt
 
+            tune = {}
             run()        # warm-up: compiles the kernels and builds the vertex store
             t = min(run() for _ in range(max(1, repeat)))
-            table = counts.lu(m) if base == "lu" else counts.cholesky(m, base)
+            K.static_geometry = True
+            if base == "blocked":
+                row = _row("cholesky", ctx, m, m, v, t, 1, 1, ceil, host_potrf,
+                           {"host_spotrf_s": host_potrf, "host_sgetrf_s": host_getrf,
+                            "draws": 3 * (blocked_padded(m) // 16), "tflop_s": m ** 3 / 3 / t / 1e12})
+                row["gfrag_s"] = row["gb_s"] = row["frac_copy_ceiling"] = ""
+                if ceil:
+                    row["frac_fma_ceiling"] = m ** 3 / 3 / t / 1e12 / ceil["fma_tflop_s"]
+                rows.append(row)
+                continue
+            table = counts.lu(m) if base == "lu" else counts.cholesky(m, "inner" if base == "inner" else "outer")
             frags, byts = counts.total(table)
             draws = counts.draws_lu(m) if base == "lu" else counts.draws_cholesky(m, base)
             host = host_getrf if base == "lu" else host_potrf
@@ -216,6 +288,50 @@ def cholesky(ctx=None, sizes=(64, 128), repeat: int = 1, ceil=None,
                 extra["floor_s"] = floor
                 extra["over_floor"] = t / floor
             rows.append(_row("cholesky", ctx, m, m, v, t, frags, byts, ceil, host, extra))
+    return rows
+
+
+def blocked_padded(m):
+    from .blocked import padded
+
+    return padded(m)
+
+
+def tune_blocked(ctx=None, m: int = 2048, repeat: int = 1, tiles=(4, 8), panels=(8, 16, 32)) -> list:
+    """Tile (B) and panel (P) sizes of the blocked kernels, one run: A D^2 A^T with
+    n = 2m for each B, Cholesky for each (B, P)."""
+    from . import blocked
+
+    ctx = resolve(ctx)
+    rng = np.random.default_rng(10)
+    A = rng.random((m, 2 * m), dtype=np.float32)
+    d2 = rng.random(2 * m, dtype=np.float32)
+    X = rng.random((m, m), dtype=np.float32)
+    C = (X @ X.T + m * np.eye(m, dtype=np.float32)).astype(np.float32)
+    rows = []
+    for B in tiles:
+        t = _time_blocked_adat(ctx, A, d2, repeat, B)
+        rows.append({"suite": "tune", "kernel": "adat", "m": m, "B": B, "P": "", "seconds": t,
+                     "tflop_s": m * m * 2 * m / t / 1e12})
+        for P in panels:
+            if P % B or P % 4:
+                continue
+            mp = blocked.padded(m, P)
+
+            def run():
+                tex = blocked.upload(ctx, np.tril(C), mp, mp, "C")
+                ctx.finish()
+                t0 = time.perf_counter()
+                out = blocked.factor_texture(tex, m, P=P, B=B, ctx=ctx)
+                ctx.finish()
+                dt = time.perf_counter() - t0
+                ctx.kernels.pool.give(out)
+                return dt
+
+            run()
+            t = min(run() for _ in range(max(1, repeat)))
+            rows.append({"suite": "tune", "kernel": "cholesky", "m": m, "B": B, "P": P, "seconds": t,
+                         "tflop_s": m ** 3 / 3 / t / 1e12})
     return rows
 
 
@@ -296,8 +412,14 @@ def run_suite(suite: str, sizes, repeat: int, out: Path, ctx=None) -> dict:
                                     f"Cholesky (Fig. 9) - {ctx.caps.renderer}, {date}",
                                     {"host_spotrf_s": "host spotrf", "host_sgetrf_s": "host sgetrf"}))
         result["rows"] = rows
+    elif suite == "tune":
+        rows = []
+        for m in sizes:
+            rows += tune_blocked(ctx, m, repeat)
+        result["files"].append(write_csv(rows, out / f"tune-{stem}.csv"))
+        result["tune"] = rows
     elif suite != "ceiling":
-        raise ValueError(f"unknown suite {suite!r}: ceiling, assembly, cholesky")
+        raise ValueError(f"unknown suite {suite!r}: ceiling, assembly, cholesky, tune")
     return result
 
 

@@ -18,23 +18,27 @@ def cmd_bench(args) -> int:
     res = bench.run_suite(args.suite, _sizes(args.sizes), args.repeat, out)
     c = res["ceiling"]
     print(f"ceiling: copy {c['copy_fill_gfrag_s']:.3g} Gfrag/s ({c['copy_gb_s']:.3g} GB/s), "
-          f"FMA {c['fma_tflop_s']:.3g} TFLOP/s, dependent draw {c['dependent_draw_us']:.3g} us "
-          f"(host issue {c['draw_issue_us']:.3g} us)")
+          f"FMA {c['fma_tflop_s']:.3g} TFLOP/s, RGBA fetch {c['rgba_fetch_g_s']:.3g} G/s, "
+          f"dependent draw {c['dependent_draw_us']:.3g} us (host issue {c['draw_issue_us']:.3g} us)")
     rows = res.get("rows", [])
     if rows:
-        cols = ["m", "n", "variant", "seconds", "gfrag_s", "gb_s", "frac_copy_ceiling", "host_seconds",
-                "host_over_gpu"] + (["over_floor"] if "over_floor" in rows[0] else [])
+        cols = ["m", "n", "variant", "seconds", "gfrag_s", "gb_s", "frac_copy_ceiling", "tflop_s",
+                "frac_fma_ceiling", "host_seconds", "host_over_gpu", "over_floor"]
         print("  ".join(f"{c:>12s}" for c in cols))
         for r in rows:
-            print("  ".join(f"{r[c]:>12.4g}" if isinstance(r[c], float) else f"{str(r[c]):>12s}" for c in cols))
+            print("  ".join(f"{r.get(c, ''):>12.4g}" if isinstance(r.get(c), float) else f"{str(r.get(c, '')):>12s}"
+                            for c in cols))
+    for r in res.get("tune", []):
+        print(f"tune {r['kernel']:<9} m={r['m']} B={r['B']} P={r['P']}: {r['seconds']:.4f} s, "
+              f"{r['tflop_s']:.3f} TFLOP/s")
     for f in res["files"]:
         print("wrote", f)
     return 0
 
 
 def register_bench(sub):
-    s = sub.add_parser("bench", help="benchmarks: ceiling | assembly | cholesky")
-    s.add_argument("suite", choices=["ceiling", "assembly", "cholesky"])
+    s = sub.add_parser("bench", help="benchmarks: ceiling | assembly | cholesky | tune")
+    s.add_argument("suite", choices=["ceiling", "assembly", "cholesky", "tune"])
     s.add_argument("--sizes", default="64,128", help="comma-separated m (default 64,128)")
     s.add_argument("--repeat", type=int, default=2, help="timed runs per point (best is kept)")
     s.add_argument("--out", default="benchmarks/results", help="folder for CSV and PNG")
@@ -51,7 +55,8 @@ def cmd_wls(args) -> int:
     sizes = _sizes(args.sizes)
     rows = wls_tables.run(args.table, sizes, packed=args.packed, method=args.method)
     print(wls_tables.format_table(args.table, rows, ctx.caps.renderer))
-    out = Path(args.out) / f"wls-table{args.table}-{bench.device_slug(ctx)}-{dt.date.today().isoformat()}.csv"
+    tag = "" if args.method == "paper" else f"-{args.method}"
+    out = Path(args.out) / f"wls-table{args.table}{tag}-{bench.device_slug(ctx)}-{dt.date.today().isoformat()}.csv"
     print("wrote", bench.write_csv(wls_tables.csv_rows(args.table, rows, ctx.caps.renderer), out))
     return 0 if all(r["status"] == "converged" for r in rows) else 1
 
@@ -128,7 +133,8 @@ def cmd_lp(args) -> int:
             variants = ["blocked"]
         rows = table3.run(args.problems.split(",") if args.problems else None, variants)
         print(table3.format_table(rows, ctx.caps.renderer))
-        out = Path(args.out) / f"lp-table3-{bench.device_slug(ctx)}-{dt.date.today().isoformat()}.csv"
+        tag = "-blocked" if args.method == "blocked" else ""
+        out = Path(args.out) / f"lp-table3{tag}-{bench.device_slug(ctx)}-{dt.date.today().isoformat()}.csv"
         print("wrote", bench.write_csv([dict(r, device=ctx.caps.renderer) for r in rows], out))
         return 0 if all(r["status"] == "optimal" for r in rows) else 1
     if not args.path:

@@ -177,6 +177,9 @@ class Kernels:
         self.recorder: Recorder | None = None
         self._stores: dict = {}
         self._query = None
+        # False: upload every draw's vertices anew (the naive way), to measure
+        # what keeping the figures' tables in one static buffer saves.
+        self.static_geometry = True
         from .textures import TexturePool
 
         self.pool = TexturePool(ctx)
@@ -248,9 +251,12 @@ class Kernels:
                 tex.tex.bind_to_image(prog.images[name], read=True, write=True)
         target.fbo.use()   # also sets the viewport to the whole target
         prog.set_projection((target.cols, target.rows))
-        if isinstance(geometry, Span):
+        if isinstance(geometry, Span) and self.static_geometry:
             vao, first, count = geometry.store.vao(prog.prog), geometry.first, geometry.count
             geom = geometry.geometry
+        elif isinstance(geometry, Span):
+            geom = geometry.geometry
+            vao, first, count = self._scratch_span(geom, prog)
         else:
             vao, first, count = self._scratch_span(geometry, prog)
             geom = geometry

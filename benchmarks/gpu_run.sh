@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Everything the GPU run measures, in one go (run from the project root on the
+# GPU machine after `. .gl/setup.sh`; results land in $OUT, default
+# benchmarks/results).  Each step prints its table; the CSV/PNG files are
+# written as each suite finishes.
+set -u
+OUT=${OUT:-benchmarks/results}
+g="python3 -m glgpgpu.cli"
+python3 -m pytest -q -x tests -p no:cacheprovider 2>&1 | tail -2
+$g info
+$g bench tune --sizes 2048,4096 --repeat 2 --out "$OUT"
+$g bench assembly --sizes 512,1024,2048,3072,4096 --repeat 2 --out "$OUT"
+$g bench cholesky --sizes 512,1024,2048,3072,4096 --repeat 2 --out "$OUT"
+$g wls --table 1 --out "$OUT"
+$g wls --table 2 --out "$OUT"
+$g lp --table 3 --out "$OUT"
+$g wls --table 1 --method blocked --out "$OUT"
+$g wls --table 2 --method blocked --out "$OUT"
+$g lp --table 3 --method blocked --out "$OUT"
