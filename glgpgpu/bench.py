@@ -142,7 +142,7 @@ def _host_syrk(A, d2):
     return ssyrk(1.0, As, lower=1)
 
 
-def _time_blocked_adat(ctx, A, d2, repeat, B=None):
+def _time_blocked_adat(ctx, A, d2, repeat, tile=None):
     from . import blocked
 
     m, n = A.shape
@@ -150,7 +150,7 @@ def _time_blocked_adat(ctx, A, d2, repeat, B=None):
     K = ctx.kernels
     a_tex = blocked.upload(ctx, A, m, n4, "A")
     d_tex = blocked.upload(ctx, d2[None, :], 1, n4, "d")
-    kw = {"B": B} if B else {}
+    kw = {"tile": tile} if tile else {}
 
     def run():
         ctx.finish()
@@ -167,7 +167,7 @@ def _time_blocked_adat(ctx, A, d2, repeat, B=None):
     return t
 
 
-def assembly(ctx=None, sizes=(64, 128), repeat: int = 2, ceil=None, blocked_tiles=(8,)) -> list:
+def assembly(ctx=None, sizes=(64, 128), repeat: int = 2, ceil=None, blocked_tiles=(None,)) -> list:
     from .assemble import assemble_texture
 
     ctx = resolve(ctx)
@@ -203,9 +203,10 @@ def assembly(ctx=None, sizes=(64, 128), repeat: int = 2, ceil=None, blocked_tile
                                           "draws": counts.draws_assembly(n),
                                           "tflop_s": m * m * n / t / 1e12}))
         if ctx.caps.image_load_store:
-            for B in blocked_tiles:
-                t = _time_blocked_adat(ctx, A, d2, repeat, B)
-                row = _row("assembly", ctx, m, n, f"blocked-B{B}", t, frags, byts, ceil, host,
+            for tile in blocked_tiles:
+                t = _time_blocked_adat(ctx, A, d2, repeat, tile)
+                name = "blocked" if tile is None else f"blocked-{tile[0]}x{tile[1]}"
+                row = _row("assembly", ctx, m, n, name, t, frags, byts, ceil, host,
                            extra={"host_numpy_s": host_np, "host_ssyrk_s": host_syrk, "draws": 1,
                                   "tflop_s": m * m * n / t / 1e12})
                 row["gfrag_s"] = row["gb_s"] = row["frac_copy_ceiling"] = ""    # not one fragment per FMA
@@ -297,9 +298,10 @@ def blocked_padded(m):
     return padded(m)
 
 
-def tune_blocked(ctx=None, m: int = 2048, repeat: int = 1, tiles=(4, 8), panels=(8, 16, 32)) -> list:
-    """Tile (B) and panel (P) sizes of the blocked kernels, one run: A D^2 A^T with
-    n = 2m for each B, Cholesky for each (B, P)."""
+def tune_blocked(ctx=None, m: int = 2048, repeat: int = 1, tiles=(4, 8), panels=(16,),
+                 adat_tiles=((8, 8), (16, 8), (8, 4), (16, 4))) -> list:
+    """Tile and panel sizes of the blocked kernels, one run: A D^2 A^T with n = 2m
+    for each (BR, BC) tile, Cholesky for each trailing tile B and panel P."""
     from . import blocked
 
     ctx = resolve(ctx)
@@ -309,10 +311,11 @@ def tune_blocked(ctx=None, m: int = 2048, repeat: int = 1, tiles=(4, 8), panels=
     X = rng.random((m, m), dtype=np.float32)
     C = (X @ X.T + m * np.eye(m, dtype=np.float32)).astype(np.float32)
     rows = []
+    for tile in adat_tiles:
+        t = _time_blocked_adat(ctx, A, d2, repeat, tile)
+        rows.append({"suite": "tune", "kernel": "adat", "m": m, "B": f"{tile[0]}x{tile[1]}", "P": "",
+                     "seconds": t, "tflop_s": m * m * 2 * m / t / 1e12})
     for B in tiles:
-        t = _time_blocked_adat(ctx, A, d2, repeat, B)
-        rows.append({"suite": "tune", "kernel": "adat", "m": m, "B": B, "P": "", "seconds": t,
-                     "tflop_s": m * m * 2 * m / t / 1e12})
         for P in panels:
             if P % B or P % 4:
                 continue

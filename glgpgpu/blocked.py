@@ -23,8 +23,10 @@ from . import geometry as geo
 from .context import Context, resolve
 from .textures import MatrixTexture
 
-B_TILE = 8      # rows = columns of the block one fragment owns
-P_PANEL = 16    # columns per Cholesky panel (a multiple of 4 and of B_TILE... or B_TILE of it)
+ADAT_TILE = (8, 8)   # rows x columns of the C block one fragment of blocked_adat owns
+B_TILE = 4           # rows = columns of the block one fragment of the trailing update owns
+P_PANEL = 16         # columns per Cholesky panel (a multiple of 4 and of B_TILE)
+# (defaults from the tuning suite on an H100, see benchmarks/RESULTS.md)
 
 
 METHODS = ("auto", "paper", "blocked")
@@ -97,20 +99,36 @@ def read(tex, rows: int, cols: int) -> np.ndarray:
 
 # ------------------------------------------------------------------------- A D^2 A^T
 
-def adat_texture(a_tex, d_tex, m: int, *, B: int = B_TILE, mp: int | None = None, chunk: int = 1024,
+def block_triangle(gx: int, gy: int, s: int) -> geo.Geometry:
+    """The lower block triangle on a grid of BR x BC blocks with BR = s * BC.
+
+    Block (X, Y) is needed when its first column is at most its last row,
+    X BC <= Y BR + BR - 1, i.e. X <= s Y + s - 1.  The edge x = s y + s/2 passes
+    half a block beside that boundary at every block centre (for s = 1 it is
+    Fig. 2(b)'s hypotenuse through (0, -.5) and (m + .5, m))."""
+    c = s / 2
+    rows = [((0, -c / s), (), ()), ((0, gy), (), ()), ((s * gy + c, gy), (), ())]
+    return geo.Geometry(geo._corners(rows), ((0, 1, 2),), f"lower block triangle, {gx}x{gy} blocks, slope {s}")
+
+
+def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None, chunk: int = 1024,
                  ctx: Context | None = None):
-    """C (blocked RGBA, mp/4 x mp) from A (RGBA, n4 x >=m) and d (RGBA, n4 x 1)."""
+    """C (blocked RGBA, mp/4 x mp) from A (RGBA, n4 x >=m) and d (RGBA, n4 x 1);
+    tile = (BR, BC): rows and columns of C per fragment, BR a multiple of BC."""
     ctx = resolve(ctx)
     require(ctx)
     K = ctx.kernels
-    mp = mp or padded(m, max(B, 4))
-    G = -(-m // B)
+    BR, BC = tile
+    if BC % 4 or BR % BC:
+        raise ValueError(f"tile {tile}: columns must be a multiple of 4 and rows a multiple of columns")
+    mp = mp or padded(m, max(BR, 4))
+    gx, gy = -(-m // BC), -(-m // BR)
     c_tex = K.pool.take(mp, mp // 4, components=4)
     c_tex.clear(0.0)
-    grid = _grid(ctx, G, G)
-    tri = K.cached_store(("blk-tri", G), lambda: [geo.fig2b_outer_product_add(G, 0)])[0]
+    grid = _grid(ctx, gx, gy)
+    tri = K.cached_store(("blk-tri", gx, gy, BR // BC), lambda: [block_triangle(gx, gy, BR // BC)])[0]
     n4 = a_tex.cols
-    defines = {"B": B}
+    defines = {"BR": BR, "BC": BC}
     for k0 in range(0, n4, chunk):
         K.draw("blocked_adat", grid, tri, {"A": a_tex, "d": d_tex},
                {"u_k0": k0, "u_k1": min(n4, k0 + chunk), "u_m": m, "u_first": int(k0 == 0)},
@@ -118,16 +136,16 @@ def adat_texture(a_tex, d_tex, m: int, *, B: int = B_TILE, mp: int | None = None
     return c_tex
 
 
-def adat(A, d2, *, B: int = B_TILE, ctx: Context | None = None) -> np.ndarray:
+def adat(A, d2, *, tile=ADAT_TILE, ctx: Context | None = None) -> np.ndarray:
     ctx = resolve(ctx)
     require(ctx)
     m, n = A.shape
     n4 = -(-n // 4) * 4
-    mp = padded(m, max(B, 4))
+    mp = padded(m, max(tile[0], 4))
     ctx.check_size(mp, n4 // 4, f"A (m={m}, blocked)")
     a_tex = upload(ctx, A, mp, n4, "A")
     d_tex = upload(ctx, d2[None, :], 1, n4, "d")
-    c_tex = adat_texture(a_tex, d_tex, m, B=B, mp=mp, ctx=ctx)
+    c_tex = adat_texture(a_tex, d_tex, m, tile=tile, mp=mp, ctx=ctx)
     try:
         return np.tril(read(c_tex, m, m))
     finally:

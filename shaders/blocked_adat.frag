@@ -1,13 +1,17 @@
 #version 430
 // method="blocked" (beyond the papers): register-blocked A D^2 A^T.  One fragment
-// owns a B x B block of C and accumulates it over k = 4*u_k0 .. 4*u_k1-1, four k
-// per step, so each step fetches B + B + 1 RGBA texels for 4 B^2 multiply-adds
-// (the paper's Kernel 2 fetches 3 texels per multiply-add).  Still drawn as one
-// triangle over the lower *block* triangle (Fig. 2(b) on the block grid).
+// owns a BR x BC block of C (BR rows, BC columns, BC a multiple of 4) and
+// accumulates it over k = 4*u_k0 .. 4*u_k1-1, four k per step, so each step
+// fetches BR + BC + 1 RGBA texels for 4 BR BC multiply-adds (the paper's Kernel 2
+// fetches 3 texels per multiply-add).  Still drawn as one triangle over the lower
+// *block* triangle (Fig. 2(b) on the block grid; its slope is BR / BC).
 // Storage: RGBA32F, texel (X, i) holds row i, columns 4X .. 4X+3.  C is read and
 // written in place through an image: each block belongs to one fragment.
-#ifndef B
-#define B 8
+#ifndef BR
+#define BR 8
+#endif
+#ifndef BC
+#define BC 8
 #endif
 layout(rgba32f, binding = 0) uniform image2D C;   // ceil(m/4) x m
 uniform sampler2D A;    // ceil(n/4) x m (zero padded)
@@ -18,27 +22,27 @@ uniform int u_m;
 uniform int u_first;    // 1: start from zero instead of loading C
 
 void main() {
-    int r0 = int(gl_FragCoord.y) * B;
-    int c0 = int(gl_FragCoord.x) * B;
-    vec4 acc[B][B / 4];
-    for (int r = 0; r < B; ++r)
-        for (int q = 0; q < B / 4; ++q)
+    int r0 = int(gl_FragCoord.y) * BR;
+    int c0 = int(gl_FragCoord.x) * BC;
+    vec4 acc[BR][BC / 4];
+    for (int r = 0; r < BR; ++r)
+        for (int q = 0; q < BC / 4; ++q)
             acc[r][q] = (u_first == 1 || r0 + r >= u_m) ? vec4(0.0) : imageLoad(C, ivec2(c0 / 4 + q, r0 + r));
     for (int k = u_k0; k < u_k1; ++k) {
         vec4 dk = texelFetch(d, ivec2(k, 0), 0);
-        vec4 a[B];
-        for (int r = 0; r < B; ++r)
+        vec4 a[BR];
+        for (int r = 0; r < BR; ++r)
             a[r] = texelFetch(A, ivec2(k, min(r0 + r, u_m - 1)), 0) * dk;
-        for (int c = 0; c < B; ++c) {
+        for (int c = 0; c < BC; ++c) {
             vec4 b = texelFetch(A, ivec2(k, min(c0 + c, u_m - 1)), 0);
-            for (int r = 0; r < B; ++r)
+            for (int r = 0; r < BR; ++r)
                 acc[r][c >> 2][c & 3] += dot(a[r], b);
         }
     }
-    for (int r = 0; r < B; ++r) {
+    for (int r = 0; r < BR; ++r) {
         int i = r0 + r;
         if (i >= u_m) break;
-        for (int q = 0; q < B / 4; ++q) {
+        for (int q = 0; q < BC / 4; ++q) {
             ivec4 col = ivec4(c0 + 4 * q) + ivec4(0, 1, 2, 3);
             vec4 v = mix(acc[r][q], vec4(0.0), greaterThan(col, ivec4(i)));   // upper part stays zero
             imageStore(C, ivec2(c0 / 4 + q, i), v);

@@ -116,3 +116,13 @@ def test_other_dtypes_convert(ctx):
     A = np.arange(6, dtype=np.int64).reshape(2, 3)
     C = glgpgpu.adat(A, [1, 1, 1])
     assert C.dtype == np.float32 and C[1, 0] == 0 * 3 + 1 * 4 + 2 * 5
+
+
+@pytest.mark.parametrize("tile", [(8, 8), (16, 8), (8, 4), (16, 4), (12, 4)])
+@pytest.mark.parametrize("m", [1, 5, 33, 100])
+def test_blocked_tiles(ctx, rng, tile, m):
+    from glgpgpu import blocked
+
+    A = rng.standard_normal((m, 2 * m + 1))
+    d2 = rng.random(2 * m + 1)
+    check(blocked.adat(A.astype(np.float32), d2.astype(np.float32), tile=tile), A, d2)

@@ -138,3 +138,18 @@ def test_shared_edge_tie_rule_covers_once():
     # A 3x1 rectangle: its diagonal passes through the middle texel's centre.
     count, _, _ = geo.rasterize(geo.rectangle(0, 0, 3, 1), 3, 1)
     assert (count == 1).all()
+
+
+@pytest.mark.parametrize("s", [1, 2, 3, 4])
+@pytest.mark.parametrize("gy", [1, 2, 3, 5, 8])
+def test_block_triangle_covers_the_lower_blocks(s, gy):
+    """method='blocked': the triangle over a grid of (s*BC) x BC blocks covers
+    exactly the blocks whose first column is at most their last row."""
+    from glgpgpu.blocked import block_triangle
+
+    gx = s * gy + 3
+    g = block_triangle(gx, gy, s)
+    assert geo.on_edge_centres(g, gx, gy) == 0
+    count, _, _ = geo.rasterize(g, gx, gy)
+    Y, X = np.mgrid[0:gy, 0:gx]
+    assert (count == (X <= s * Y + s - 1)).all()
