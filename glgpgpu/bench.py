@@ -298,8 +298,8 @@ def blocked_padded(m):
     return padded(m)
 
 
-def tune_blocked(ctx=None, m: int = 2048, repeat: int = 1, tiles=(4, 8), panels=(16,),
-                 adat_tiles=((8, 8), (16, 8), (8, 4), (16, 4))) -> list:
+def tune_blocked(ctx=None, m: int = 2048, repeat: int = 1, tiles=(4, 8), panels=(8, 16),
+                 adat_tiles=((8, 8), (16, 8), (24, 8), (32, 8), (16, 4))) -> list:
     """Tile and panel sizes of the blocked kernels, one run: A D^2 A^T with n = 2m
     for each (BR, BC) tile, Cholesky for each trailing tile B and panel P."""
     from . import blocked

@@ -30,13 +30,15 @@ void main() {
             acc[r][q] = (u_first == 1 || r0 + r >= u_m) ? vec4(0.0) : imageLoad(C, ivec2(c0 / 4 + q, r0 + r));
     for (int k = u_k0; k < u_k1; ++k) {
         vec4 dk = texelFetch(d, ivec2(k, 0), 0);
-        vec4 a[BR];
-        for (int r = 0; r < BR; ++r)
-            a[r] = texelFetch(A, ivec2(k, min(r0 + r, u_m - 1)), 0) * dk;
-        for (int c = 0; c < BC; ++c) {
-            vec4 b = texelFetch(A, ivec2(k, min(c0 + c, u_m - 1)), 0);
-            for (int r = 0; r < BR; ++r)
-                acc[r][c >> 2][c & 3] += dot(a[r], b);
+        // hold the BC column-side texels, stream the BR row-side ones: fewer
+        // live registers, so taller tiles (more multiply-adds per fetch) fit
+        vec4 b[BC];
+        for (int c = 0; c < BC; ++c)
+            b[c] = texelFetch(A, ivec2(k, min(c0 + c, u_m - 1)), 0);
+        for (int r = 0; r < BR; ++r) {
+            vec4 a = texelFetch(A, ivec2(k, min(r0 + r, u_m - 1)), 0) * dk;
+            for (int c = 0; c < BC; ++c)
+                acc[r][c >> 2][c & 3] += dot(a, b[c]);
         }
     }
     for (int r = 0; r < BR; ++r) {
