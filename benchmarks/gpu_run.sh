@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Everything the GPU run measures, in one go (run from the project root on the
 # GPU machine after `. .gl/setup.sh`; results land in $OUT, default
-# benchmarks/results).  Each step prints its table; the CSV/PNG files are
+# benchmarks/results; set GLGPGPU_NETLIB where ../shared/data/netlib is not
+# beside the checkout).  Each step prints its table; the CSV/PNG files are
 # written as each suite finishes.
 set -u
 OUT=${OUT:-benchmarks/results}
 g="python3 -m glgpgpu.cli"
-python3 -m pytest -q -x tests -p no:cacheprovider 2>&1 | tail -2
+python3 -m pytest -q tests -p no:cacheprovider 2>&1 | tail -3
 $g info
-$g bench tune --sizes 2048,4096 --repeat 2 --out "$OUT"
+$g bench tune --sizes 4096 --repeat 2 --out "$OUT"
 $g bench assembly --sizes 512,1024,2048,3072,4096 --repeat 2 --out "$OUT"
 $g bench cholesky --sizes 512,1024,2048,3072,4096 --repeat 2 --out "$OUT"
 $g wls --table 1 --out "$OUT"

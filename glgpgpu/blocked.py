@@ -23,7 +23,7 @@ from . import geometry as geo
 from .context import Context, resolve
 from .textures import MatrixTexture
 
-ADAT_TILE = (8, 8)   # rows x columns of the C block one fragment of blocked_adat owns
+ADAT_TILE = (16, 8)  # rows x columns of the C block one fragment of blocked_adat owns
 B_TILE = 4           # rows = columns of the block one fragment of the trailing update owns
 P_PANEL = 16         # columns per Cholesky panel (a multiple of 4 and of B_TILE)
 # (defaults from the tuning suite on an H100, see benchmarks/RESULTS.md)
@@ -129,10 +129,13 @@ def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None,
     tri = K.cached_store(("blk-tri", gx, gy, BR // BC), lambda: [block_triangle(gx, gy, BR // BC)])[0]
     n4 = a_tex.cols
     defines = {"BR": BR, "BC": BC}
+    ad_tex = K.pool.take(a_tex.rows, n4, components=4)
+    K.draw("blocked_scale", ad_tex, _rect_rows(K, 0, n4, 0, a_tex.rows), {"A": a_tex, "d": d_tex})
     for k0 in range(0, n4, chunk):
-        K.draw("blocked_adat", grid, tri, {"A": a_tex, "d": d_tex},
+        K.draw("blocked_adat", grid, tri, {"A": a_tex, "AD": ad_tex},
                {"u_k0": k0, "u_k1": min(n4, k0 + chunk), "u_m": m, "u_first": int(k0 == 0)},
                images={"C": c_tex}, defines=defines)
+    K.pool.give(ad_tex)
     return c_tex
 
 

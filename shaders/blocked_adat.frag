@@ -2,7 +2,7 @@
 // method="blocked" (beyond the papers): register-blocked A D^2 A^T.  One fragment
 // owns a BR x BC block of C (BR rows, BC columns, BC a multiple of 4) and
 // accumulates it over k = 4*u_k0 .. 4*u_k1-1, four k per step, so each step
-// fetches BR + BC + 1 RGBA texels for 4 BR BC multiply-adds (the paper's Kernel 2
+// fetches BR + BC RGBA texels for 4 BR BC multiply-adds (the paper's Kernel 2
 // fetches 3 texels per multiply-add).  Still drawn as one triangle over the lower
 // *block* triangle (Fig. 2(b) on the block grid; its slope is BR / BC).
 // Storage: RGBA32F, texel (X, i) holds row i, columns 4X .. 4X+3.  C is read and
@@ -15,7 +15,7 @@
 #endif
 layout(rgba32f, binding = 0) uniform image2D C;   // ceil(m/4) x m
 uniform sampler2D A;    // ceil(n/4) x m (zero padded)
-uniform sampler2D d;    // ceil(n/4) x 1, the diagonal of D^2
+uniform sampler2D AD;   // A D^2 in the same layout (blocked_scale.frag)
 uniform int u_k0;
 uniform int u_k1;
 uniform int u_m;
@@ -29,14 +29,13 @@ void main() {
         for (int q = 0; q < BC / 4; ++q)
             acc[r][q] = (u_first == 1 || r0 + r >= u_m) ? vec4(0.0) : imageLoad(C, ivec2(c0 / 4 + q, r0 + r));
     for (int k = u_k0; k < u_k1; ++k) {
-        vec4 dk = texelFetch(d, ivec2(k, 0), 0);
         // hold the BC column-side texels, stream the BR row-side ones: fewer
         // live registers, so taller tiles (more multiply-adds per fetch) fit
         vec4 b[BC];
         for (int c = 0; c < BC; ++c)
             b[c] = texelFetch(A, ivec2(k, min(c0 + c, u_m - 1)), 0);
         for (int r = 0; r < BR; ++r) {
-            vec4 a = texelFetch(A, ivec2(k, min(r0 + r, u_m - 1)), 0) * dk;
+            vec4 a = texelFetch(AD, ivec2(k, min(r0 + r, u_m - 1)), 0);
             for (int c = 0; c < BC; ++c)
                 acc[r][c >> 2][c & 3] += dot(a, b[c]);
         }
