@@ -34,11 +34,11 @@ def test_m_over_limit_names_the_limit(rng):
     try:
         A = rng.random((9, 3))
         with pytest.raises(ValueError, match="maximum texture size is 8"):
-            glgpgpu.adat(A, np.ones(3), ctx=small)
+            glgpgpu.adat(A, np.ones(3), method="paper", ctx=small)
         # m = 8 fits the full format but not the packed one (height m + 1 = 9)
-        glgpgpu.adat(A[:8], np.ones(3), ctx=small)
+        glgpgpu.adat(A[:8], np.ones(3), method="paper", ctx=small)
         with pytest.raises(ValueError, match="height is m\\+1"):
-            glgpgpu.adat(A[:8], np.ones(3), packed=True, ctx=small)
+            glgpgpu.adat(A[:8], np.ones(3), packed=True, method="paper", ctx=small)
     finally:
         small.release()
 
