@@ -142,7 +142,7 @@ def _host_syrk(A, d2):
     return ssyrk(1.0, As, lower=1)
 
 
-def _time_blocked_adat(ctx, A, d2, repeat, tile=None):
+def _time_blocked_adat(ctx, A, d2, repeat, tile=None, loads=None):
     from . import blocked
 
     m, n = A.shape
@@ -151,6 +151,8 @@ def _time_blocked_adat(ctx, A, d2, repeat, tile=None):
     a_tex = blocked.upload(ctx, A, m, n4, "A")
     d_tex = blocked.upload(ctx, d2[None, :], 1, n4, "d")
     kw = {"tile": tile} if tile else {}
+    if loads:
+        kw["loads"] = loads
 
     def run():
         ctx.finish()
@@ -311,10 +313,11 @@ def tune_blocked(ctx=None, m: int = 2048, repeat: int = 1, tiles=(4, 8), panels=
     X = rng.random((m, m), dtype=np.float32)
     C = (X @ X.T + m * np.eye(m, dtype=np.float32)).astype(np.float32)
     rows = []
-    for tile in adat_tiles:
-        t = _time_blocked_adat(ctx, A, d2, repeat, tile)
-        rows.append({"suite": "tune", "kernel": "adat", "m": m, "B": f"{tile[0]}x{tile[1]}", "P": "",
-                     "seconds": t, "tflop_s": m * m * 2 * m / t / 1e12})
+    for loads in ("texture", "buffer"):
+        for tile in adat_tiles:
+            t = _time_blocked_adat(ctx, A, d2, repeat, tile, loads)
+            rows.append({"suite": "tune", "kernel": f"adat-{loads}", "m": m, "B": f"{tile[0]}x{tile[1]}",
+                         "P": "", "seconds": t, "tflop_s": m * m * 2 * m / t / 1e12})
     for B in tiles:
         for P in panels:
             if P % B or P % 4:

@@ -111,8 +111,11 @@ def block_triangle(gx: int, gy: int, s: int) -> geo.Geometry:
     return geo.Geometry(geo._corners(rows), ((0, 1, 2),), f"lower block triangle, {gx}x{gy} blocks, slope {s}")
 
 
+LOADS = "texture"    # how blocked_adat reads A: "texture" (texelFetch) or "buffer" (storage buffers)
+
+
 def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None, chunk: int = 1024,
-                 ctx: Context | None = None):
+                 ctx: Context | None = None, loads: str | None = None):
     """C (blocked RGBA, mp/4 x mp) from A (RGBA, n4 x >=m) and d (RGBA, n4 x 1);
     tile = (BR, BC): rows and columns of C per fragment, BR a multiple of BC."""
     ctx = resolve(ctx)
@@ -131,10 +134,24 @@ def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None,
     defines = {"BR": BR, "BC": BC}
     ad_tex = K.pool.take(a_tex.rows, n4, components=4)
     K.draw("blocked_scale", ad_tex, _rect_rows(K, 0, n4, 0, a_tex.rows), {"A": a_tex, "d": d_tex})
+    buffers = None
+    uniforms = {"u_m": m}
+    if (loads or LOADS) == "buffer":
+        # the same numbers, copied GPU-side into storage buffers (row-major vec4)
+        nbytes = a_tex.rows * n4 * 16
+        bufs = [ctx.gl.buffer(reserve=nbytes), ctx.gl.buffer(reserve=nbytes)]
+        a_tex.tex.read_into(bufs[0], alignment=4)
+        ad_tex.tex.read_into(bufs[1], alignment=4)
+        buffers = {1: bufs[0], 2: bufs[1]}
+        defines["BUFFER_LOADS"] = 1
+        uniforms["u_n4"] = n4
     for k0 in range(0, n4, chunk):
         K.draw("blocked_adat", grid, tri, {"A": a_tex, "AD": ad_tex},
-               {"u_k0": k0, "u_k1": min(n4, k0 + chunk), "u_m": m, "u_first": int(k0 == 0)},
-               images={"C": c_tex}, defines=defines)
+               dict(uniforms, u_k0=k0, u_k1=min(n4, k0 + chunk), u_first=int(k0 == 0)),
+               images={"C": c_tex}, defines=defines, buffers=buffers)
+    if buffers:
+        for b in buffers.values():
+            b.release()
     K.pool.give(ad_tex)
     return c_tex
 

@@ -226,12 +226,13 @@ class Kernels:
 
     # -- the draw call ----------------------------------------------------------------
     def draw(self, kernel: str, target, geometry, inputs=None, uniforms=None, images=None,
-             defines=None) -> None:
+             defines=None, buffers=None) -> None:
         """Run `kernel` over the fragments `geometry` covers in `target`.
 
         inputs: {sampler name: MatrixTexture}; uniforms: {name: value};
         images: {image name: MatrixTexture} for kernels that load/store (blocked
-        path), after which a memory barrier makes the stores visible to the next draw.
+        path), after which a memory barrier makes the stores visible to the next draw;
+        buffers: {binding: moderngl.Buffer} read as shader storage buffers.
         """
         prog = self.program(kernel, defines)
         inputs = inputs or {}
@@ -249,6 +250,9 @@ class Kernels:
         if images:
             for name, tex in images.items():
                 tex.tex.bind_to_image(prog.images[name], read=True, write=True)
+        if buffers:
+            for binding, buf in buffers.items():
+                buf.bind_to_storage_buffer(binding)
         target.fbo.use()   # also sets the viewport to the whole target
         prog.set_projection((target.cols, target.rows))
         if isinstance(geometry, Span) and self.static_geometry:

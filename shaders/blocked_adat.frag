@@ -20,6 +20,18 @@ uniform int u_k0;
 uniform int u_k1;
 uniform int u_m;
 uniform int u_first;    // 1: start from zero instead of loading C
+#ifdef BUFFER_LOADS
+// The same A and A D, read through storage buffers (the load/store path) instead
+// of the texture units: lanes of a warp that need the same row share one load.
+uniform int u_n4;
+layout(std430, binding = 1) readonly buffer ABuf { vec4 a_buf[]; };
+layout(std430, binding = 2) readonly buffer ADBuf { vec4 ad_buf[]; };
+#define FETCH_A(k, i) a_buf[(i) * u_n4 + (k)]
+#define FETCH_AD(k, i) ad_buf[(i) * u_n4 + (k)]
+#else
+#define FETCH_A(k, i) texelFetch(A, ivec2(k, i), 0)
+#define FETCH_AD(k, i) texelFetch(AD, ivec2(k, i), 0)
+#endif
 
 void main() {
     int r0 = int(gl_FragCoord.y) * BR;
@@ -33,9 +45,9 @@ void main() {
         // live registers, so taller tiles (more multiply-adds per fetch) fit
         vec4 b[BC];
         for (int c = 0; c < BC; ++c)
-            b[c] = texelFetch(A, ivec2(k, min(c0 + c, u_m - 1)), 0);
+            b[c] = FETCH_A(k, min(c0 + c, u_m - 1));
         for (int r = 0; r < BR; ++r) {
-            vec4 a = texelFetch(AD, ivec2(k, min(r0 + r, u_m - 1)), 0);
+            vec4 a = FETCH_AD(k, min(r0 + r, u_m - 1));
             for (int c = 0; c < BC; ++c)
                 acc[r][c >> 2][c & 3] += dot(a, b[c]);
         }
