@@ -41,6 +41,7 @@ venv: $(STAMP)
 demo: check-egl $(STAMP)
 	$(VENV)/bin/glgpgpu info
 	$(PY) examples/assemble_adat.py
+	$(PY) examples/cholesky_steps.py 4 | tail -n 3
 	$(PY) examples/data_fitting.py demo_out/data_fitting.png
 	$(VENV)/bin/glgpgpu demo --out demo_out
 
