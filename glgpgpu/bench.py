@@ -142,7 +142,7 @@ def _host_syrk(A, d2):
     return ssyrk(1.0, As, lower=1)
 
 
-def _time_blocked_adat(ctx, A, d2, repeat, tile=None, loads=None):
+def _time_blocked_adat(ctx, A, d2, repeat, tile=None, loads=None, variant=None):
     from . import blocked
 
     m, n = A.shape
@@ -153,6 +153,8 @@ def _time_blocked_adat(ctx, A, d2, repeat, tile=None, loads=None):
     kw = {"tile": tile} if tile else {}
     if loads:
         kw["loads"] = loads
+    if variant:
+        kw["variant"] = variant
 
     def run():
         ctx.finish()
@@ -318,6 +320,11 @@ def tune_blocked(ctx=None, m: int = 2048, repeat: int = 1, tiles=(4, 8), panels=
             t = _time_blocked_adat(ctx, A, d2, repeat, tile, loads)
             rows.append({"suite": "tune", "kernel": f"adat-{loads}", "m": m, "B": f"{tile[0]}x{tile[1]}",
                          "P": "", "seconds": t, "tflop_s": m * m * 2 * m / t / 1e12})
+    for name, variant in (("hold-rows", {"HOLD_ROWS": 1}), ("k-unroll-2", {"KUNROLL": 2}),
+                          ("k-unroll-4", {"KUNROLL": 4})):
+        t = _time_blocked_adat(ctx, A, d2, repeat, (16, 8), "texture", variant)
+        rows.append({"suite": "tune", "kernel": f"adat-{name}", "m": m, "B": "16x8", "P": "",
+                     "seconds": t, "tflop_s": m * m * 2 * m / t / 1e12})
     for B in tiles:
         for P in panels:
             if P % B or P % 4:

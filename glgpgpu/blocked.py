@@ -115,7 +115,7 @@ LOADS = "texture"    # how blocked_adat reads A: "texture" (texelFetch) or "buff
 
 
 def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None, chunk: int = 1024,
-                 ctx: Context | None = None, loads: str | None = None):
+                 ctx: Context | None = None, loads: str | None = None, variant: dict | None = None):
     """C (blocked RGBA, mp/4 x mp) from A (RGBA, n4 x >=m) and d (RGBA, n4 x 1);
     tile = (BR, BC): rows and columns of C per fragment, BR a multiple of BC."""
     ctx = resolve(ctx)
@@ -131,7 +131,7 @@ def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None,
     grid = _grid(ctx, gx, gy)
     tri = K.cached_store(("blk-tri", gx, gy, BR // BC), lambda: [block_triangle(gx, gy, BR // BC)])[0]
     n4 = a_tex.cols
-    defines = {"BR": BR, "BC": BC}
+    defines = {"BR": BR, "BC": BC, **(variant or {})}
     ad_tex = K.pool.take(a_tex.rows, n4, components=4)
     K.draw("blocked_scale", ad_tex, _rect_rows(K, 0, n4, 0, a_tex.rows), {"A": a_tex, "d": d_tex})
     buffers = None
@@ -145,6 +145,9 @@ def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None,
         buffers = {1: bufs[0], 2: bufs[1]}
         defines["BUFFER_LOADS"] = 1
         uniforms["u_n4"] = n4
+    unroll = int(defines.get("KUNROLL", 1))
+    if n4 % unroll:
+        raise ValueError(f"KUNROLL={unroll} needs n/4 ({n4}) to be a multiple of it")
     for k0 in range(0, n4, chunk):
         K.draw("blocked_adat", grid, tri, {"A": a_tex, "AD": ad_tex},
                dict(uniforms, u_k0=k0, u_k1=min(n4, k0 + chunk), u_first=int(k0 == 0)),

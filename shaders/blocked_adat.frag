@@ -40,17 +40,39 @@ void main() {
     for (int r = 0; r < BR; ++r)
         for (int q = 0; q < BC / 4; ++q)
             acc[r][q] = (u_first == 1 || r0 + r >= u_m) ? vec4(0.0) : imageLoad(C, ivec2(c0 / 4 + q, r0 + r));
-    for (int k = u_k0; k < u_k1; ++k) {
+#ifndef KUNROLL
+#define KUNROLL 1
+#endif
+    int rows[BR];
+    int cols[BC];
+    for (int r = 0; r < BR; ++r) rows[r] = min(r0 + r, u_m - 1);
+    for (int c = 0; c < BC; ++c) cols[c] = min(c0 + c, u_m - 1);
+    for (int k0 = u_k0; k0 < u_k1; k0 += KUNROLL) {
+      for (int u = 0; u < KUNROLL; ++u) {
+        int k = k0 + u;
+#ifdef HOLD_ROWS
+        // variant: hold the BR row-side texels, stream the column side
+        vec4 a[BR];
+        for (int r = 0; r < BR; ++r)
+            a[r] = FETCH_AD(k, rows[r]);
+        for (int c = 0; c < BC; ++c) {
+            vec4 b = FETCH_A(k, cols[c]);
+            for (int r = 0; r < BR; ++r)
+                acc[r][c >> 2][c & 3] += dot(a[r], b);
+        }
+#else
         // hold the BC column-side texels, stream the BR row-side ones: fewer
         // live registers, so taller tiles (more multiply-adds per fetch) fit
         vec4 b[BC];
         for (int c = 0; c < BC; ++c)
-            b[c] = FETCH_A(k, min(c0 + c, u_m - 1));
+            b[c] = FETCH_A(k, cols[c]);
         for (int r = 0; r < BR; ++r) {
-            vec4 a = FETCH_AD(k, min(r0 + r, u_m - 1));
+            vec4 a = FETCH_AD(k, rows[r]);
             for (int c = 0; c < BC; ++c)
                 acc[r][c >> 2][c & 3] += dot(a, b[c]);
         }
+#endif
+      }
     }
     for (int r = 0; r < BR; ++r) {
         int i = r0 + r;

@@ -27,13 +27,14 @@ PAPER = {
 
 
 def data_dir() -> Path:
-    """The NETLIB files: $GLGPGPU_NETLIB, else ../shared/data/netlib beside the checkout."""
+    """The NETLIB files: $GLGPGPU_NETLIB, else data/netlib of the checkout (a copy
+    ships with the repository), else ../shared/data/netlib beside it."""
     env = os.environ.get("GLGPGPU_NETLIB")
     if env:
         return Path(env)
     here = Path(__file__).resolve()
     for base in (here.parents[2], here.parents[2].parent, Path.cwd(), Path.cwd().parent):
-        for cand in (base / "shared" / "data" / "netlib", base / "data" / "netlib"):
+        for cand in (base / "data" / "netlib", base / "shared" / "data" / "netlib"):
             if cand.is_dir():
                 return cand
     raise FileNotFoundError("NETLIB problems not found: set GLGPGPU_NETLIB to the folder with afiro.mps.gz etc.")
