@@ -14,6 +14,18 @@ def _sizes(text: str):
 def cmd_bench(args) -> int:
     from . import bench
 
+    if args.suite in ("wls", "lp"):
+        # the Tables 1-3 runs of their own commands, with the same --out
+        import argparse as _ap
+
+        if args.suite == "wls":
+            code = 0
+            for table in (1, 2):
+                ns = _ap.Namespace(table=table, sizes=args.sizes, packed=False, method="paper", out=args.out)
+                code |= cmd_wls(ns)
+            return code
+        ns = _ap.Namespace(table=3, path=None, cholesky=None, method=None, problems=None, out=args.out)
+        return cmd_lp(ns)
     out = Path(args.out)
     res = bench.run_suite(args.suite, _sizes(args.sizes), args.repeat, out)
     c = res["ceiling"]
@@ -37,8 +49,8 @@ def cmd_bench(args) -> int:
 
 
 def register_bench(sub):
-    s = sub.add_parser("bench", help="benchmarks: ceiling | assembly | cholesky | tune")
-    s.add_argument("suite", choices=["ceiling", "assembly", "cholesky", "tune"])
+    s = sub.add_parser("bench", help="benchmarks: ceiling | assembly | cholesky | tune | wls | lp")
+    s.add_argument("suite", choices=["ceiling", "assembly", "cholesky", "tune", "wls", "lp"])
     s.add_argument("--sizes", default="64,128", help="comma-separated m (default 64,128)")
     s.add_argument("--repeat", type=int, default=2, help="timed runs per point (best is kept)")
     s.add_argument("--out", default="benchmarks/results", help="folder for CSV and PNG")
