@@ -142,7 +142,7 @@ def _host_syrk(A, d2):
     return ssyrk(1.0, As, lower=1)
 
 
-def _time_blocked_adat(ctx, A, d2, repeat, tile=None, loads=None, variant=None):
+def _time_blocked_adat(ctx, A, d2, repeat, tile=None, variant=None):
     from . import blocked
 
     m, n = A.shape
@@ -151,9 +151,7 @@ def _time_blocked_adat(ctx, A, d2, repeat, tile=None, loads=None, variant=None):
     a_tex = blocked.upload(ctx, A, m, n4, "A")
     d_tex = blocked.upload(ctx, d2[None, :], 1, n4, "d")
     kw = {"tile": tile} if tile else {}
-    if loads:
-        kw["loads"] = loads
-    if variant:
+    if variant is not None:
         kw["variant"] = variant
 
     def run():
@@ -302,8 +300,13 @@ def blocked_padded(m):
     return padded(m)
 
 
+ADAT_VARIANTS = (("textures", {}), ("buffers", {"BUFFER_LOADS": 1}), ("A-from-buffer", {"A_FROM_BUFFER": 1}),
+                 ("AD-from-buffer", {"AD_FROM_BUFFER": 1}), ("hold-rows", {"HOLD_ROWS": 1}),
+                 ("A-from-buffer-k-unroll-2", {"A_FROM_BUFFER": 1, "KUNROLL": 2}))
+
+
 def tune_blocked(ctx=None, m: int = 2048, repeat: int = 1, tiles=(4, 8), panels=(8, 16),
-                 adat_tiles=((8, 8), (16, 8), (24, 8), (32, 8), (16, 4))) -> list:
+                 adat_tiles=((8, 8), (16, 8), (24, 8), (12, 4))) -> list:
     """Tile and panel sizes of the blocked kernels, one run: A D^2 A^T with n = 2m
     for each (BR, BC) tile, Cholesky for each trailing tile B and panel P."""
     from . import blocked
@@ -315,18 +318,13 @@ def tune_blocked(ctx=None, m: int = 2048, repeat: int = 1, tiles=(4, 8), panels=
     X = rng.random((m, m), dtype=np.float32)
     C = (X @ X.T + m * np.eye(m, dtype=np.float32)).astype(np.float32)
     rows = []
-    for loads in ("texture", "buffer"):
+    for name, variant in ADAT_VARIANTS:
         for tile in adat_tiles:
-            t = _time_blocked_adat(ctx, A, d2, repeat, tile, loads)
-            rows.append({"suite": "tune", "kernel": f"adat-{loads}", "m": m, "B": f"{tile[0]}x{tile[1]}",
+            t = _time_blocked_adat(ctx, A, d2, repeat, tile, variant)
+            rows.append({"suite": "tune", "kernel": f"adat-{name}", "m": m, "B": f"{tile[0]}x{tile[1]}",
                          "P": "", "seconds": t, "tflop_s": m * m * 2 * m / t / 1e12})
-    for name, variant in (("hold-rows", {"HOLD_ROWS": 1}), ("k-unroll-2", {"KUNROLL": 2}),
-                          ("k-unroll-4", {"KUNROLL": 4})):
-        t = _time_blocked_adat(ctx, A, d2, repeat, (16, 8), "texture", variant)
-        rows.append({"suite": "tune", "kernel": f"adat-{name}", "m": m, "B": "16x8", "P": "",
-                     "seconds": t, "tflop_s": m * m * 2 * m / t / 1e12})
-    for B in tiles:
-        for P in panels:
+    for B, P, variant in [(B, P, v) for B in tiles for P in panels for v in ({}, {"COLS_FROM_BUFFER": 1})]:
+        if True:
             if P % B or P % 4:
                 continue
             mp = blocked.padded(m, P)
@@ -335,7 +333,7 @@ def tune_blocked(ctx=None, m: int = 2048, repeat: int = 1, tiles=(4, 8), panels=
                 tex = blocked.upload(ctx, np.tril(C), mp, mp, "C")
                 ctx.finish()
                 t0 = time.perf_counter()
-                out = blocked.factor_texture(tex, m, P=P, B=B, ctx=ctx)
+                out = blocked.factor_texture(tex, m, P=P, B=B, ctx=ctx, variant=variant)
                 ctx.finish()
                 dt = time.perf_counter() - t0
                 ctx.kernels.pool.give(out)
@@ -343,7 +341,8 @@ def tune_blocked(ctx=None, m: int = 2048, repeat: int = 1, tiles=(4, 8), panels=
 
             run()
             t = min(run() for _ in range(max(1, repeat)))
-            rows.append({"suite": "tune", "kernel": "cholesky", "m": m, "B": B, "P": P, "seconds": t,
+            rows.append({"suite": "tune", "kernel": "cholesky" + ("-cols-from-buffer" if variant else ""),
+                         "m": m, "B": B, "P": P, "seconds": t,
                          "tflop_s": m ** 3 / 3 / t / 1e12})
     return rows
 

@@ -23,7 +23,10 @@ from . import geometry as geo
 from .context import Context, resolve
 from .textures import MatrixTexture
 
-ADAT_TILE = (16, 8)  # rows x columns of the C block one fragment of blocked_adat owns
+ADAT_TILE = (8, 8)   # rows x columns of the C block one fragment of blocked_adat owns
+# blocked_adat reads the column side of each block through a storage buffer and
+# the row side through the texture units: two load pipes side by side
+ADAT_VARIANT = {"A_FROM_BUFFER": 1}
 B_TILE = 4           # rows = columns of the block one fragment of the trailing update owns
 P_PANEL = 16         # columns per Cholesky panel (a multiple of 4 and of B_TILE)
 # (defaults from the tuning suite on an H100, see benchmarks/RESULTS.md)
@@ -111,13 +114,12 @@ def block_triangle(gx: int, gy: int, s: int) -> geo.Geometry:
     return geo.Geometry(geo._corners(rows), ((0, 1, 2),), f"lower block triangle, {gx}x{gy} blocks, slope {s}")
 
 
-LOADS = "texture"    # how blocked_adat reads A: "texture" (texelFetch) or "buffer" (storage buffers)
-
-
 def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None, chunk: int = 1024,
-                 ctx: Context | None = None, loads: str | None = None, variant: dict | None = None):
+                 ctx: Context | None = None, variant: dict | None = None):
     """C (blocked RGBA, mp/4 x mp) from A (RGBA, n4 x >=m) and d (RGBA, n4 x 1);
-    tile = (BR, BC): rows and columns of C per fragment, BR a multiple of BC."""
+    tile = (BR, BC): rows and columns of C per fragment, BR a multiple of BC;
+    variant: shader defines for tuning (default ADAT_VARIANT; BUFFER_LOADS,
+    A_FROM_BUFFER, AD_FROM_BUFFER, HOLD_ROWS, KUNROLL: see blocked_adat.frag)."""
     ctx = resolve(ctx)
     require(ctx)
     K = ctx.kernels
@@ -131,19 +133,18 @@ def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None,
     grid = _grid(ctx, gx, gy)
     tri = K.cached_store(("blk-tri", gx, gy, BR // BC), lambda: [block_triangle(gx, gy, BR // BC)])[0]
     n4 = a_tex.cols
-    defines = {"BR": BR, "BC": BC, **(variant or {})}
+    defines = {"BR": BR, "BC": BC, **(ADAT_VARIANT if variant is None else variant)}
     ad_tex = K.pool.take(a_tex.rows, n4, components=4)
     K.draw("blocked_scale", ad_tex, _rect_rows(K, 0, n4, 0, a_tex.rows), {"A": a_tex, "d": d_tex})
     buffers = None
     uniforms = {"u_m": m}
-    if (loads or LOADS) == "buffer":
+    if {"BUFFER_LOADS", "A_FROM_BUFFER", "AD_FROM_BUFFER"} & set(defines):
         # the same numbers, copied GPU-side into storage buffers (row-major vec4)
         nbytes = a_tex.rows * n4 * 16
-        bufs = [ctx.gl.buffer(reserve=nbytes), ctx.gl.buffer(reserve=nbytes)]
+        bufs = [K.scratch_buffer("A", nbytes), K.scratch_buffer("AD", nbytes)]
         a_tex.tex.read_into(bufs[0], alignment=4)
         ad_tex.tex.read_into(bufs[1], alignment=4)
         buffers = {1: bufs[0], 2: bufs[1]}
-        defines["BUFFER_LOADS"] = 1
         uniforms["u_n4"] = n4
     unroll = int(defines.get("KUNROLL", 1))
     if n4 % unroll:
@@ -152,9 +153,6 @@ def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None,
         K.draw("blocked_adat", grid, tri, {"A": a_tex, "AD": ad_tex},
                dict(uniforms, u_k0=k0, u_k1=min(n4, k0 + chunk), u_first=int(k0 == 0)),
                images={"C": c_tex}, defines=defines, buffers=buffers)
-    if buffers:
-        for b in buffers.values():
-            b.release()
     K.pool.give(ad_tex)
     return c_tex
 
@@ -177,8 +175,11 @@ def adat(A, d2, *, tile=ADAT_TILE, ctx: Context | None = None) -> np.ndarray:
 
 # ------------------------------------------------------------------------- Cholesky
 
+UPDATE_VARIANT = {"COLS_FROM_BUFFER": 1}   # blocked_update defines (see the shader)
+
+
 def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = B_TILE, pivot_floor: float | None = None,
-                   ctx: Context | None = None):
+                   ctx: Context | None = None, variant: dict | None = None):
     """Factor blocked C (RGBA, mp/4 x mp, mp a multiple of P) in place; returns it."""
     ctx = resolve(ctx)
     require(ctx)
@@ -191,7 +192,8 @@ def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = B_TILE, pivot_fl
     G = mp // B
     grid_update = _grid(ctx, G, G)
     floor = -1.0 if pivot_floor is None else float(pivot_floor)
-    d = {"P": P, "B": B}
+    d = {"P": P, "B": B, **(UPDATE_VARIANT if variant is None else variant)}
+    pbuf = {1: K.scratch_buffer("PNL", mp * P * 4)} if "COLS_FROM_BUFFER" in d else None
     for kb in range(0, mp, P):
         rows = mp - kb
         K.draw("blocked_panel", _grid(ctx, 1, mp), _rect_rows(K, 0, 1, kb, mp), None,
@@ -199,7 +201,10 @@ def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = B_TILE, pivot_fl
         if kb + P < mp:
             kk = (kb + P) // B - 1
             tri = K.cached_store(("blk-sub", G, kk), lambda: [geo.fig5_outer_product_sub(G, kk)])[0]
-            K.draw("blocked_update", grid_update, tri, {"PNL": pnl}, None, images={"A": c_tex}, defines=d)
+            if pbuf:
+                pnl.tex.read_into(pbuf[1], alignment=4)
+            K.draw("blocked_update", grid_update, tri, {"PNL": pnl}, None, images={"A": c_tex}, defines=d,
+                   buffers=pbuf)
         K.draw("blocked_copyback", _grid(ctx, P // 4, mp), _rect_rows(K, 0, P // 4, kb, mp), {"PNL": pnl},
                {"u_kb": kb}, images={"A": c_tex})
         del rows

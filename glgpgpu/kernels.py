@@ -191,6 +191,17 @@ class Kernels:
             p = self._programs[key] = _Program(self.gl, name, defines)
         return p
 
+    # -- storage buffers (blocked path) ------------------------------------------------
+    def scratch_buffer(self, slot: str, nbytes: int):
+        """A storage buffer of at least nbytes, kept per slot and reused across calls."""
+        cache = self.__dict__.setdefault("_buffers", {})
+        buf = cache.get(slot)
+        if buf is None or buf.size < nbytes:
+            if buf is not None:
+                buf.release()
+            buf = cache[slot] = self.gl.buffer(reserve=nbytes)
+        return buf
+
     # -- vertex data ---------------------------------------------------------------
     def store(self, geometries) -> VertexStore:
         return VertexStore(self, list(geometries))
@@ -299,6 +310,10 @@ class Kernels:
         return _Rec()
 
     def release(self) -> None:
+        for buf in self.__dict__.get("_buffers", {}).values():
+            buf.release()
+        for g in self.__dict__.get("_grids", {}).values():
+            g.release()
         for st in self._stores.values():
             st.release()
         self._stores.clear()

@@ -20,16 +20,22 @@ uniform int u_k0;
 uniform int u_k1;
 uniform int u_m;
 uniform int u_first;    // 1: start from zero instead of loading C
-#ifdef BUFFER_LOADS
+#if defined(BUFFER_LOADS) || defined(A_FROM_BUFFER) || defined(AD_FROM_BUFFER)
 // The same A and A D, read through storage buffers (the load/store path) instead
-// of the texture units: lanes of a warp that need the same row share one load.
+// of the texture units; BUFFER_LOADS reads both that way, A_FROM_BUFFER /
+// AD_FROM_BUFFER one side each (texture and load/store pipes side by side).
 uniform int u_n4;
 layout(std430, binding = 1) readonly buffer ABuf { vec4 a_buf[]; };
 layout(std430, binding = 2) readonly buffer ADBuf { vec4 ad_buf[]; };
+#endif
+#if defined(BUFFER_LOADS) || defined(A_FROM_BUFFER)
 #define FETCH_A(k, i) a_buf[(i) * u_n4 + (k)]
-#define FETCH_AD(k, i) ad_buf[(i) * u_n4 + (k)]
 #else
 #define FETCH_A(k, i) texelFetch(A, ivec2(k, i), 0)
+#endif
+#if defined(BUFFER_LOADS) || defined(AD_FROM_BUFFER)
+#define FETCH_AD(k, i) ad_buf[(i) * u_n4 + (k)]
+#else
 #define FETCH_AD(k, i) texelFetch(AD, ivec2(k, i), 0)
 #endif
 

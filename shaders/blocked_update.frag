@@ -11,6 +11,14 @@
 #endif
 layout(rgba32f, binding = 0) uniform image2D A;   // updated in place, block by block
 uniform sampler2D PNL;                            // P/4 x mp, the panel's L rows
+#ifdef COLS_FROM_BUFFER
+// the column side read through a storage buffer copy of PNL (the load/store
+// pipe), the row side through the texture units, as blocked_adat does
+layout(std430, binding = 1) readonly buffer PBuf { vec4 p_buf[]; };
+#define FETCH_COL(q, j) p_buf[(j) * (P / 4) + (q)]
+#else
+#define FETCH_COL(q, j) texelFetch(PNL, ivec2(q, j), 0)
+#endif
 
 void main() {
     int r0 = int(gl_FragCoord.y) * B;
@@ -23,7 +31,7 @@ void main() {
         vec4 rows[B];
         for (int r = 0; r < B; ++r) rows[r] = texelFetch(PNL, ivec2(q4, r0 + r), 0);
         for (int c = 0; c < B; ++c) {
-            vec4 col = texelFetch(PNL, ivec2(q4, c0 + c), 0);
+            vec4 col = FETCH_COL(q4, c0 + c);
             for (int r = 0; r < B; ++r)
                 acc[r][c >> 2][c & 3] -= dot(rows[r], col);
         }
