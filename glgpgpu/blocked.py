@@ -4,8 +4,10 @@ The faithful kernels do one multiply-add per fragment per pass; they are bound
 by fill rate and by the number of dependent passes.  Here, still by drawing
 triangles over fragment shaders:
   * storage is RGBA32F, 4 consecutive row entries per texel (`to_rgba`);
-  * A D^2 A^T: one fragment accumulates a B x B block over all of k in one pass
-    (chunked), drawn as Fig. 2(b)'s triangle on the block grid;
+  * A D^2 A^T: one fragment accumulates a BR x BC block of C over all of k in
+    one pass (chunked), drawn as Fig. 2(b)'s triangle on the block grid; the
+    row side of each block is fetched through the texture units, the column
+    side through a storage buffer holding the same numbers (two load pipes);
   * Cholesky, right-looking with panels of P columns: one pass factors the
     whole panel (each fragment recomputes the small diagonal block, then its own
     row), one register-blocked pass updates the trailing lower block triangle
@@ -13,7 +15,8 @@ triangles over fragment shaders:
   * triangular solves: one pass per P unknowns.
 Blocks are written in place through image load/store (GL 4.3), so a fragment
 may own more outputs than render targets allow.  The matrix is padded to a
-multiple of P with the identity.
+multiple of P with the identity.  Tile sizes and variants come from
+`glgpgpu bench tune` on an H100 (benchmarks/RESULTS.md).
 """
 from __future__ import annotations
 
@@ -21,7 +24,6 @@ import numpy as np
 
 from . import geometry as geo
 from .context import Context, resolve
-from .textures import MatrixTexture
 
 ADAT_TILE = (8, 8)   # rows x columns of the C block one fragment of blocked_adat owns
 # blocked_adat reads the column side of each block through a storage buffer and
@@ -195,7 +197,6 @@ def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = B_TILE, pivot_fl
     d = {"P": P, "B": B, **(UPDATE_VARIANT if variant is None else variant)}
     pbuf = {1: K.scratch_buffer("PNL", mp * P * 4)} if "COLS_FROM_BUFFER" in d else None
     for kb in range(0, mp, P):
-        rows = mp - kb
         K.draw("blocked_panel", _grid(ctx, 1, mp), _rect_rows(K, 0, 1, kb, mp), None,
                {"u_kb": kb, "u_m": m, "u_floor": floor}, images={"A": c_tex, "PNL": pnl}, defines={"P": P})
         if kb + P < mp:
@@ -207,7 +208,6 @@ def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = B_TILE, pivot_fl
                    buffers=pbuf)
         K.draw("blocked_copyback", _grid(ctx, P // 4, mp), _rect_rows(K, 0, P // 4, kb, mp), {"PNL": pnl},
                {"u_kb": kb}, images={"A": c_tex})
-        del rows
     K.pool.give(pnl)
     return c_tex
 

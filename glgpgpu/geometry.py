@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .packed import FullLayout, PackedLayout
+from .packed import PackedLayout
 
 # Layout of one vertex: position (2), T0 (3), T1 (3).
 VERTEX_FLOATS = 8

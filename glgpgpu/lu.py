@@ -17,7 +17,6 @@ from . import geometry as geo
 from ._checks import as_square
 from .context import Context, resolve
 from .packed import FullLayout
-from .textures import PingPong
 
 
 def lu_geometries(m: int):

@@ -1,7 +1,6 @@
 """The GPU interior-point LP solver: standard-form conversion against HiGHS,
 NETLIB problems end to end at the paper's tolerances, infeasible and unbounded
 toys, bad input."""
-import warnings
 
 import numpy as np
 import pytest

@@ -6,7 +6,6 @@ the float64 solution: we require 1e-9 relative, as the issue asks, on random
 """
 import numpy as np
 import pytest
-import scipy.linalg as sla
 
 import glgpgpu
 from glgpgpu import wls_tables

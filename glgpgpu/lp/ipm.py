@@ -149,7 +149,7 @@ def _keep_positive(be, v, dv, alpha):
 
 
 def solve(be, b, c, *, tol=1e-6, max_iter=100, callback=None) -> IPMResult:
-    m, n = be.m, be.n
+    n = be.n
     be.put("b", b)
     be.put("c", c)
     be.put("ones", np.ones(n))
