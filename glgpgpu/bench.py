@@ -106,18 +106,21 @@ def ceiling(ctx=None, size: int = 4096, repeat: int = 3) -> dict:
     d = K.pool.take(1, 1)
     ndep = 2000
 
+    timer = ctx.gl.query(time=True)
+
     def dependent():
         s, t = c, d
         t0 = time.perf_counter()
-        for _ in range(ndep):
-            K.draw("copy", t, one, {"S": s})
-            s, t = t, s
+        with timer:                 # GL timer query: time the GPU spent on the chain
+            for _ in range(ndep):
+                K.draw("copy", t, one, {"S": s})
+                s, t = t, s
         issued = time.perf_counter() - t0
         ctx.finish()
-        return issued, time.perf_counter() - t0
+        return issued, time.perf_counter() - t0, timer.elapsed * 1e-9
 
     dependent()
-    issue, tot = min(dependent() for _ in range(max(1, repeat)))
+    issue, tot, gpu = min(dependent() for _ in range(max(1, repeat)))
     K.pool.give(a, b, c, d)
     st.release()
     fma_rect.release()
@@ -128,6 +131,7 @@ def ceiling(ctx=None, size: int = 4096, repeat: int = 3) -> dict:
         "rgba_fetch_g_s": fetch_rate / 1e9,
         "dependent_draw_us": tot / ndep * 1e6,
         "draw_issue_us": issue / ndep * 1e6,
+        "draw_gpu_us": gpu / ndep * 1e6,
         "copy_size": size,
         "fma_iters": iters,
     }

@@ -143,10 +143,12 @@ def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None,
     if {"BUFFER_LOADS", "A_FROM_BUFFER", "AD_FROM_BUFFER"} & set(defines):
         # the same numbers, copied GPU-side into storage buffers (row-major vec4)
         nbytes = a_tex.rows * n4 * 16
-        bufs = [K.scratch_buffer("A", nbytes), K.scratch_buffer("AD", nbytes)]
-        a_tex.tex.read_into(bufs[0], alignment=4)
-        ad_tex.tex.read_into(bufs[1], alignment=4)
-        buffers = {1: bufs[0], 2: bufs[1]}
+        buffers = {}
+        for binding, tex, flags in ((1, a_tex, ("BUFFER_LOADS", "A_FROM_BUFFER")),
+                                    (2, ad_tex, ("BUFFER_LOADS", "AD_FROM_BUFFER"))):
+            if set(flags) & set(defines):      # copy only what the kernel reads from a buffer
+                buffers[binding] = K.scratch_buffer(f"adat{binding}", nbytes)
+                tex.tex.read_into(buffers[binding], alignment=4)
         uniforms["u_n4"] = n4
     unroll = int(defines.get("KUNROLL", 1))
     if n4 % unroll:

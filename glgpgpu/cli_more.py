@@ -31,7 +31,8 @@ def cmd_bench(args) -> int:
     c = res["ceiling"]
     print(f"ceiling: copy {c['copy_fill_gfrag_s']:.3g} Gfrag/s ({c['copy_gb_s']:.3g} GB/s), "
           f"FMA {c['fma_tflop_s']:.3g} TFLOP/s, RGBA fetch {c['rgba_fetch_g_s']:.3g} G/s, "
-          f"dependent draw {c['dependent_draw_us']:.3g} us (host issue {c['draw_issue_us']:.3g} us)")
+          f"dependent draw {c['dependent_draw_us']:.3g} us (host issue {c['draw_issue_us']:.3g} us, "
+          f"GPU time {c['draw_gpu_us']:.3g} us)")
     rows = res.get("rows", [])
     if rows:
         cols = ["m", "n", "variant", "seconds", "gfrag_s", "gb_s", "frac_copy_ceiling", "tflop_s",

@@ -185,7 +185,7 @@ class Kernels:
         self.pool = TexturePool(ctx)
 
     def program(self, name: str, defines: dict | None = None) -> _Program:
-        key = (name, tuple(sorted((defines or {}).items())))
+        key = (name, tuple(sorted(defines.items()))) if defines else name   # plain name: the common, fast case
         p = self._programs.get(key)
         if p is None:
             p = self._programs[key] = _Program(self.gl, name, defines)
