@@ -136,8 +136,8 @@ def adat(A, d2, *, packed: bool = False, method: str = "auto", ctx: Context | No
 
     A, d2 = _check_adat_inputs(A, d2)
     ctx = resolve(ctx)
-    if blocked.choose(method, ctx, packed=packed) == "blocked":
-        return blocked.adat(A, d2, ctx=ctx)
+    if blocked.choose(method, ctx, packed=packed, packed_ok=True) == "blocked":
+        return blocked.adat(A, d2, packed=packed, ctx=ctx)
     tex = assemble_texture(A, d2, packed=packed, ctx=ctx)
     try:
         return read_lower(tex, A.shape[0], packed)

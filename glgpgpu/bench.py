@@ -146,7 +146,7 @@ def _host_syrk(A, d2):
     return ssyrk(1.0, As, lower=1)
 
 
-def _time_blocked_adat(ctx, A, d2, repeat, tile=None, variant=None):
+def _time_blocked_adat(ctx, A, d2, repeat, tile=None, variant=None, packed=False):
     from . import blocked
 
     m, n = A.shape
@@ -157,6 +157,8 @@ def _time_blocked_adat(ctx, A, d2, repeat, tile=None, variant=None):
     kw = {"tile": tile} if tile else {}
     if variant is not None:
         kw["variant"] = variant
+    if packed:
+        kw["packed"] = True
 
     def run():
         ctx.finish()
@@ -173,7 +175,7 @@ def _time_blocked_adat(ctx, A, d2, repeat, tile=None, variant=None):
     return t
 
 
-def assembly(ctx=None, sizes=(64, 128), repeat: int = 2, ceil=None, blocked_tiles=(None,)) -> list:
+def assembly(ctx=None, sizes=(64, 128), repeat: int = 2, ceil=None, blocked_tiles=(None, "packed")) -> list:
     from .assemble import assemble_texture
 
     ctx = resolve(ctx)
@@ -210,8 +212,10 @@ def assembly(ctx=None, sizes=(64, 128), repeat: int = 2, ceil=None, blocked_tile
                                           "tflop_s": m * m * n / t / 1e12}))
         if ctx.caps.image_load_store:
             for tile in blocked_tiles:
-                t = _time_blocked_adat(ctx, A, d2, repeat, tile)
-                name = "blocked" if tile is None else f"blocked-{tile[0]}x{tile[1]}"
+                packed = tile == "packed"
+                t = _time_blocked_adat(ctx, A, d2, repeat, None if packed else tile, packed=packed)
+                name = ("blocked-packed" if packed else "blocked" if tile is None
+                        else f"blocked-{tile[0]}x{tile[1]}")
                 row = _row("assembly", ctx, m, n, name, t, frags, byts, ceil, host,
                            extra={"host_numpy_s": host_np, "host_ssyrk_s": host_syrk, "draws": 1,
                                   "tflop_s": m * m * n / t / 1e12})

@@ -37,16 +37,19 @@ P_PANEL = 16         # columns per Cholesky panel (a multiple of 4 and of B_TILE
 METHODS = ("auto", "paper", "blocked")
 
 
-def choose(method: str, ctx: Context, *, packed: bool = False, variant: str = "outer") -> str:
+def choose(method: str, ctx: Context, *, packed: bool = False, variant: str = "outer",
+           packed_ok: bool = False) -> str:
     """'paper' or 'blocked' for a call: 'auto' takes the blocked path where the
     GPU has image load/store and the call asks nothing only the paper's kernels
-    do (the packed format, the inner-product or triad variants)."""
+    do (the packed format -- unless the blocked kernel has it too, packed_ok --,
+    the inner-product or triad variants)."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, not {method!r}")
     if method == "auto":
-        return "blocked" if ctx.caps.image_load_store and not packed and variant == "outer" else "paper"
+        fits = (packed_ok or not packed) and variant == "outer"
+        return "blocked" if ctx.caps.image_load_store and fits else "paper"
     if method == "blocked":
-        if packed:
+        if packed and not packed_ok:
             raise ValueError("method='blocked' has no packed layout; use packed=False or method='paper'")
         if variant != "outer":
             raise ValueError(f"variant={variant!r} is a paper kernel; use method='paper'")
@@ -117,7 +120,7 @@ def block_triangle(gx: int, gy: int, s: int) -> geo.Geometry:
 
 
 def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None, chunk: int = 1024,
-                 ctx: Context | None = None, variant: dict | None = None):
+                 packed: bool = False, ctx: Context | None = None, variant: dict | None = None):
     """C (blocked RGBA, mp/4 x mp) from A (RGBA, n4 x >=m) and d (RGBA, n4 x 1);
     tile = (BR, BC): rows and columns of C per fragment, BR a multiple of BC;
     variant: shader defines for tuning (default ADAT_VARIANT; BUFFER_LOADS,
@@ -130,12 +133,22 @@ def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None,
         raise ValueError(f"tile {tile}: columns must be a multiple of 4 and rows a multiple of columns")
     mp = mp or padded(m, max(BR, 4))
     gx, gy = -(-m // BC), -(-m // BR)
-    c_tex = K.pool.take(mp, mp // 4, components=4)
-    c_tex.clear(0.0)
-    grid = _grid(ctx, gx, gy)
-    tri = K.cached_store(("blk-tri", gx, gy, BR // BC), lambda: [block_triangle(gx, gy, BR // BC)])[0]
-    n4 = a_tex.cols
     defines = {"BR": BR, "BC": BC, **(ADAT_VARIANT if variant is None else variant)}
+    if packed:
+        if BR != BC:
+            raise ValueError("the packed blocked layout needs square tiles")
+        rows, cols = packed_block_shape(m, BR)
+        c_tex = K.pool.take(rows, cols // 4, components=4)
+        grid = _grid(ctx, cols // BC, rows // BR)
+        # Fig. 4 on the block grid: T0.y / T1.x carry the block row / column
+        tri = K.cached_store(("blk-packed", gx), lambda: [geo.fig4_packed_outer_product_add(gx, 0)])[0]
+        defines["PACKED"] = 1
+    else:
+        c_tex = K.pool.take(mp, mp // 4, components=4)
+        grid = _grid(ctx, gx, gy)
+        tri = K.cached_store(("blk-tri", gx, gy, BR // BC), lambda: [block_triangle(gx, gy, BR // BC)])[0]
+    c_tex.clear(0.0)
+    n4 = a_tex.cols
     ad_tex = K.pool.take(a_tex.rows, n4, components=4)
     K.draw("blocked_scale", ad_tex, _rect_rows(K, 0, n4, 0, a_tex.rows), {"A": a_tex, "d": d_tex})
     buffers = None
@@ -161,20 +174,47 @@ def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None,
     return c_tex
 
 
-def adat(A, d2, *, tile=ADAT_TILE, ctx: Context | None = None) -> np.ndarray:
+def adat(A, d2, *, tile=ADAT_TILE, packed: bool = False, ctx: Context | None = None) -> np.ndarray:
     ctx = resolve(ctx)
     require(ctx)
     m, n = A.shape
     n4 = -(-n // 4) * 4
+    if packed:
+        tile = (tile[1], tile[1])          # the packed grid of Fig. 4 needs square blocks
     mp = padded(m, max(tile[0], 4))
     ctx.check_size(mp, n4 // 4, f"A (m={m}, blocked)")
     a_tex = upload(ctx, A, mp, n4, "A")
     d_tex = upload(ctx, d2[None, :], 1, n4, "d")
-    c_tex = adat_texture(a_tex, d_tex, m, tile=tile, mp=mp, ctx=ctx)
+    c_tex = adat_texture(a_tex, d_tex, m, tile=tile, mp=mp, packed=packed, ctx=ctx)
     try:
+        if packed:
+            return unpack_blocks(c_tex.read().reshape(c_tex.rows, -1), m, tile[0])
         return np.tril(read(c_tex, m, m))
     finally:
         ctx.kernels.pool.give(a_tex, d_tex, c_tex)
+
+
+def packed_block_shape(m: int, B: int):
+    """(rows, columns) of the blocked packed storage of an m x m lower triangle:
+    the rectangular packed format of Fig. 3 applied to the grid of B x B blocks."""
+    from .packed import PackedLayout
+
+    lay = PackedLayout(-(-m // B))
+    return lay.h * B, lay.w * B
+
+
+def unpack_blocks(P: np.ndarray, m: int, B: int) -> np.ndarray:
+    """The (m, m) lower triangle from blocked packed storage (numpy)."""
+    from .packed import PackedLayout
+
+    G = -(-m // B)
+    lay = PackedLayout(G)
+    I, J = np.tril_indices(G)
+    X, Y = lay.texel(I, J)
+    blocks = P.reshape(lay.h, B, lay.w, B)[Y, :, X, :]          # (nblocks, B, B)
+    full = np.zeros((G, B, G, B), P.dtype)
+    full[I, :, J, :] = blocks
+    return np.tril(full.reshape(G * B, G * B)[:m, :m])
 
 
 # ------------------------------------------------------------------------- Cholesky

@@ -20,6 +20,14 @@ uniform int u_k0;
 uniform int u_k1;
 uniform int u_m;
 uniform int u_first;    // 1: start from zero instead of loading C
+#ifdef PACKED
+// The rectangular packed format at block granularity: the two triangles of
+// Fig. 4 are drawn on the packed grid of BR x BC blocks, and their attached
+// coordinates tell each fragment which block of C it computes (T0.y = block row,
+// T1.x = block column), exactly as Kernel 2's fragments learn their element.
+noperspective in vec3 t0;
+noperspective in vec3 t1;
+#endif
 #if defined(BUFFER_LOADS) || defined(A_FROM_BUFFER) || defined(AD_FROM_BUFFER)
 // The same A and A D, read through storage buffers (the load/store path) instead
 // of the texture units; BUFFER_LOADS reads both that way, A_FROM_BUFFER /
@@ -40,12 +48,21 @@ layout(std430, binding = 2) readonly buffer ADBuf { vec4 ad_buf[]; };
 #endif
 
 void main() {
+#ifdef PACKED
+    int r0 = int(t0.y) * BR;                      // the block of C this fragment computes
+    int c0 = int(t1.x) * BC;
+    int s0 = int(gl_FragCoord.y) * BR;            // where it is stored (packed)
+    int sc = int(gl_FragCoord.x) * (BC / 4);
+#else
     int r0 = int(gl_FragCoord.y) * BR;
     int c0 = int(gl_FragCoord.x) * BC;
+    int s0 = r0;
+    int sc = c0 / 4;
+#endif
     vec4 acc[BR][BC / 4];
     for (int r = 0; r < BR; ++r)
         for (int q = 0; q < BC / 4; ++q)
-            acc[r][q] = (u_first == 1 || r0 + r >= u_m) ? vec4(0.0) : imageLoad(C, ivec2(c0 / 4 + q, r0 + r));
+            acc[r][q] = (u_first == 1 || r0 + r >= u_m) ? vec4(0.0) : imageLoad(C, ivec2(sc + q, s0 + r));
 #ifndef KUNROLL
 #define KUNROLL 1
 #endif
@@ -86,7 +103,7 @@ void main() {
         for (int q = 0; q < BC / 4; ++q) {
             ivec4 col = ivec4(c0 + 4 * q) + ivec4(0, 1, 2, 3);
             vec4 v = mix(acc[r][q], vec4(0.0), greaterThan(col, ivec4(i)));   // upper part stays zero
-            imageStore(C, ivec2(c0 / 4 + q, i), v);
+            imageStore(C, ivec2(sc + q, s0 + r), v);
         }
     }
 }

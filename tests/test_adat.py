@@ -31,11 +31,11 @@ def check(C, A, d2):
     assert (err <= bound).all(), f"max err {err.max():.3g}, worst ratio {(err / np.maximum(bound, 1e-300)).max():.3g}"
 
 
-CONFIGS = [("paper", False), ("paper", True), ("blocked", False)]
+CONFIGS = [("paper", False), ("paper", True), ("blocked", False), ("blocked", True)]
 
 
 @pytest.mark.parametrize("m", M_SIZES)
-@pytest.mark.parametrize("method, packed", CONFIGS, ids=["full", "packed", "blocked"])
+@pytest.mark.parametrize("method, packed", CONFIGS, ids=["full", "packed", "blocked", "blocked-packed"])
 def test_adat_matches_numpy(ctx, rng, m, method, packed):
     for n in ns_for(m):
         A = rng.standard_normal((m, n))
@@ -105,9 +105,22 @@ def test_bad_input(ctx, bad, match):
         glgpgpu.adat(**bad)
 
 
-def test_blocked_packed_is_refused(ctx):
+def test_blocked_packed_storage_is_half(ctx):
+    """The packed layout at block granularity (Fig. 4 drawn on the grid of 8 x 8
+    blocks) holds the lower block triangle in about half the texels."""
+    from glgpgpu import blocked
+
+    for m in (64, 100, 256):
+        rows, cols = blocked.packed_block_shape(m, 8)
+        G = -(-m // 8)
+        # exactly the packed format's size on the block grid: G(G+1)/2 blocks of 8 x 8
+        assert rows * cols == 64 * G * (G + 1) // 2
+        assert rows * cols <= 0.6 * (8 * G) ** 2
+
+
+def test_blocked_packed_is_refused_where_missing(ctx):
     with pytest.raises(ValueError, match="no packed layout"):
-        glgpgpu.adat(np.ones((2, 2)), np.ones(2), packed=True, method="blocked")
+        glgpgpu.cholesky(np.eye(2), packed=True, method="blocked")
     with pytest.raises(ValueError, match="method must be"):
         glgpgpu.adat(np.ones((2, 2)), np.ones(2), method="fast")
 

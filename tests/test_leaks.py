@@ -39,14 +39,14 @@ def rss_kib():
 def test_adat_1000_times_allocates_nothing(ctx, rng):
     A = rng.random((6, 9))
     d2 = rng.random(9)
-    configs = [("paper", False), ("paper", True), ("blocked", False)]
+    configs = [("paper", False), ("paper", True), ("blocked", False), ("blocked", True)]
     refs = [glgpgpu.adat(A, d2, method=m, packed=p) for m, p in configs]
     before = rss_kib()
     with CreationCounter(ctx.gl) as cc:
         for i in range(1000):
-            m, p = configs[i % 3]
+            m, p = configs[i % 4]
             C = glgpgpu.adat(A, d2, packed=p, method=m)
-            assert np.array_equal(C, refs[i % 3])
+            assert np.array_equal(C, refs[i % 4])
     assert cc.counts == {}, f"GL objects created inside the loop: {cc.counts}"
     grown = rss_kib() - before
     assert grown < 20_000, f"host memory grew by {grown} KiB over 1000 calls"
