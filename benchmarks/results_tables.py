@@ -19,13 +19,15 @@ def f(x, fmt="{:.4g}"):
 
 
 def main(folder="benchmarks/results"):
-    c = rows(folder, "ceiling-*.csv")[-1]
-    print("| copy pass fill rate | effective bandwidth | FMA-loop peak | RGBA32F fetch rate (cached) | "
+    print("| measured with | copy pass fill rate | effective bandwidth | FMA-loop peak | RGBA32F fetch rate (cached) | "
           "one dependent 1-pixel draw | of which host issue |")
-    print("|---|---|---|---|---|---|")
-    print(f"| {f(c['copy_fill_gfrag_s'])} G fragments/s | {f(c['copy_gb_s'], '{:.0f}')} GB/s | "
-          f"{f(c['fma_tflop_s'], '{:.3g}')} TFLOP/s | {f(c['rgba_fetch_g_s'], '{:.3g}')} G texels/s | "
-          f"{f(c['dependent_draw_us'], '{:.2g}')} µs | {f(c['draw_issue_us'], '{:.2g}')} µs |\n")
+    print("|---|---|---|---|---|---|---|")
+    for c in rows(folder, "ceiling-*.csv"):
+        print(f"| {c.get('measured_with', '')} | {f(c['copy_fill_gfrag_s'])} G fragments/s | "
+              f"{f(c['copy_gb_s'], '{:.0f}')} GB/s | {f(c['fma_tflop_s'], '{:.3g}')} TFLOP/s | "
+              f"{f(c['rgba_fetch_g_s'], '{:.3g}')} G texels/s | {f(c['dependent_draw_us'], '{:.2g}')} µs | "
+              f"{f(c['draw_issue_us'], '{:.2g}')} µs |")
+    print()
 
     A = rows(folder, "assembly-*.csv")
     print("| m | n | full s | packed s | packed/full | blocked s | blocked packed s | host best s (numpy / ssyrk) | "

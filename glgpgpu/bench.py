@@ -416,8 +416,10 @@ def run_suite(suite: str, sizes, repeat: int, out: Path, ctx=None) -> dict:
     stem = f"{device_slug(ctx)}-{date}"
     ceil = ceiling(ctx, repeat=repeat)
     result = {"ceiling": ceil, "files": []}
-    crow = dict(suite="ceiling", device=ctx.caps.renderer, date=date, **ceil)
-    result["files"].append(write_csv([crow], out / f"ceiling-{stem}.csv"))
+    crow = dict(suite="ceiling", measured_with=suite, device=ctx.caps.renderer, date=date, **ceil)
+    path = out / f"ceiling-{stem}.csv"
+    earlier = list(csv.DictReader(open(path))) if path.exists() else []   # one row per suite run
+    result["files"].append(write_csv(earlier + [crow], path))
     if suite == "assembly":
         rows = assembly(ctx, sizes, repeat, ceil)
         result["files"].append(write_csv(rows, out / f"assembly-{stem}.csv"))
