@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import csv
 import datetime as _dt
-import os
 import re
 import time
 from pathlib import Path
@@ -409,6 +408,14 @@ def plot(rows: list, path: Path, title: str, host_keys: dict) -> Path:
     return path
 
 
+# suite -> (measure, plot title, host lines of the plot)
+FIGURES = {
+    "assembly": (assembly, "A D^2 A^T, n = 2m (Fig. 8)",
+                 {"host_numpy_s": "host (A*d2) @ A.T", "host_ssyrk_s": "host ssyrk"}),
+    "cholesky": (cholesky, "Cholesky (Fig. 9)", {"host_spotrf_s": "host spotrf", "host_sgetrf_s": "host sgetrf"}),
+}
+
+
 def run_suite(suite: str, sizes, repeat: int, out: Path, ctx=None) -> dict:
     """Run one suite (plus `ceiling`, which the others are measured against)."""
     ctx = resolve(ctx)
@@ -420,19 +427,12 @@ def run_suite(suite: str, sizes, repeat: int, out: Path, ctx=None) -> dict:
     path = out / f"ceiling-{stem}.csv"
     earlier = list(csv.DictReader(open(path))) if path.exists() else []   # one row per suite run
     result["files"].append(write_csv(earlier + [crow], path))
-    if suite == "assembly":
-        rows = assembly(ctx, sizes, repeat, ceil)
-        result["files"].append(write_csv(rows, out / f"assembly-{stem}.csv"))
-        result["files"].append(plot(rows, out / f"assembly-{stem}.png",
-                                    f"A D^2 A^T, n = 2m (Fig. 8) - {ctx.caps.renderer}, {date}",
-                                    {"host_numpy_s": "host (A*d2) @ A.T", "host_ssyrk_s": "host ssyrk"}))
-        result["rows"] = rows
-    elif suite == "cholesky":
-        rows = cholesky(ctx, sizes, repeat, ceil)
-        result["files"].append(write_csv(rows, out / f"cholesky-{stem}.csv"))
-        result["files"].append(plot(rows, out / f"cholesky-{stem}.png",
-                                    f"Cholesky (Fig. 9) - {ctx.caps.renderer}, {date}",
-                                    {"host_spotrf_s": "host spotrf", "host_sgetrf_s": "host sgetrf"}))
+    if suite in FIGURES:
+        measure, title, host_lines = FIGURES[suite]
+        rows = measure(ctx, sizes, repeat, ceil)
+        result["files"].append(write_csv(rows, out / f"{suite}-{stem}.csv"))
+        result["files"].append(plot(rows, out / f"{suite}-{stem}.png",
+                                    f"{title} - {ctx.caps.renderer}, {date}", host_lines))
         result["rows"] = rows
     elif suite == "tune":
         rows = []
@@ -443,12 +443,3 @@ def run_suite(suite: str, sizes, repeat: int, out: Path, ctx=None) -> dict:
     elif suite != "ceiling":
         raise ValueError(f"unknown suite {suite!r}: ceiling, assembly, cholesky, tune")
     return result
-
-
-def host_threads() -> str:
-    try:
-        from threadpoolctl import threadpool_info
-
-        return "; ".join(f"{i['internal_api']} {i.get('num_threads')} threads" for i in threadpool_info())
-    except ImportError:
-        return f"{os.cpu_count()} cpus"

@@ -8,7 +8,7 @@ GPU's texture limit fails with a message instead of a driver error.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, asdict
+from dataclasses import dataclass
 
 import moderngl
 
@@ -38,9 +38,6 @@ class Capabilities:
     float_render_targets: bool
     backend: str
     image_load_store: bool = False     # GL 4.3+: what the blocked kernels need
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 def _probe_float_target(gl: moderngl.Context):
