@@ -116,7 +116,7 @@ def block_triangle(gx: int, gy: int, s: int) -> geo.Geometry:
     Fig. 2(b)'s hypotenuse through (0, -.5) and (m + .5, m))."""
     c = s / 2
     rows = [((0, -c / s), (), ()), ((0, gy), (), ()), ((s * gy + c, gy), (), ())]
-    return geo.Geometry(geo._corners(rows), ((0, 1, 2),), f"lower block triangle, {gx}x{gy} blocks, slope {s}")
+    return geo.Geometry(geo.vertex_table(rows), ((0, 1, 2),), f"lower block triangle, {gx}x{gy} blocks, slope {s}")
 
 
 def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None, chunk: int = 1024,

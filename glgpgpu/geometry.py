@@ -45,7 +45,7 @@ class Geometry:
                         f"{self.label} + {other.label}", self.names or other.names)
 
 
-def _corners(rows):
+def vertex_table(rows):
     """rows: (V, T0, T1) tuples with 2-, 3- or 2-component coordinates."""
     out = np.zeros((len(rows), VERTEX_FLOATS), dtype=np.float64)
     for n, (v, t0, t1) in enumerate(rows):
@@ -71,7 +71,7 @@ def rectangle(x0, y0, x1, y1, t0=None, t1=None, label="rectangle", names=()):
         return [tuple(c) for c in t]
 
     rows = list(zip(pos, per_corner(t0), per_corner(t1)))
-    return Geometry(_corners(rows), ((0, 1, 2), (0, 2, 3)), label, names)
+    return Geometry(vertex_table(rows), ((0, 1, 2), (0, 2, 3)), label, names)
 
 
 # ---------------------------------------------------------------- assembly (section 3)
@@ -84,7 +84,7 @@ def fig2a_column_scaling(m: int, k: int) -> Geometry:
     kk = k + .5
     rows = [((0, 0), (0, kk, .5), ()), ((0, 1), (0, kk, .5), ()),
             ((m, 1), (m, kk, .5), ()), ((m, 0), (m, kk, .5), ())]
-    return Geometry(_corners(rows), ((0, 1, 2), (0, 2, 3)), f"Fig. 2(a) column scaling, k={k}", ("T0",))
+    return Geometry(vertex_table(rows), ((0, 1, 2), (0, 2, 3)), f"Fig. 2(a) column scaling, k={k}", ("T0",))
 
 
 def fig2b_outer_product_add(m: int, k: int) -> Geometry:
@@ -97,7 +97,7 @@ def fig2b_outer_product_add(m: int, k: int) -> Geometry:
     rows = [((0, -.5), (kk, -.5), (0, .5)),
             ((0, m), (kk, m), (0, .5)),
             ((m + .5, m), (kk, m), (m + .5, .5))]
-    return Geometry(_corners(rows), ((0, 1, 2),), f"Fig. 2(b) outer-product addition, k={k}", ("T0", "T1"))
+    return Geometry(vertex_table(rows), ((0, 1, 2),), f"Fig. 2(b) outer-product addition, k={k}", ("T0", "T1"))
 
 
 def fig4_packed_outer_product_add(m: int, k: int) -> Geometry:
@@ -124,7 +124,7 @@ def fig4_packed_outer_product_add(m: int, k: int) -> Geometry:
                 ((w, 0), (kk, m), (w, .5)),
                 ((.5, 0), (kk, m), (m + .5, .5))]
     fig = "4(a)" if m % 2 == 0 else "4(b)"
-    return Geometry(_corners(rows), ((0, 1, 2), (3, 4, 5)),
+    return Geometry(vertex_table(rows), ((0, 1, 2), (3, 4, 5)),
                     f"Fig. {fig} packed outer-product addition, k={k}", ("T0", "T1"))
 
 
@@ -170,7 +170,7 @@ def fig5_outer_product_sub(m: int, k: int) -> Geometry:
     rows = [((k + 1, kk), (kk, kk), (k + 1, kk)),
             ((k + 1, m), (kk, m), (k + 1, kk)),
             ((m + .5, m), (kk, m), (m + .5, kk))]
-    return Geometry(_corners(rows), ((0, 1, 2),), f"Fig. 5 outer-product subtraction, k={k}", ("T0", "T1"))
+    return Geometry(vertex_table(rows), ((0, 1, 2),), f"Fig. 5 outer-product subtraction, k={k}", ("T0", "T1"))
 
 
 def fig6a_packed_sub_first_half(m: int, k: int) -> Geometry:
@@ -183,7 +183,7 @@ def fig6a_packed_sub_first_half(m: int, k: int) -> Geometry:
             ((w, w + .5), (kk, w + .5), (w + 1, kk)),
             ((w, 0), (kk, h), (w + 1, kk)),
             ((-.5, 0), (kk, h), (m + 1.5, kk))]
-    return Geometry(_corners(rows), ((0, 1, 2), (3, 4, 5)),
+    return Geometry(vertex_table(rows), ((0, 1, 2), (3, 4, 5)),
                     f"Fig. 6(a) packed outer-product subtraction, k={k}", ("T0", "T1"))
 
 
@@ -193,7 +193,7 @@ def fig6b_packed_sub_second_half(m: int, k: int) -> Geometry:
     rows = [((k, kk), (kk, kk), (k, kk)),
             ((k, 0), (kk, 0), (k, kk)),
             ((-.5, 0), (kk, 0), (-.5, kk))]
-    return Geometry(_corners(rows), ((0, 1, 2),),
+    return Geometry(vertex_table(rows), ((0, 1, 2),),
                     f"Fig. 6(b) packed outer-product subtraction, texel column {k}", ("T0", "T1"))
 
 
@@ -207,7 +207,7 @@ def fig7a_packed_sub_first_half(m: int, k: int) -> Geometry:
             ((w, w - .5), (kk, w - .5), (w, kk)),
             ((w, 0), (kk, m), (w, kk)),
             ((.5, 0), (kk, m), (m + .5, kk))]
-    return Geometry(_corners(rows), ((0, 1, 2), (3, 4, 5)),
+    return Geometry(vertex_table(rows), ((0, 1, 2), (3, 4, 5)),
                     f"Fig. 7(a) packed outer-product subtraction, k={k}", ("T0", "T1"))
 
 
@@ -217,7 +217,7 @@ def fig7b_packed_sub_second_half(m: int, k: int) -> Geometry:
     rows = [((k, k - .5), (kk, k - .5), (k - 1, kk)),
             ((k, 0), (kk, 0), (k - 1, kk)),
             ((.5, 0), (kk, 0), (-.5, kk))]
-    return Geometry(_corners(rows), ((0, 1, 2),),
+    return Geometry(vertex_table(rows), ((0, 1, 2),),
                     f"Fig. 7(b) packed outer-product subtraction, texel column {k}", ("T0", "T1"))
 
 
