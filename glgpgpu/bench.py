@@ -330,6 +330,11 @@ def tune_blocked(ctx=None, m: int = 2048, repeat: int = 1, tiles=(4, 8), panels=
             t = _time_blocked_adat(ctx, A, d2, repeat, tile, variant)
             rows.append({"suite": "tune", "kernel": f"adat-{name}", "m": m, "B": f"{tile[0]}x{tile[1]}",
                          "P": "", "seconds": t, "tflop_s": m * m * 2 * m / t / 1e12})
+    for B, P in ((4, 16), (8, 16), (4, 32), (8, 32), (8, 64), (16, 64)):
+        t = time_trailing_update(ctx, m, B, P)
+        n = m - P
+        rows.append({"suite": "tune", "kernel": "trailing-update", "m": m, "B": B, "P": P, "seconds": t,
+                     "tflop_s": P * n * (n + 1) / t / 1e12})     # 2 flops x P x n(n+1)/2 entries
     for B, P, variant in [(B, P, v) for B in tiles for P in panels for v in ({}, {"COLS_FROM_BUFFER": 1})]:
         if True:
             if P % B or P % 4:
@@ -352,6 +357,36 @@ def tune_blocked(ctx=None, m: int = 2048, repeat: int = 1, tiles=(4, 8), panels=
                          "m": m, "B": B, "P": P, "seconds": t,
                          "tflop_s": m ** 3 / 3 / t / 1e12})
     return rows
+
+
+def time_trailing_update(ctx, m: int, B: int, P: int, variant: dict | None = None, passes: int = 10) -> float:
+    """Seconds of one blocked trailing update (rank P, over the lower block
+    triangle of an m x m matrix, the first panel's), averaged over `passes`."""
+    from . import blocked
+
+    K = ctx.kernels
+    rng = np.random.default_rng(11)
+    mp = blocked.padded(m, P)
+    a_tex = blocked.upload(ctx, np.tril(rng.random((mp, mp), dtype=np.float32)), mp, mp, "A")
+    pnl = K.pool.take(mp, P // 4, components=4)
+    pnl.write(rng.random((mp, P // 4, 4), dtype=np.float32) * 1e-3)
+    G = mp // B
+    kk = P // B - 1
+    d = {"P": P, "B": B, **(blocked.UPDATE_VARIANT if variant is None else variant)}
+    pbuf = None
+    if "COLS_FROM_BUFFER" in d:
+        pbuf = {1: K.scratch_buffer("PNL", mp * P * 4)}
+        pnl.tex.read_into(pbuf[1], alignment=4)
+    grid = blocked._grid(ctx, G, G)
+    tri = geo.fig5_outer_product_sub(G, kk)
+    K.draw("blocked_update", grid, tri, {"PNL": pnl}, None, images={"A": a_tex}, defines=d, buffers=pbuf)
+    ctx.finish()
+    t0 = time.perf_counter()
+    for _ in range(passes):
+        K.draw("blocked_update", grid, tri, {"PNL": pnl}, None, images={"A": a_tex}, defines=d, buffers=pbuf)
+    ctx.finish()
+    K.pool.give(a_tex, pnl)
+    return (time.perf_counter() - t0) / passes
 
 
 def _row(suite, ctx, m, n, variant, seconds, frags, byts, ceil, host, extra=None):

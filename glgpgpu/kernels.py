@@ -229,10 +229,10 @@ class Kernels:
                 self._scratch.release()
             self._scratch = self.gl.buffer(reserve=max(4096, 2 * data.nbytes))
         self._scratch.write(data.tobytes())
-        vao = self._scratch_vaos.get(program.name)
+        vao = self._scratch_vaos.get(id(program))
         if vao is None:
             vao = self.gl.vertex_array(program.prog, [(self._scratch,) + _VERTEX_FORMAT], skip_errors=True)
-            self._scratch_vaos[program.name] = vao
+            self._scratch_vaos[id(program)] = vao
         return vao, 0, len(data)
 
     # -- the draw call ----------------------------------------------------------------

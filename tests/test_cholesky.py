@@ -133,3 +133,29 @@ def test_chained_assembly_and_factorization_stay_on_gpu(ctx, rng, packed):
     ctx.kernels.pool.give(l_tex)
     C = glgpgpu.adat(A, d2, packed=packed, method="paper")
     assert np.array_equal(L, glgpgpu.cholesky(C, packed=packed, method="paper"))
+
+
+def test_kernel_variants_drawn_from_scratch_geometry_stay_apart(ctx, rng):
+    """Two define-variants of one kernel, drawn with uploaded (not stored)
+    geometry in one process, must each run their own program (regression: the
+    scratch vertex arrays were once keyed by the kernel's name)."""
+    from glgpgpu import blocked
+    from glgpgpu import geometry as geo
+
+    K = ctx.kernels
+    mp, P = 64, 16
+    for B in (4, 8):
+        A = rng.random((mp, mp), dtype=np.float32)
+        PN = rng.random((mp, P), dtype=np.float32)
+        a = blocked.upload(ctx, np.tril(A), mp, mp)
+        pnl = K.pool.take(mp, P // 4, components=4)
+        pnl.write(PN.reshape(mp, P // 4, 4))
+        G = mp // B
+        K.draw("blocked_update", blocked._grid(ctx, G, G), geo.fig5_outer_product_sub(G, P // B - 1),
+               {"PNL": pnl}, None, images={"A": a}, defines={"P": P, "B": B})
+        got = blocked.read(a, mp, mp)
+        want = np.tril(A.astype(np.float64) - PN.astype(np.float64) @ PN.T.astype(np.float64))
+        K.pool.give(a, pnl)
+        low = np.tril(np.ones((mp, mp), bool))
+        low[:, :P] = False
+        assert np.abs(got - want)[low].max() <= gamma(P + 1) * (np.abs(A) + PN @ PN.T)[low].max()
