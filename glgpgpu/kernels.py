@@ -52,10 +52,6 @@ def load_shader(name: str, defines: dict | None = None) -> str:
     return src
 
 
-def kernel_names():
-    return sorted(p.stem for p in shader_dir().glob("*.frag"))
-
-
 @dataclass
 class Span:
     """A geometry placed in a VertexStore: draw `count` vertices from `first`."""

@@ -159,3 +159,16 @@ def test_kernel_variants_drawn_from_scratch_geometry_stay_apart(ctx, rng):
         low = np.tril(np.ones((mp, mp), bool))
         low[:, :P] = False
         assert np.abs(got - want)[low].max() <= gamma(P + 1) * (np.abs(A) + PN @ PN.T)[low].max()
+
+
+@pytest.mark.parametrize("m", [1, 2, 5, 16, 33])
+def test_lu_comparator(ctx, rng, m):
+    """The LU by rasterization that the benchmarks compare against (Galoppo et al.)."""
+    from glgpgpu.lu import lu_nopivot
+
+    C = spd(m, 1e2, rng)
+    L, U = lu_nopivot(C)
+    assert (np.triu(L, 1) == 0).all() and (np.diag(L) == 1).all() and (np.tril(U, -1) == 0).all()
+    C32 = C.astype(np.float32).astype(np.float64)
+    bound = gamma(m + 1) * (np.abs(L.astype(np.float64)) @ np.abs(U.astype(np.float64)))
+    assert (np.abs(L.astype(np.float64) @ U - C32) <= bound + 1e-300).all()
