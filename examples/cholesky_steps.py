@@ -13,7 +13,7 @@ import sys
 import numpy as np
 
 import glgpgpu
-from glgpgpu import runs
+from glgpgpu.teach import runs
 
 
 def main(m: int = 5) -> int:

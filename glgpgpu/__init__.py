@@ -8,18 +8,23 @@ High-level API (numpy in, numpy out; everything in between stays on the GPU):
     adat(A, d2, packed=False)            C = A diag(d2) A^T, lower triangle
     cholesky(C, packed=False, variant=)  L with L L^T = C
     cho_solve(L, B), solve_triangular(L, B, lower=, trans=)
+    wls(A, d2, b), linprog(c, ...), solve_mps(path)
     pack(L), unpack(P, m)                the rectangular packed format
-Lower level: Context / get_context, MatrixTexture, PingPong, Kernels.draw,
-geometry (the figures' vertex tables), assemble_texture, factor_texture.
+The layers (docs/ARCHITECTURE.md): gl/ (the GL engine), layouts/, figures/
+(the vertex tables), paper/ and blocked/ (two implementations of the same
+operations), api.py + dispatch.py (validation and the method= rule),
+solvers/, teach/, bench/, cli/.
 """
-from .context import Context, Capabilities, GLUnavailableError, get_context, set_context
-from .textures import MatrixTexture, PingPong, TexturePool
-from .packed import pack, unpack, packed_shape, FullLayout, PackedLayout, layout_for
-from .assemble import adat, assemble_texture
-from .cholesky import cholesky, factor_texture, check_pivots, NotPositiveDefiniteError
-from .triangular import cho_solve, solve_triangular, substitute_texture
-from .wls import wls, WLSInfo
-from .lp import linprog, solve_mps, LPResult
+from . import _moved
+from .api import adat, cho_solve, cholesky, solve_triangular
+from .errors import GLUnavailableError, NotPositiveDefiniteError
+from .gl import Capabilities, Context, MatrixTexture, PingPong, TexturePool, get_context, set_context
+from .layouts import FullLayout, PackedLayout, layout_for, pack, packed_shape, unpack
+from .paper import assemble_texture, check_pivots, factor_texture, substitute_texture
+from .solvers import LPResult, WLSInfo, linprog, solve_mps, wls
+from .solvers import lp
+
+_moved.install()
 
 __version__ = "0.1.0"
 

@@ -5,9 +5,6 @@ import pytest
 
 import glgpgpu
 
-# float32 unit roundoff: every tolerance below is a multiple of it.
-U32 = 2.0 ** -24
-
 
 @pytest.fixture(scope="session")
 def ctx():
@@ -30,15 +27,3 @@ def _no_gl_error(request):
 @pytest.fixture
 def rng():
     return np.random.default_rng(20081)
-
-
-def gamma(n):
-    """Higham's gamma_n = n u / (1 - n u) for float32."""
-    return n * U32 / (1 - n * U32)
-
-
-def spd(m, cond, rng):
-    """A random symmetric positive definite matrix with 2-norm condition `cond`."""
-    q, _ = np.linalg.qr(rng.standard_normal((m, m)))
-    ev = np.logspace(0, -np.log10(cond), m) if m > 1 else np.ones(1)
-    return (q * ev) @ q.T

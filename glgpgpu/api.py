@@ -1,0 +1,94 @@
+"""The public operations: numpy in, numpy out.
+
+Each function validates its input once (validate.py), chooses the paper's or
+the blocked implementation (dispatch.py) and calls the operation of the same
+name there.  Nothing else happens here: the algorithms live in paper/ and
+blocked/, which have the same operation signatures.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .dispatch import choose, implementation
+from .gl import Context, resolve
+from .layouts.transfer import lower_of
+from .paper.cholesky import VARIANTS
+from .validate import as_float_array, as_rhs, as_square
+
+
+def _adat_inputs(A, d2):
+    A = as_float_array(A, "A", 2)
+    d2 = as_float_array(d2, "d2", (1, 2))
+    d2 = d2.reshape(-1) if d2.ndim == 2 and 1 in d2.shape else d2
+    if d2.ndim != 1:
+        raise ValueError(f"d2 must be a vector (the diagonal of D^2), got shape {d2.shape}")
+    if d2.shape[0] != A.shape[1]:
+        raise ValueError(f"d2 has length {d2.shape[0]} but A has {A.shape[1]} columns (A is m x n, d2 has n entries)")
+    return A, d2
+
+
+def adat(A, d2, *, packed: bool = False, method: str = "auto", ctx: Context | None = None) -> np.ndarray:
+    """C = A diag(d2) A^T on the GPU: float32 (m, m), lower triangle filled, upper zero.
+
+    A: (m, n); d2: (n,), the diagonal of D^2.  packed=True runs the rectangular
+    packed format (Fig. 4) and unpacks the result.  method="paper" is
+    Algorithm 3 as published (one column of A per pass pair); "blocked" the
+    register-blocked kernel; "auto" the fastest the GPU supports.
+    """
+    A, d2 = _adat_inputs(A, d2)
+    ctx = resolve(ctx)
+    impl = implementation(choose(method, ctx, packed=packed, packed_ok=True))
+    return impl.adat(A, d2, packed=packed, ctx=ctx)
+
+
+def cholesky(C, *, packed: bool = False, variant: str = "outer", method: str = "auto",
+             ctx: Context | None = None) -> np.ndarray:
+    """Cholesky factor of a symmetric positive definite matrix, computed on the GPU.
+
+    Like numpy.linalg.cholesky: reads the lower triangle of C and returns the
+    float32 lower-triangular L (upper part zero) with L L^T = C.
+    packed: run in the rectangular packed format (Figs. 6, 7).
+    variant: "outer" (Algorithm 5), "triad" (outer product with index triads),
+    "inner" (2006 paper, Algorithm 1).
+    method: "paper" (the above), "blocked" (panels of 16 columns, one pass each,
+    and register-blocked trailing updates), "auto" (blocked where the GPU
+    supports it and neither packed nor another variant is asked for).
+    Raises numpy.linalg.LinAlgError (NotPositiveDefiniteError) naming the first
+    pivot that failed; ValueError for non-square or non-finite input.
+    """
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}, not {variant!r}")
+    C = as_square(C, "C")
+    ctx = resolve(ctx)
+    impl = implementation(choose(method, ctx, packed=packed, variant=variant))
+    return impl.cholesky(C, packed=packed, variant=variant, ctx=ctx)
+
+
+def _solve(L_lower: np.ndarray, B, steps, packed: bool, ctx, method: str):
+    m = L_lower.shape[0]
+    B2, was_1d = as_rhs(B, m)
+    ctx = resolve(ctx)
+    impl = implementation(choose(method, ctx, packed=packed))
+    X = impl.solve(L_lower, B2, steps, packed=packed, ctx=ctx)
+    return X[:, 0] if was_1d else X
+
+
+def solve_triangular(L, B, *, lower: bool = True, trans: bool = False, packed: bool = False,
+                     method: str = "auto", ctx: Context | None = None) -> np.ndarray:
+    """Solve op(T) X = B on the GPU for triangular T, like scipy.linalg.solve_triangular.
+
+    lower=True reads the lower triangle of L, lower=False the upper; trans=True
+    solves with the transpose.  B is (m,) or (m, nrhs); returns float32 of B's shape.
+    """
+    T = as_square(L, "L")
+    Ls = lower_of(T, lower)
+    # Stored as a lower triangle Ls: which direction does op(T) need?
+    backward = (trans if lower else not trans)
+    return _solve(Ls, B, [backward], packed, ctx, method)
+
+
+def cho_solve(L, B, *, packed: bool = False, method: str = "auto", ctx: Context | None = None) -> np.ndarray:
+    """Solve (L L^T) X = B given the Cholesky factor L, by forward then backward
+    substitution on the GPU (method: "paper", "blocked" or "auto", as cholesky)."""
+    Ls = as_square(L, "L")
+    return _solve(np.tril(Ls), B, [False, True], packed, ctx, method)

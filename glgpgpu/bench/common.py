@@ -1,0 +1,87 @@
+"""What every suite shares: the device's name in file names, best-of-n timing,
+progress bars, one result row, CSV and plot output."""
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import re
+import time
+from pathlib import Path
+
+
+def device_slug(ctx) -> str:
+    """The renderer's name as a file-name stem."""
+    s = re.sub(r"[^A-Za-z0-9]+", "-", ctx.caps.renderer).strip("-").lower()
+    return s[:40]
+
+
+def best_of(fn, repeat):
+    """Fastest of `repeat` calls of fn(), seconds."""
+    best = float("inf")
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def progress(items, desc):
+    try:
+        from tqdm import tqdm
+
+        return tqdm(items, desc=desc, leave=False)
+    except ImportError:  # pragma: no cover
+        return items
+
+
+def make_row(suite, ctx, m, n, variant, seconds, frags, byts, ceil, host, extra=None):
+    """One CSV row: seconds, fragment and byte rates, fraction of the copy ceiling, host ratio."""
+    row = {
+        "suite": suite, "device": ctx.caps.renderer, "date": _dt.date.today().isoformat(),
+        "m": m, "n": n, "variant": variant, "seconds": seconds,
+        "gfrag_s": frags / seconds / 1e9, "gb_s": byts / seconds / 1e9, "fragments": frags,
+        "frac_copy_ceiling": (frags / seconds / 1e9 / ceil["copy_fill_gfrag_s"]) if ceil else "",
+        "host_seconds": host, "host_over_gpu": host / seconds,
+    }
+    row.update(extra or {})
+    return row
+
+
+def write_csv(rows: list, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    keys = []
+    for r in rows:
+        keys += [k for k in r if k not in keys]
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
+    return path
+
+
+def plot(rows: list, path: Path, title: str, host_keys: dict) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    for v in dict.fromkeys(r["variant"] for r in rows):
+        pts = [(r["m"], r["seconds"]) for r in rows if r["variant"] == v]
+        ax.plot(*zip(*pts), "o-", label=f"GPU {v}")
+    for key, label in host_keys.items():
+        pts = sorted({(r["m"], r[key]) for r in rows if key in r})
+        if pts:
+            ax.plot(*zip(*pts), "s--", label=label)
+    ax.set_xlabel("m")
+    ax.set_ylabel("seconds")
+    ax.set_yscale("log")
+    ax.set_title(title, fontsize=9)
+    ax.grid(True, which="both", alpha=.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

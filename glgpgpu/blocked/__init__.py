@@ -1,0 +1,25 @@
+"""method="blocked": register-blocked fragment kernels beside the faithful ones.
+
+The faithful kernels do one multiply-add per fragment per pass; they are bound
+by fill rate and by the number of dependent passes.  Here, still by drawing
+triangles over fragment shaders, each fragment owns a block of the output and
+writes it through image load/store (GL 4.3); storage is RGBA32F (layouts.rgba).
+
+tiles       tile and panel sizes (from `glgpgpu bench tune`), padding, the GL 4.3 check
+adat        A D^2 A^T, full or blocked packed
+cholesky    right-looking panels: panel pass, trailing update, copy back
+triangular  one pass per panel of unknowns
+normal      the solvers' normal-equations operation
+
+The operations `adat`, `cholesky`, `solve`, `NormalFactor`, `ResidentNormal`
+have the same signatures as in paper/; the two packages never import each other.
+"""
+from .adat import adat, adat_texture
+from .cholesky import check_pivots, cholesky, diagonal, factor_texture
+from .normal import NormalFactor, ResidentNormal
+from .tiles import ADAT_TILE, ADAT_VARIANT, B_TILE, P_PANEL, UPDATE_VARIANT, padded, require
+from .triangular import solve, substitute_texture
+
+__all__ = ["adat", "adat_texture", "check_pivots", "cholesky", "diagonal", "factor_texture",
+           "NormalFactor", "ResidentNormal", "ADAT_TILE", "ADAT_VARIANT", "B_TILE", "P_PANEL",
+           "UPDATE_VARIANT", "padded", "require", "solve", "substitute_texture"]

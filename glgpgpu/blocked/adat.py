@@ -1,0 +1,91 @@
+"""Blocked A D^2 A^T: one fragment accumulates a BR x BC block of C over all of k,
+drawn as Fig. 2(b)'s triangle on the block grid (figures.blocks), or as Fig. 4's
+two triangles on the blocked packed grid.  The row side of each block comes
+through the texture units, the column side through a storage buffer holding the
+same numbers (two load pipes side by side)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import figures as geo
+from ..gl import Context, resolve
+from ..layouts.rgba import packed_block_shape, unpack_blocks
+from ..layouts.transfer import read_rgba, upload_rgba
+from .tiles import ADAT_TILE, ADAT_VARIANT, padded, rect_rows, require
+
+
+def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None, chunk: int = 1024,
+                 packed: bool = False, ctx: Context | None = None, variant: dict | None = None):
+    """C (blocked RGBA, mp/4 x mp) from A (RGBA, n4 x >=m) and d (RGBA, n4 x 1);
+    tile = (BR, BC): rows and columns of C per fragment, BR a multiple of BC;
+    variant: shader defines for tuning (default ADAT_VARIANT; BUFFER_LOADS,
+    A_FROM_BUFFER, AD_FROM_BUFFER, HOLD_ROWS, KUNROLL: see blocked_adat.frag)."""
+    ctx = resolve(ctx)
+    require(ctx)
+    K = ctx.kernels
+    BR, BC = tile
+    if BC % 4 or BR % BC:
+        raise ValueError(f"tile {tile}: columns must be a multiple of 4 and rows a multiple of columns")
+    mp = mp or padded(m, max(BR, 4))
+    gx, gy = -(-m // BC), -(-m // BR)
+    defines = {"BR": BR, "BC": BC, **(ADAT_VARIANT if variant is None else variant)}
+    if packed:
+        if BR != BC:
+            raise ValueError("the packed blocked layout needs square tiles")
+        rows, cols = packed_block_shape(m, BR)
+        c_tex = K.pool.take(rows, cols // 4, components=4)
+        grid = K.grid(cols // BC, rows // BR)
+        # Fig. 4 on the block grid: T0.y / T1.x carry the block row / column
+        tri = K.cached_store(("blk-packed", gx), lambda: [geo.fig4_packed_outer_product_add(gx, 0)])[0]
+        defines["PACKED"] = 1
+    else:
+        c_tex = K.pool.take(mp, mp // 4, components=4)
+        grid = K.grid(gx, gy)
+        tri = K.cached_store(("blk-tri", gx, gy, BR // BC), lambda: [geo.block_triangle(gx, gy, BR // BC)])[0]
+    c_tex.clear(0.0)
+    n4 = a_tex.cols
+    ad_tex = K.pool.take(a_tex.rows, n4, components=4)
+    K.draw("blocked_scale", ad_tex, rect_rows(K, 0, n4, 0, a_tex.rows), {"A": a_tex, "d": d_tex})
+    buffers = None
+    uniforms = {"u_m": m}
+    if {"BUFFER_LOADS", "A_FROM_BUFFER", "AD_FROM_BUFFER"} & set(defines):
+        # the same numbers, copied GPU-side into storage buffers (row-major vec4)
+        nbytes = a_tex.rows * n4 * 16
+        buffers = {}
+        for binding, tex, flags in ((1, a_tex, ("BUFFER_LOADS", "A_FROM_BUFFER")),
+                                    (2, ad_tex, ("BUFFER_LOADS", "AD_FROM_BUFFER"))):
+            if set(flags) & set(defines):      # copy only what the kernel reads from a buffer
+                buffers[binding] = K.scratch_buffer(f"adat{binding}", nbytes)
+                tex.copy_into_buffer(buffers[binding])
+        uniforms["u_n4"] = n4
+    unroll = int(defines.get("KUNROLL", 1))
+    if n4 % unroll:
+        raise ValueError(f"KUNROLL={unroll} needs n/4 ({n4}) to be a multiple of it")
+    for k0 in range(0, n4, chunk):
+        K.draw("blocked_adat", grid, tri, {"A": a_tex, "AD": ad_tex},
+               dict(uniforms, u_k0=k0, u_k1=min(n4, k0 + chunk), u_first=int(k0 == 0)),
+               images={"C": c_tex}, defines=defines, buffers=buffers)
+    K.pool.give(ad_tex)
+    return c_tex
+
+
+def adat(A, d2, *, packed: bool = False, ctx: Context | None = None, tile=ADAT_TILE) -> np.ndarray:
+    """C = A diag(d2) A^T (float32, lower triangle) by the blocked kernel; A, d2
+    float32 and validated (glgpgpu.adat chooses this for method="blocked")."""
+    ctx = resolve(ctx)
+    require(ctx)
+    m, n = A.shape
+    n4 = -(-n // 4) * 4
+    if packed:
+        tile = (tile[1], tile[1])          # the packed grid of Fig. 4 needs square blocks
+    mp = padded(m, max(tile[0], 4))
+    ctx.check_size(mp, n4 // 4, f"A (m={m}, blocked)")
+    a_tex = upload_rgba(ctx, A, mp, n4, "A")
+    d_tex = upload_rgba(ctx, d2[None, :], 1, n4, "d")
+    c_tex = adat_texture(a_tex, d_tex, m, tile=tile, mp=mp, packed=packed, ctx=ctx)
+    try:
+        if packed:
+            return unpack_blocks(c_tex.read().reshape(c_tex.rows, -1), m, tile[0])
+        return np.tril(read_rgba(c_tex, m, m))
+    finally:
+        ctx.kernels.pool.give(a_tex, d_tex, c_tex)

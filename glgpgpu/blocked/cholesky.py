@@ -1,0 +1,87 @@
+"""Blocked Cholesky, right-looking with panels of P columns: one pass factors the
+whole panel (each fragment recomputes the small diagonal block, then its own
+row), one register-blocked pass updates the trailing lower block triangle
+(Fig. 5's triangle on the block grid), one pass copies the panel back.  The
+matrix is padded to a multiple of P with the identity."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import figures as geo
+from ..errors import NotPositiveDefiniteError
+from ..gl import Context, resolve
+from ..layouts.transfer import read_rgba, upload_rgba
+from .tiles import B_TILE, P_PANEL, UPDATE_VARIANT, padded, rect_rows, require
+
+
+
+
+def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = B_TILE, pivot_floor: float | None = None,
+                   ctx: Context | None = None, variant: dict | None = None):
+    """Factor blocked C (RGBA, mp/4 x mp, mp a multiple of P) in place; returns it."""
+    ctx = resolve(ctx)
+    require(ctx)
+    K = ctx.kernels
+    mp = c_tex.rows
+    if mp % P or P % B or P % 4:
+        raise ValueError(f"blocked Cholesky needs the padded order ({mp}) a multiple of P={P}, "
+                         f"and P a multiple of B={B} and of 4")
+    pnl = K.pool.take(mp, P // 4, components=4)
+    G = mp // B
+    grid_update = K.grid(G, G)
+    floor = -1.0 if pivot_floor is None else float(pivot_floor)
+    d = {"P": P, "B": B, **(UPDATE_VARIANT if variant is None else variant)}
+    pbuf = {1: K.scratch_buffer("PNL", mp * P * 4)} if "COLS_FROM_BUFFER" in d else None
+    for kb in range(0, mp, P):
+        K.draw("blocked_panel", K.grid(1, mp), rect_rows(K, 0, 1, kb, mp), None,
+               {"u_kb": kb, "u_m": m, "u_floor": floor}, images={"A": c_tex, "PNL": pnl}, defines={"P": P})
+        if kb + P < mp:
+            kk = (kb + P) // B - 1
+            tri = K.cached_store(("blk-sub", G, kk), lambda: [geo.fig5_outer_product_sub(G, kk)])[0]
+            if pbuf:
+                pnl.copy_into_buffer(pbuf[1])
+            K.draw("blocked_update", grid_update, tri, {"PNL": pnl}, None, images={"A": c_tex}, defines=d,
+                   buffers=pbuf)
+        K.draw("blocked_copyback", K.grid(P // 4, mp), rect_rows(K, 0, P // 4, kb, mp), {"PNL": pnl},
+               {"u_kb": kb}, images={"A": c_tex})
+    K.pool.give(pnl)
+    return c_tex
+
+
+def diagonal(l_tex, m: int, ctx: Context | None = None) -> np.ndarray:
+    ctx = resolve(ctx)
+    K = ctx.kernels
+    out = K.pool.take(1, m)
+    K.draw("blocked_diagonal", out, rect_rows(K, 0, m, 0, 1), {"L": l_tex}, {"u_m": m})
+    d = out.read()[0]
+    K.pool.give(out)
+    return d
+
+
+def check_pivots(d: np.ndarray, m: int) -> np.ndarray:
+    """Raise NotPositiveDefiniteError at the first pivot that is not a positive number."""
+    bad = np.flatnonzero(~(d > 0) | ~np.isfinite(d))
+    if bad.size:
+        raise NotPositiveDefiniteError(int(bad[0]), m)
+    return d
+
+
+def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | None = None,
+             P: int = P_PANEL, B: int = B_TILE) -> np.ndarray:
+    """L with L L^T = C by the blocked kernels; C float32, validated (glgpgpu.cholesky
+    chooses this for method="blocked").  The blocked path has no packed layout
+    and no other variant: dispatch refuses those before calling."""
+    if packed or variant != "outer":
+        raise ValueError("the blocked Cholesky has no packed layout and only the 'outer' variant")
+    ctx = resolve(ctx)
+    require(ctx)
+    m = C.shape[0]
+    mp = padded(m, P)
+    ctx.check_size(mp, mp // 4, f"C (m={m}, blocked)")
+    tex = upload_rgba(ctx, np.tril(C), mp, mp, "C")
+    try:
+        factor_texture(tex, m, P=P, B=B, ctx=ctx)
+        check_pivots(diagonal(tex, m, ctx), m)
+        return np.tril(read_rgba(tex, m, m))
+    finally:
+        ctx.kernels.pool.give(tex)

@@ -1,0 +1,50 @@
+"""method="blocked": register-blocked fragment kernels beside the faithful ones.
+
+The faithful kernels do one multiply-add per fragment per pass; they are bound
+by fill rate and by the number of dependent passes.  Here, still by drawing
+triangles over fragment shaders:
+  * storage is RGBA32F, 4 consecutive row entries per texel (`to_rgba`);
+  * A D^2 A^T: one fragment accumulates a BR x BC block of C over all of k in
+    one pass (chunked), drawn as Fig. 2(b)'s triangle on the block grid; the
+    row side of each block is fetched through the texture units, the column
+    side through a storage buffer holding the same numbers (two load pipes);
+  * Cholesky, right-looking with panels of P columns: one pass factors the
+    whole panel (each fragment recomputes the small diagonal block, then its own
+    row), one register-blocked pass updates the trailing lower block triangle
+    (Fig. 5's triangle on the block grid), one pass copies the panel back;
+  * triangular solves: one pass per P unknowns.
+Blocks are written in place through image load/store (GL 4.3), so a fragment
+may own more outputs than render targets allow.  The matrix is padded to a
+multiple of P with the identity.  Tile sizes and variants come from
+`glgpgpu bench tune` on an H100 (benchmarks/RESULTS.md).
+"""
+from __future__ import annotations
+
+from .. import figures as geo
+from ..layouts.rgba import padded as _padded
+
+ADAT_TILE = (8, 8)   # rows x columns of the C block one fragment of blocked_adat owns
+# blocked_adat reads the column side of each block through a storage buffer and
+# the row side through the texture units: two load pipes side by side
+ADAT_VARIANT = {"A_FROM_BUFFER": 1}
+B_TILE = 4           # rows = columns of the block one fragment of the trailing update owns
+UPDATE_VARIANT = {"COLS_FROM_BUFFER": 1}   # blocked_update defines (see the shader)
+P_PANEL = 16         # columns per Cholesky panel (a multiple of 4 and of B_TILE)
+# (defaults from the tuning suite on an H100, see benchmarks/RESULTS.md)
+
+
+def require(ctx):
+    """Refuse a GPU without image load/store (GL 4.3), naming the alternative."""
+    if not ctx.caps.image_load_store:
+        raise RuntimeError(f"method='blocked' needs OpenGL 4.3 (image load/store); {ctx.caps.renderer} "
+                           f"offers {ctx.caps.version}. Use method='paper'.")
+
+
+def padded(m: int, P: int = P_PANEL) -> int:
+    """m rounded up to a multiple of the panel width (the blocked matrices' order)."""
+    return _padded(m, P)
+
+
+def rect_rows(K, x0, x1, y0, y1):
+    """A cached rectangle x0..x1 by y0..y1 (blocks or texels)."""
+    return K.cached_store(("blk-rect", x0, x1, y0, y1), lambda: [geo.rectangle(x0, y0, x1, y1)])[0]

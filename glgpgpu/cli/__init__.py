@@ -1,0 +1,31 @@
+"""The `glgpgpu` command: thin argument parsing over the library, one module per
+subcommand (info, bench, wls, trace, demo, lp), each with `register(sub)` and `run(args)`."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import bench, demo, info, lp, trace, wls
+from ..errors import GLUnavailableError
+
+SUBCOMMANDS = (info, bench, wls, trace, demo, lp)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="glgpgpu", description="Dense linear algebra through the graphics pipeline.")
+    sub = p.add_subparsers(dest="command", required=True)
+    for command in SUBCOMMANDS:
+        command.register(sub)
+    return p
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except GLUnavailableError as exc:
+        print(f"glgpgpu: {exc}", file=sys.stderr)
+        return 3
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"glgpgpu: error: {exc}", file=sys.stderr)
+        return 2

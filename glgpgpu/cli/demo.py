@@ -1,0 +1,32 @@
+"""`glgpgpu demo [--window]`: pictures, GIFs and index.html of every pass, or a window."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .common import sizes
+
+
+def run(args) -> int:
+    if args.window:
+        from ..teach import window
+
+        return window.run(algorithm=args.algorithm, m=args.m, packed=args.packed,
+                          screenshot=args.screenshot, step=args.step)
+    from ..teach import demo
+
+    index = demo.build(Path(args.out), sizes=tuple(sizes(args.sizes)))
+    print(f"wrote the pictures, GIFs and {index}  (open it in a browser)")
+    return 0
+
+
+def register(sub):
+    s = sub.add_parser("demo", help="pictures (or a window) of which fragments each triangle computes")
+    s.add_argument("--out", default="demo_out", help="folder for PNG, GIF and index.html")
+    s.add_argument("--sizes", default="6,7", help="matrix orders to show (one even, one odd)")
+    s.add_argument("--window", action="store_true", help="interactive glfw window instead of files")
+    s.add_argument("--algorithm", default="cholesky", choices=["assembly", "cholesky"], help="(window)")
+    s.add_argument("--m", type=int, default=6, help="(window) matrix order")
+    s.add_argument("--packed", action="store_true", help="(window) start in the packed format")
+    s.add_argument("--step", type=int, default=0, help="(window) pass to show first")
+    s.add_argument("--screenshot", default=None, help="(window) save this PNG of the first frame and exit")
+    s.set_defaults(func=run)

@@ -1,0 +1,62 @@
+"""`glgpgpu lp PATH | --table 3`: the interior-point LP solver."""
+from __future__ import annotations
+
+from pathlib import Path
+
+
+
+def run(args) -> int:
+    import datetime as dt
+
+    from ..bench import device_slug, lp_table3 as table3, write_csv
+    from ..gl import get_context
+    from ..solvers.lp import solve_mps
+
+    if args.table:
+        if args.table != 3:
+            raise ValueError("the LP table of the papers is Table 3")
+        ctx = get_context()
+        variants = [args.cholesky] if args.cholesky else ["inner", "outer"]
+        if args.method == "blocked":
+            variants = ["blocked"]
+        rows = table3.run(args.problems.split(",") if args.problems else None, variants)
+        print(table3.format_table(rows, ctx.caps.renderer))
+        tag = "-blocked" if args.method == "blocked" else ""
+        out = Path(args.out) / f"lp-table3{tag}-{device_slug(ctx)}-{dt.date.today().isoformat()}.csv"
+        print("wrote", write_csv([dict(r, device=ctx.caps.renderer) for r in rows], out))
+        return 0 if all(r["status"] == "optimal" for r in rows) else 1
+    if not args.path:
+        raise ValueError("give an MPS file (glgpgpu lp PATH.mps[.gz]) or --table 3")
+
+    def show(e):
+        print(f"{e['iter']:>4} {e['pobj']:>15.8e} {e['dobj']:>15.8e} {e['rb']:>9.2e} {e['rc']:>9.2e} "
+              f"{e['mu']:>9.2e} {e.get('alpha_p', 0):>7.4f} {e.get('alpha_d', 0):>7.4f}")
+
+    print(f"{'iter':>4} {'primal obj':>15} {'dual obj':>15} {'|rb|rel':>9} {'|rc|rel':>9} {'mu':>9} "
+          f"{'a_pri':>7} {'a_dual':>7}")
+    res = solve_mps(args.path, tol=args.tol, cholesky=args.cholesky or "outer", max_iter=args.max_iter,
+                    device=args.device, method=args.method or ("paper" if args.cholesky else "auto"),
+                    callback=show)
+    if res.log:
+        show(res.log[-1])
+    print(f"\nstatus: {res.status}{'  (' + res.message + ')' if res.message else ''}")
+    print(f"objective: {res.objective:.12g}   iterations: {res.iterations}   standard form: "
+          f"{res.size[0]} x {res.size[1]}   max violation: {res.violation:.2e}")
+    print("times: " + ", ".join(f"{k} {v:.3f} s" for k, v in res.times.items()))
+    return 0 if res.success else 1
+
+
+def register(sub):
+    s = sub.add_parser("lp", help="solve an LP (MPS file) by the GPU interior-point method, or --table 3")
+    s.add_argument("path", nargs="?", help="MPS file, plain or .gz")
+    s.add_argument("--tol", type=float, default=1e-6, help="termination tolerance eps of (6.1)-(6.3)")
+    s.add_argument("--cholesky", choices=["inner", "outer", "triad"], default=None)
+    s.add_argument("--max-iter", type=int, default=100)
+    s.add_argument("--device", choices=["gpu", "cpu64", "cpu32"], default="gpu",
+                   help="where the vectors live (cpu64/cpu32: the numpy reference)")
+    s.add_argument("--method", choices=["paper", "blocked"], default=None,
+                   help="paper kernels or the blocked fast path (default: blocked for a file, paper for --table)")
+    s.add_argument("--table", type=int, help="3: reproduce Table 3 of the 2006 paper on the NETLIB set")
+    s.add_argument("--problems", default=None, help="(--table) comma-separated subset")
+    s.add_argument("--out", default="benchmarks/results")
+    s.set_defaults(func=run)

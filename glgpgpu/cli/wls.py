@@ -1,0 +1,33 @@
+"""`glgpgpu wls --table 1|2`: Tables 1 and 2 of the 2008 paper."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .common import sizes
+
+
+def run(args) -> int:
+    import datetime as dt
+
+    from ..bench import device_slug, wls_tables, write_csv
+    from ..gl import get_context
+
+    ctx = get_context()
+    ms = sizes(args.sizes)
+    rows = wls_tables.run(args.table, ms, packed=args.packed, method=args.method)
+    print(wls_tables.format_table(args.table, rows, ctx.caps.renderer))
+    tag = "" if args.method == "paper" else f"-{args.method}"
+    out = Path(args.out) / f"wls-table{args.table}{tag}-{device_slug(ctx)}-{dt.date.today().isoformat()}.csv"
+    print("wrote", write_csv(wls_tables.csv_rows(args.table, rows, ctx.caps.renderer), out))
+    return 0 if all(r["status"] == "converged" for r in rows) else 1
+
+
+def register(sub):
+    s = sub.add_parser("wls", help="weighted least squares: reproduce Table 1 or 2 of the 2008 paper")
+    s.add_argument("--table", type=int, choices=[1, 2], required=True)
+    s.add_argument("--sizes", default="512,1024,1536,2048", help="comma-separated m (n = 2m)")
+    s.add_argument("--packed", action="store_true", help="assemble and factor in the packed format")
+    s.add_argument("--method", choices=["paper", "blocked"], default="paper",
+                   help="paper (the reproduction, default) or the blocked fast path")
+    s.add_argument("--out", default="benchmarks/results", help="folder for the CSV")
+    s.set_defaults(func=run)

@@ -1,0 +1,44 @@
+"""The method= rule, in one place: which implementation serves a call.
+
+"paper"   the papers' kernels (glgpgpu.paper), any GPU with OpenGL 3.3;
+"blocked" the register-blocked fast path (glgpgpu.blocked), OpenGL 4.3;
+"auto"    blocked where the GPU has image load/store and the call asks for
+          nothing only the paper's kernels have (the packed format, unless the
+          operation has a blocked packed form -- packed_ok --, the inner-product
+          or triad Cholesky variants).
+The public functions (api.py) and the solvers call `choose`, then use the
+module `implementation` returns; both modules offer the same operations.
+"""
+from __future__ import annotations
+
+METHODS = ("auto", "paper", "blocked")
+
+
+def choose(method: str, ctx, *, packed: bool = False, variant: str = "outer",
+           packed_ok: bool = False) -> str:
+    """'paper' or 'blocked' for a call (raises ValueError for a request no path serves)."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, not {method!r}")
+    if method == "auto":
+        fits = (packed_ok or not packed) and variant == "outer"
+        return "blocked" if ctx.caps.image_load_store and fits else "paper"
+    if method == "blocked":
+        if packed and not packed_ok:
+            raise ValueError("method='blocked' has no packed layout; use packed=False or method='paper'")
+        if variant != "outer":
+            raise ValueError(f"variant={variant!r} is a paper kernel; use method='paper'")
+        if not ctx.caps.image_load_store:
+            raise RuntimeError(f"method='blocked' needs OpenGL 4.3 (image load/store); {ctx.caps.renderer} "
+                               f"offers {ctx.caps.version}. Use method='paper'.")
+    return method
+
+
+def implementation(name: str):
+    """The package implementing a chosen method: glgpgpu.paper or glgpgpu.blocked."""
+    if name == "paper":
+        from . import paper
+        return paper
+    if name == "blocked":
+        from . import blocked
+        return blocked
+    raise ValueError(f"no implementation named {name!r}; choose() returns 'paper' or 'blocked'")

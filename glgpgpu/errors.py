@@ -1,0 +1,22 @@
+"""Every exception glgpgpu raises on purpose, in one place.
+
+Layers below the API (gl/, paper/, blocked/, solvers/) raise these; none of
+them imports another layer just to reach an error class.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+class GLUnavailableError(RuntimeError):
+    """No usable OpenGL 3.3+ context could be created on this machine."""
+
+
+class NotPositiveDefiniteError(np.linalg.LinAlgError):
+    """The matrix is not (numerically) positive definite; `.pivot` is 0-based."""
+
+    def __init__(self, pivot: int, m: int):
+        self.pivot = pivot
+        super().__init__(
+            f"Matrix is not positive definite: pivot {pivot} (0-based; the leading minor of "
+            f"order {pivot + 1} of the {m}x{m} matrix) is not positive in float32.")

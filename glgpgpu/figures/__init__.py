@@ -1,0 +1,24 @@
+"""The papers' vertex tables, as pure functions (no GL), and a numpy rasterizer.
+
+vertices  the Geometry type (corners + triangles), rectangles, texels, column runs
+assembly  Figs. 2(a), 2(b), 4 (2008 paper, section 3)
+cholesky  Figs. 5, 6(a/b), 7(a/b) and the 2006 paper's index triads
+blocks    the lower block triangle of the blocked path
+raster    OpenGL's centre rule in numpy, to test the tables without a GPU
+
+Functions are named after the figures (`fig2b_outer_product_add`, ...) and keep
+the figures' vertex numbering: `Geometry.corners[n - 1]` is vertex n.
+"""
+from .vertices import VERTEX_FLOATS, Geometry, column_run, rectangle, texel_square, vertex_table
+from .assembly import fig2a_column_scaling, fig2b_outer_product_add, fig4_packed_outer_product_add, outer_product_add
+from .cholesky import (fig5_outer_product_sub, fig6a_packed_sub_first_half, fig6b_packed_sub_second_half,
+                       fig7a_packed_sub_first_half, fig7b_packed_sub_second_half, outer_product_sub,
+                       packed_outer_product_sub, to_index_triads)
+from .blocks import block_triangle
+from .raster import on_edge_centres, rasterize
+
+__all__ = ["VERTEX_FLOATS", "Geometry", "column_run", "rectangle", "texel_square", "vertex_table",
+           "fig2a_column_scaling", "fig2b_outer_product_add", "fig4_packed_outer_product_add", "outer_product_add",
+           "fig5_outer_product_sub", "fig6a_packed_sub_first_half", "fig6b_packed_sub_second_half",
+           "fig7a_packed_sub_first_half", "fig7b_packed_sub_second_half", "outer_product_sub",
+           "packed_outer_product_sub", "to_index_triads", "block_triangle", "on_edge_centres", "rasterize"]

@@ -1,0 +1,224 @@
+"""The GL context: headless EGL by default, a glfw window on request.
+
+One `Context` owns one moderngl context plus the few facts every other layer
+needs about it (`Capabilities`, read once).  Everything that creates GL objects
+asks the context first whether a size fits (`check_size`), so a matrix over the
+GPU's texture limit fails with a message instead of a driver error.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import moderngl
+
+from ..errors import GLUnavailableError
+
+#: What a Debian/Ubuntu machine needs for headless rendering on the CPU.
+EGL_PACKAGES = "libegl1 libegl-mesa0 libgl1-mesa-dri"
+EGL_HINT = (
+    "glgpgpu renders headless through EGL. Install Mesa's EGL and its software "
+    f"rasterizer (Debian/Ubuntu: `sudo apt-get install {EGL_PACKAGES}`), or a GPU "
+    "driver that ships an EGL vendor library (NVIDIA: libnvidia-egl / the full driver)."
+)
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What the driver reports, read once per context."""
+
+    renderer: str
+    vendor: str
+    version: str
+    version_code: int
+    max_texture_size: int
+    max_viewport: tuple
+    float_render_targets: bool
+    backend: str
+    image_load_store: bool = False     # GL 4.3+: what the blocked kernels need
+
+
+def _probe_float_target(gl: moderngl.Context):
+    """Can we render into an R32F texture and read the exact value back?
+
+    Returns (ok, (texture, framebuffer)); the 1x1 pair is kept as the context's
+    parking framebuffer (see Context.park)."""
+    try:
+        tex = gl.texture((1, 1), 1, dtype="f4")
+        fbo = gl.framebuffer(color_attachments=[tex])
+        fbo.use()
+        fbo.clear(red=1.0 / 3.0)
+        import numpy as np
+
+        got = np.frombuffer(tex.read(), np.float32)[0]
+        return bool(got == np.float32(1.0 / 3.0)), (tex, fbo)
+    except moderngl.Error:
+        return False, None
+
+
+class Context:
+    """A moderngl context plus capabilities and the size limits they imply.
+
+    ``backend="egl"`` (default) needs no display; ``backend="window"`` opens a
+    glfw window (used by the interactive demo).  ``max_texture_size`` may be set
+    *lower* than the driver's limit, which lets tests exercise the code paths
+    for "bigger than one texture" at small sizes.
+    """
+
+    def __init__(self, backend: str = "egl", *, max_texture_size: int | None = None,
+                 window_size=(800, 800), title: str = "glgpgpu"):
+        self.backend = backend
+        self.window = None
+        if backend == "egl":
+            self.gl = _create_egl()
+        elif backend == "window":
+            self.gl, self.window = _create_window(window_size, title)
+        else:
+            raise ValueError(f"backend must be 'egl' or 'window', not {backend!r}")
+        info = self.gl.info
+        float_ok, self._parking = _probe_float_target(self.gl)
+        driver_max = int(info["GL_MAX_TEXTURE_SIZE"])
+        self.caps = Capabilities(
+            renderer=info["GL_RENDERER"],
+            vendor=info["GL_VENDOR"],
+            version=info["GL_VERSION"],
+            version_code=self.gl.version_code,
+            max_texture_size=driver_max,
+            max_viewport=tuple(info["GL_MAX_VIEWPORT_DIMS"]),
+            float_render_targets=float_ok,
+            backend=backend,
+            image_load_store=self.gl.version_code >= 430,
+        )
+        if not self.caps.float_render_targets:
+            raise GLUnavailableError(
+                f"{self.caps.renderer} cannot render into float32 (R32F) textures, "
+                "which every kernel here needs.")
+        self.max_texture_size = min(driver_max, max_texture_size or driver_max)
+        # Kernels and textures attach themselves here lazily (one per context).
+        self._kernels = None
+        global _current
+        _current = self
+
+    def make_current(self) -> "Context":
+        """Make this context the current one (a no-op when it already is)."""
+        return resolve(self)
+
+    def park(self) -> None:
+        """Bind a framebuffer of our own.  moderngl re-binds the last used
+        framebuffer after some calls; if that one was released meanwhile, GL
+        reports GL_INVALID_OPERATION.  Textures park before they release."""
+        if self._parking is not None:
+            self._parking[1].use()
+
+    # -- limits ----------------------------------------------------------------
+    def check_size(self, rows: int, cols: int, what: str) -> None:
+        """Raise ValueError if a rows x cols texture does not fit on this GPU."""
+        lim = self.max_texture_size
+        if rows > lim or cols > lim:
+            raise ValueError(
+                f"{what} needs a {cols}x{rows} (width x height) texture, but this GPU's "
+                f"maximum texture size is {lim} ({self.caps.renderer}). Use a smaller "
+                "problem (for the packed format, height is m+1 when m is even).")
+
+    @property
+    def kernels(self):
+        """The program cache and draw call of this context (created on first use)."""
+        if self._kernels is None:
+            from .kernels import Kernels    # kernels -> textures; neither imports this module
+
+            self._kernels = Kernels(self)
+        return self._kernels
+
+    def finish(self) -> None:
+        """Wait until the GPU has done everything issued so far."""
+        self.gl.finish()
+
+    def release(self) -> None:
+        global _current, _default
+        if _current is not self:
+            self.gl.__enter__()
+        if self._kernels is not None:
+            self._kernels.release()
+            self._kernels = None
+        if self._parking is not None:
+            for obj in reversed(self._parking):
+                obj.release()
+            self._parking = None
+        self.gl.release()
+        if self.window is not None:
+            import glfw
+
+            glfw.destroy_window(self.window)
+            glfw.terminate()
+            self.window = None
+        if _current is self:
+            _current = None
+        if _default is self:
+            _default = None
+        elif _default is not None:
+            resolve(_default)      # leave the default context current again
+
+
+def _create_egl() -> moderngl.Context:
+    # Ask for the newest core profile first: the faithful kernels need 3.3, the
+    # blocked ones image load/store (4.3).  Some drivers (NVIDIA) hand out
+    # exactly the version requested.
+    error = None
+    for version in (460, 450, 430, 330):
+        try:
+            return moderngl.create_standalone_context(require=version, backend="egl")
+        except Exception as exc:  # glcontext raises plain Exceptions with driver text
+            error = exc
+    raise GLUnavailableError(f"could not create a headless EGL context ({error}). {EGL_HINT}") from None
+
+
+def _create_window(size, title):
+    try:
+        import glfw
+    except ImportError as exc:  # pragma: no cover - glfw is a dependency
+        raise GLUnavailableError(f"glfw is not importable ({exc})") from None
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        raise GLUnavailableError(
+            "a window needs a display, and DISPLAY is not set. Run headless (the default, "
+            "images are written to files) or start a virtual display, e.g. `xvfb-run glgpgpu demo --window`.")
+    if not glfw.init():
+        raise GLUnavailableError("glfw could not initialise (no display server reachable?)")
+    glfw.window_hint(glfw.CONTEXT_VERSION_MAJOR, 3)
+    glfw.window_hint(glfw.CONTEXT_VERSION_MINOR, 3)
+    glfw.window_hint(glfw.OPENGL_PROFILE, glfw.OPENGL_CORE_PROFILE)
+    glfw.window_hint(glfw.OPENGL_FORWARD_COMPAT, True)
+    win = glfw.create_window(int(size[0]), int(size[1]), title, None, None)
+    if not win:
+        glfw.terminate()
+        raise GLUnavailableError("glfw could not open an OpenGL 3.3 core window")
+    glfw.make_context_current(win)
+    return moderngl.create_context(require=330), win
+
+
+_default: Context | None = None
+_current: Context | None = None
+
+
+def resolve(ctx: Context | None = None) -> Context:
+    """`ctx`, or the default context; made current if another one was in use
+    (several contexts in one process are rare: tests, a window beside EGL)."""
+    global _current
+    ctx = ctx or get_context()
+    if ctx is not _current:
+        ctx.gl.__enter__()          # moderngl: make this context current
+        _current = ctx
+    return ctx
+
+
+def get_context() -> Context:
+    """The process-wide default headless context (created on first call)."""
+    global _default
+    if _default is None:
+        _default = Context("egl")
+    return resolve(_default) if _current is not _default else _default
+
+
+def set_context(ctx: Context | None) -> None:
+    """Make `ctx` the default context (None drops the current default)."""
+    global _default
+    _default = ctx

@@ -1,0 +1,166 @@
+"""Matrices as float32 textures.
+
+A matrix of shape (rows, cols) is an R32F texture of width = cols and
+height = rows, with a framebuffer so kernels can render into it.  Texel (x, y)
+holds element (row y, column x); an array read back has shape (rows, cols), so
+numpy and the texture agree with no flips.  Upload and readback are exact
+float32 (moderngl's default read is 8-bit: never used here).
+"""
+from __future__ import annotations
+
+import numpy as np
+import moderngl
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:                       # textures never import the context module:
+    from .context import Context       # context -> kernels -> textures stays a one-way chain
+
+
+class MatrixTexture:
+    """One float32 matrix on the GPU: an R32F texture plus its framebuffer."""
+
+    def __init__(self, ctx: "Context", rows: int, cols: int, data=None, *, components: int = 1,
+                 what: str = "matrix"):
+        if rows < 1 or cols < 1:
+            raise ValueError(f"{what} must have at least one row and one column, got {rows}x{cols}")
+        if ctx is None:
+            raise TypeError("MatrixTexture needs a Context: pass glgpgpu.get_context()")
+        ctx.make_current()
+        ctx.check_size(rows, cols, what)
+        self.ctx = ctx
+        self.rows, self.cols, self.components = int(rows), int(cols), components
+        self.tex = ctx.gl.texture((self.cols, self.rows), components, dtype="f4")
+        # NEAREST + texelFetch: a texel is a number, never a blend of neighbours.
+        self.tex.filter = (moderngl.NEAREST, moderngl.NEAREST)
+        self.tex.repeat_x = self.tex.repeat_y = False
+        self.fbo = ctx.gl.framebuffer(color_attachments=[self.tex])
+        if data is not None:
+            self.write(data)
+
+    @property
+    def shape(self):
+        return (self.rows, self.cols)
+
+    def write(self, data) -> None:
+        """Upload a (rows, cols[, components]) array, converted to float32."""
+        arr = np.ascontiguousarray(data, dtype=np.float32)
+        want = self.shape if self.components == 1 else self.shape + (self.components,)
+        if arr.shape != want and arr.size == int(np.prod(want)) and arr.ndim <= 1:
+            arr = arr.reshape(want)
+        if arr.shape != want:
+            raise ValueError(f"array of shape {arr.shape} does not fit a texture holding {want}")
+        self.tex.write(arr.tobytes())
+
+    def read(self) -> np.ndarray:
+        """Exact float32 copy of the texture, shape (rows, cols[, components])."""
+        flat = np.frombuffer(self.tex.read(alignment=4), dtype=np.float32)
+        if self.components == 1:
+            return flat.reshape(self.rows, self.cols).copy()
+        return flat.reshape(self.rows, self.cols, self.components).copy()
+
+    def read_region(self, x: int, y: int, w: int, h: int) -> np.ndarray:
+        """Read a w x h block whose lower-left texel is (x, y) -> array (h, w)."""
+        data = self.fbo.read(viewport=(x, y, w, h), components=self.components, dtype="f4",
+                             alignment=4)
+        return np.frombuffer(data, np.float32).reshape(h, w, -1).squeeze(-1).copy() \
+            if self.components == 1 else np.frombuffer(data, np.float32).reshape(h, w, -1).copy()
+
+    def copy_into_buffer(self, buffer) -> None:
+        """GPU-side copy of the texels into a storage buffer (row-major), no host trip."""
+        self.tex.read_into(buffer, alignment=4)
+
+    def clear(self, value: float = 0.0) -> None:
+        self.fbo.use()
+        self.fbo.clear(red=float(value), green=float(value), blue=float(value), alpha=float(value))
+
+    def release(self) -> None:
+        if self.fbo is not None:
+            if self.ctx.gl.fbo is self.fbo:
+                self.ctx.park()
+            self.fbo.release()
+            self.tex.release()
+            self.fbo = self.tex = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+
+    def __repr__(self):
+        return f"MatrixTexture({self.rows}x{self.cols})"
+
+
+class GridTarget:
+    """A framebuffer with no attachments: it only sets how many fragments a draw
+    creates (one per block); the blocked kernels write through image stores."""
+
+    def __init__(self, ctx: "Context", cols: int, rows: int, name="grid"):
+        self.fbo = ctx.gl.empty_framebuffer((cols, rows))
+        self.cols, self.rows, self.name = cols, rows, name
+
+    def release(self):
+        self.fbo.release()
+
+
+class PingPong:
+    """Two same-sized textures: kernels read `source`, write `target`, then `swap()`.
+
+    Reading a texture while rendering into it is undefined in OpenGL, so every
+    multipass algorithm here alternates between the two (the papers' S and T).
+    """
+
+    def __init__(self, a: MatrixTexture, b: MatrixTexture):
+        if a.shape != b.shape:
+            raise ValueError(f"ping-pong textures must match: {a.shape} vs {b.shape}")
+        self.source, self.target = a, b
+
+    def swap(self) -> None:
+        """Exchange roles; the names (C_S / C_T, L_S / L_T) follow the roles."""
+        self.source, self.target = self.target, self.source
+        self.source.name, self.target.name = self.target.__dict__.get("name", "S"), \
+            self.source.__dict__.get("name", "T")
+
+    def release(self) -> None:
+        self.source.release()
+        self.target.release()
+
+
+class TexturePool:
+    """Reuses released textures of the same shape instead of allocating anew.
+
+    `take(rows, cols)` hands out a texture (contents undefined); `give(tex)`
+    returns it.  Algorithms called in a loop (adat a thousand times, one LP
+    iteration after another) therefore allocate nothing after the first call.
+    """
+
+    def __init__(self, ctx: "Context", keep: int = 4):
+        self.ctx = ctx
+        self.keep = keep
+        self._free: dict = {}
+
+    def take(self, rows: int, cols: int, what: str = "matrix", components: int = 1) -> MatrixTexture:
+        free = self._free.get((rows, cols, components))
+        if free:
+            return free.pop()
+        return MatrixTexture(self.ctx, rows, cols, what=what, components=components)
+
+    def give(self, *textures: MatrixTexture) -> None:
+        for tex in textures:
+            if tex is None or tex.tex is None:
+                continue
+            bucket = self._free.setdefault((tex.rows, tex.cols, tex.components), [])
+            if len(bucket) < self.keep:
+                bucket.append(tex)
+            else:
+                tex.release()
+
+    def release(self) -> None:
+        for bucket in self._free.values():
+            for tex in bucket:
+                tex.release()
+        self._free.clear()
+
+    def __len__(self):
+        return sum(len(b) for b in self._free.values())

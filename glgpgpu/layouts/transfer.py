@@ -1,0 +1,73 @@
+"""Moving matrices between numpy and textures, in every layout.
+
+Full / packed lower triangles (R32F, the paper's kernels) and RGBA blocks
+(the blocked path).  Textures come from the context's pool; give them back.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .rgba import to_rgba
+from .triangle import layout_for, pack, unpack
+
+
+def lower_of(T: np.ndarray, lower: bool = True) -> np.ndarray:
+    """The lower triangle that represents T (T itself if lower, else T^T)."""
+    return np.tril(T) if lower else np.tril(T.T)
+
+
+def upload_lower(M: np.ndarray, packed: bool, ctx, what: str = "matrix"):
+    """A pooled texture holding the lower triangle of M in the chosen layout."""
+    m = M.shape[0]
+    lay = layout_for(m, packed)
+    ctx.check_size(lay.height, lay.width, f"{what} ({'packed' if packed else 'full'}, m={m})")
+    tex = ctx.kernels.pool.take(lay.height, lay.width)
+    low = np.tril(M)
+    tex.write(pack(low) if packed else low)
+    return tex
+
+
+def read_lower(tex, m: int, packed: bool) -> np.ndarray:
+    """Read a lower-triangular matrix texture back as an (m, m) float32 array."""
+    data = tex.read()
+    return unpack(data, m) if packed else np.tril(data)
+
+
+def upload_rgba(ctx, M: np.ndarray, rows: int, cols: int, what="matrix"):
+    """A pooled RGBA texture (rows x cols/4 texels) holding M zero-padded to rows x cols."""
+    t = ctx.kernels.pool.take(rows, cols // 4, what=what, components=4)
+    t.write(to_rgba(M, rows, cols))
+    return t
+
+
+def read_rgba(tex, rows: int, cols: int) -> np.ndarray:
+    """The leading rows x cols of an RGBA texture, as a float32 array."""
+    return tex.read().reshape(tex.rows, tex.cols * 4)[:rows, :cols]
+
+
+def upload_column(ctx, v: np.ndarray, rows: int):
+    """A pooled rows x 1 texture holding v (float32), zero-padded to `rows`."""
+    t = ctx.kernels.pool.take(rows, 1)
+    col = np.zeros((rows, 1), np.float32)
+    col[:v.shape[0], 0] = v
+    t.write(col)
+    return t
+
+
+def read_column(tex, m: int) -> np.ndarray:
+    """The first m entries of a column texture, as float64."""
+    return tex.read()[:m, 0].astype(np.float64)
+
+
+def solve_column(ctx, rhs: np.ndarray, rows: int, substitute, watch, phase: str = "solve") -> np.ndarray:
+    """Upload rhs (padded to `rows`), run `substitute(tex, backward)` forward then
+    backward, read back float64 -- the host side of every factor's solve."""
+    with watch("transfer"):
+        t = upload_column(ctx, rhs, rows)
+    with watch(phase):
+        for backward in (False, True):
+            t = substitute(t, backward)
+    with watch("transfer"):
+        out = read_column(t, rhs.shape[0])
+        ctx.kernels.pool.give(t)
+    return out

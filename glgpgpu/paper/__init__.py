@@ -1,0 +1,21 @@
+"""The papers' algorithms, kernel for kernel (Jung 2006; Jung & O'Leary 2008).
+
+assemble    Algorithm 3: A D^2 A^T by Kernels 1 and 2 over Figs. 2 / 4
+cholesky    Algorithm 5 (Kernels 3-5, Figs. 5-7), index triads, the inner-product form
+triangular  multipass forward / backward substitution (2006, level 2)
+normal      the solvers' normal-equations operation: form, factor, solve on the GPU
+lu          LU without pivoting by rasterization, the comparator of the 2008 Fig. 9
+
+The operations `adat`, `cholesky`, `solve`, `NormalFactor`, `ResidentNormal`
+have the same signatures as in blocked/; glgpgpu.api chooses between the two.
+Inputs here are already validated float32 arrays.
+"""
+from .assemble import Accumulator, adat, assemble_resident, assemble_texture, assembly_geometries
+from .cholesky import VARIANTS, check_pivots, cholesky, factor_geometries, factor_texture
+from .lu import lu_nopivot, lu_texture
+from .normal import NormalFactor, ResidentNormal
+from .triangular import solve, substitute_texture
+
+__all__ = ["Accumulator", "adat", "assemble_resident", "assemble_texture", "assembly_geometries",
+           "VARIANTS", "check_pivots", "cholesky", "factor_geometries", "factor_texture",
+           "lu_nopivot", "lu_texture", "NormalFactor", "ResidentNormal", "solve", "substitute_texture"]

@@ -1,0 +1,9 @@
+"""Solvers written against the operations (dispatch.py chooses paper/ or blocked/):
+
+wls  weighted least squares with mixed-precision refinement (2008, Algorithm 1)
+lp   the primal-dual interior-point LP solver (2006, Mehrotra; MPS / linprog input)
+"""
+from .lp import LPResult, linprog, solve_mps
+from .wls import WLSInfo, wls
+
+__all__ = ["LPResult", "linprog", "solve_mps", "WLSInfo", "wls"]

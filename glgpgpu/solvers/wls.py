@@ -1,0 +1,133 @@
+"""Weighted least squares with mixed-precision iterative refinement
+(Jung & O'Leary 2008, sections 2 and 5.3, Algorithm 1).
+
+    min_x || D (b - A^T x) ||_2,   A: m x n (m <= n), D^2 = diag(d2)
+    normal equations  A D^2 A^T x = A D^2 b
+
+The GPU forms C = A D^2 A^T and its Cholesky factor L in float32 (Algorithm 3
+then Algorithm 5, chained on the GPU: the NormalFactor operation of paper/ or
+blocked/) and gets x0 by forward and back substitution with L where it lies.  Then, in float64 on the host,
+    r_k = A D^2 b - A D^2 A^T x_k        (A, D, b in float64; never forming C)
+and the correction solves L L^T c = single(r_k) on the GPU, x_{k+1} = x_k + c,
+until ||r_k||_2 / ||x_{k+1}|| <= tol or max_iter corrections.
+"""
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..dispatch import choose, implementation
+from ..errors import NotPositiveDefiniteError
+from ..gl import Context, Stopwatch, resolve
+from ..validate import as_float_array
+
+#: If the smallest pivot of L, squared and relative to the largest, falls below
+#: this multiple of m * u, C is singular to float32 working precision and
+#: refinement cannot converge: the problem is reported as rank deficient.
+_SINGULAR_FACTOR = 1.0
+
+
+@dataclass
+class WLSInfo:
+    status: str                         # converged | iteration limit | diverged | rank deficient | not positive definite
+    iterations: int = 0                 # refinement steps taken
+    residuals: list = field(default_factory=list)    # ||r_k||_2 / ||x_{k+1}|| per step
+    rel_error_estimate: float = float("nan")         # ||c_last|| / ||x||: size of the last correction
+    times: dict = field(default_factory=dict)        # transfer, assemble, factor, solve, refine (seconds)
+    x0: np.ndarray | None = None        # the float32 solution before refinement
+    message: str = ""
+
+    @property
+    def converged(self) -> bool:
+        return self.status == "converged"
+
+
+def _inputs(A, d2, b):
+    A = as_float_array(A, "A", 2, np.float64)
+    m, n = A.shape
+    if m > n:
+        raise ValueError(f"A must be m x n with m <= n (one column per sample), got {m} x {n}; "
+                         "pass the transpose if your samples are rows")
+    d2 = as_float_array(d2, "d2", 1, np.float64)
+    b = as_float_array(b, "b", 1, np.float64)
+    if d2.shape[0] != n:
+        raise ValueError(f"d2 has length {d2.shape[0]} but A has {n} columns")
+    if b.shape[0] != n:
+        raise ValueError(f"b has length {b.shape[0]} but A has {n} columns")
+    if (d2 < 0).any():
+        raise ValueError("d2 holds negative weights; it is the diagonal of D^2 and must be >= 0")
+    return A, d2, b
+
+
+def wls(A, d2, b, *, tol: float = 1e-8, max_iter: int = 100, packed: bool = False,
+        method: str = "auto", ctx: Context | None = None):
+    """Solve min_x ||D (b - A^T x)|| by Algorithm 1; returns (x float64, WLSInfo).
+
+    A: (m, n) with m <= n (row j holds basis function j at the n samples),
+    d2: (n,) the weights (diagonal of D^2, 1/sigma^2 for data with errors sigma),
+    b: (n,) the data.  Never returns a wrong x silently: when refinement does not
+    reach `tol`, info.status says why and a RuntimeWarning is issued.
+    method: "paper" (Algorithms 3 and 5), "blocked" or "auto", as in cholesky.
+    """
+    A, d2, b = _inputs(A, d2, b)
+    ctx = resolve(ctx)
+    impl = implementation(choose(method, ctx, packed=packed))
+    m = A.shape[0]
+    watch = Stopwatch(ctx)
+    rhs = A @ (d2 * b)                       # A D^2 b in float64
+    with watch("transfer"):
+        A32, d32 = A.astype(np.float32), d2.astype(np.float32)
+    try:
+        fac = impl.NormalFactor(A32, d32, packed=packed, ctx=ctx, watch=watch)
+    except NotPositiveDefiniteError as exc:
+        info = WLSInfo("not positive definite", times=watch.as_dict(),
+                       message=f"A D^2 A^T is not positive definite in float32 ({exc}); "
+                               "A is rank deficient or its weights vanish")
+        warnings.warn(info.message, RuntimeWarning, stacklevel=2)
+        return np.full(m, np.nan), info
+    try:
+        piv = fac.pivots.astype(np.float64) ** 2
+        if piv.min() < _SINGULAR_FACTOR * m * 2.0 ** -24 * piv.max():
+            info = WLSInfo("rank deficient", times=watch.as_dict(),
+                           message=f"A D^2 A^T is singular to float32 precision (pivot ratio "
+                                   f"{piv.min() / piv.max():.2e} < m*u = {m * 2.0 ** -24:.2e}); "
+                                   "A is (numerically) rank deficient: drop dependent basis functions")
+            warnings.warn(info.message, RuntimeWarning, stacklevel=2)
+            return np.full(m, np.nan), info
+        x = fac.solve(rhs, "solve")
+        info = WLSInfo("iteration limit", x0=x.astype(np.float32))
+        t0 = time.perf_counter()
+        best = np.inf
+        for k in range(max_iter):
+            r = rhs - A @ (d2 * (A.T @ x))
+            c = fac.solve(r, "refine")
+            x = x + c
+            nx = np.linalg.norm(x)
+            rel = np.linalg.norm(r) / nx if nx > 0 else np.linalg.norm(r)
+            info.residuals.append(float(rel))
+            info.iterations = k + 1
+            info.rel_error_estimate = float(np.linalg.norm(c) / nx) if nx > 0 else float("nan")
+            if not np.isfinite(rel):
+                info.status = "diverged"
+                break
+            if rel <= tol:
+                info.status = "converged"
+                break
+            best = min(best, rel)
+            if k >= 5 and rel > 1e3 * best:
+                info.status = "diverged"
+                break
+        refine_wall = time.perf_counter() - t0
+        times = watch.as_dict()
+        times["refine_total"] = refine_wall
+        info.times = times
+    finally:
+        fac.release()
+    if not info.converged:
+        info.message = (f"refinement stopped ({info.status}) after {info.iterations} steps with "
+                        f"||r||/||x|| = {info.residuals[-1] if info.residuals else float('nan'):.3g} > tol = {tol:g}")
+        warnings.warn(info.message, RuntimeWarning, stacklevel=2)
+    return x, info

@@ -1,0 +1,32 @@
+"""The rectangular packed format in numpy (no GL)."""
+import numpy as np
+import pytest
+
+from glgpgpu import pack, unpack, packed_shape
+from glgpgpu.layouts import PackedLayout
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 4, 5, 6, 7, 8, 31, 32, 33])
+def test_pack_unpack_roundtrip_and_shape(m):
+    L = np.tril(np.arange(1, m * m + 1, dtype=np.float32).reshape(m, m))
+    P = pack(L)
+    h, w = packed_shape(m)
+    assert P.shape == (h, w) == (m + (m + 1) % 2, (m + 1) // 2)
+    assert h * w == m * (m + 1) // 2          # every texel used, nothing lost
+    assert sorted(P.ravel()) == sorted(L[np.tril_indices(m)])
+    assert (unpack(P, m) == L).all()
+
+
+def test_pack_m6_matches_fig3a():
+    # Fig. 3(a) / 4(a): m = 6 packs into 3 x 7 (the caption's 3 x 6 is an erratum).
+    lay = PackedLayout(6)
+    assert (lay.w, lay.h) == (3, 7)
+    # the rotated part: L(5, 5) at the bottom-left texel, L(3, 3) at (2, 2)
+    assert lay.texel(5, 5) == (0, 0) and lay.texel(3, 3) == (2, 2) and lay.texel(0, 0) == (0, 1)
+
+
+def test_pack_rejects_bad_shapes():
+    with pytest.raises(ValueError):
+        pack(np.zeros((3, 4)))
+    with pytest.raises(ValueError):
+        unpack(np.zeros((3, 3)), 6)

@@ -1,0 +1,153 @@
+"""The GPU interior-point LP solver: standard-form conversion against HiGHS,
+NETLIB problems end to end at the paper's tolerances, infeasible and unbounded
+toys, bad input."""
+
+import numpy as np
+import pytest
+import scipy.optimize as so
+
+import glgpgpu
+from glgpgpu.bench import lp_table3 as table3
+from glgpgpu.solvers.lp import problem
+from glgpgpu.solvers.lp.problem import GeneralLP, to_standard_form
+
+INF = np.inf
+
+
+def every_bound_type():
+    """A small feasible LP using every kind of row and column bound."""
+    A = np.array([[1.0, 2.0, -1.0, 0.5, 1.0, 0.0],
+                  [0.0, 1.0, 1.0, 1.0, -1.0, 1.0],
+                  [2.0, -1.0, 0.0, 1.0, 0.0, 1.0],
+                  [1.0, 1.0, 1.0, 1.0, 1.0, 1.0],
+                  [0.3, 0.0, 0.0, 0.0, 0.0, 2.0]])
+    row_lo = np.array([1.0, -INF, 0.5, -INF, -INF])        # >=, <=, ranged, <= , free
+    row_up = np.array([INF, 4.0, 3.0, 10.0, INF])
+    row_lo[3] = row_up[3] = 6.0                             # equality
+    col_lo = np.array([0.0, -1.0, -INF, -INF, 2.0, 1.5])   # x>=0, boxed, upper only, free, lower, fixed
+    col_up = np.array([INF, 2.0, 3.0, INF, INF, 1.5])
+    c = np.array([1.0, -2.0, 0.5, 0.25, 1.0, 3.0])
+    return GeneralLP(c, A, row_lo, row_up, col_lo, col_up, offset=7.0)
+
+
+def highs_general(lp):
+    rows = [(lp.A[i], lp.row_lo[i], lp.row_up[i]) for i in range(lp.A.shape[0])]
+    A_ub, b_ub, A_eq, b_eq = [], [], [], []
+    for a, lo, up in rows:
+        if lo == up:
+            A_eq.append(a), b_eq.append(lo)
+            continue
+        if up < INF:
+            A_ub.append(a), b_ub.append(up)
+        if lo > -INF:
+            A_ub.append(-a), b_ub.append(-lo)
+    r = so.linprog(lp.c, A_ub=np.array(A_ub), b_ub=b_ub, A_eq=np.array(A_eq) if A_eq else None,
+                   b_eq=b_eq or None, bounds=list(zip(np.where(np.isinf(lp.col_lo), None, lp.col_lo),
+                                                      np.where(np.isinf(lp.col_up), None, lp.col_up))))
+    assert r.status == 0
+    return r.fun + lp.offset
+
+
+def test_standard_form_matches_highs_on_every_bound_type():
+    lp = every_bound_type()
+    sf = to_standard_form(lp)
+    r = so.linprog(sf.c, A_eq=sf.A, b_eq=sf.b, bounds=(0, None))
+    assert r.status == 0
+    x = sf.recover(r.x)
+    want = highs_general(lp)
+    assert abs(problem.objective(lp, x) - want) <= 1e-9 * (1 + abs(want))
+    assert abs(r.fun + sf.const - want) <= 1e-9 * (1 + abs(want))
+    assert problem.max_violation(lp, x) <= 1e-9
+
+
+@pytest.mark.parametrize("device", ["gpu", "cpu64"])
+def test_solver_on_every_bound_type(ctx, device):
+    lp = every_bound_type()
+    res = glgpgpu.solvers.lp.solve_general(lp, tol=1e-5 if device == "gpu" else 1e-8, device=device)
+    want = highs_general(lp)
+    assert res.status == "optimal"
+    tol = 1e-7 if device == "cpu64" else 1e-4
+    assert abs(res.objective - want) <= tol * (1 + abs(want))
+    assert res.violation <= (1e-6 if device == "cpu64" else 1e-3)
+
+
+def test_linprog_interface_matches_scipy(ctx):
+    rng = np.random.default_rng(4)
+    A_ub = rng.random((6, 9))
+    b_ub = A_ub @ rng.random(9) + 0.5
+    A_eq = rng.random((2, 9))
+    b_eq = A_eq @ rng.random(9)
+    c = rng.standard_normal(9)
+    bounds = [(0, 2)] * 9
+    want = so.linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds).fun
+    res = glgpgpu.linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, tol=1e-5)
+    assert res.status == "optimal" and res.success
+    assert abs(res.objective - want) <= 1e-4 * (1 + abs(want))
+    assert len(res.log) == res.iterations + 1
+
+
+@pytest.mark.parametrize("name", ["afiro", "sc50b", "blend"])
+@pytest.mark.parametrize("method", ["paper", "blocked"])
+def test_netlib_end_to_end(ctx, name, method):
+    ref, eps, paper_iters, *_ = table3.PAPER[name]
+    res = glgpgpu.solve_mps(table3.data_dir() / f"{name}.mps.gz", tol=eps, method=method)
+    assert res.status == "optimal", res.message
+    assert abs(res.objective - ref) <= eps * abs(ref), f"objective {res.objective} vs {ref}"
+    assert res.iterations <= 2 * paper_iters
+
+
+def test_inner_and_outer_cholesky_agree(ctx):
+    path = table3.data_dir() / "afiro.mps.gz"
+    a = glgpgpu.solve_mps(path, tol=4e-5, cholesky="outer", method="paper")
+    b = glgpgpu.solve_mps(path, tol=4e-5, cholesky="inner", method="paper")
+    assert a.iterations == b.iterations and abs(a.objective - b.objective) <= 1e-6 * abs(a.objective)
+
+
+@pytest.mark.parametrize("device", ["gpu", "cpu64"])
+@pytest.mark.parametrize("args, status", [
+    (dict(c=[1, 1], A_eq=[[1, 1]], b_eq=[-1]), "infeasible"),
+    (dict(c=[1, 1], A_ub=[[1, 1], [-1, -1]], b_ub=[1, -3]), "infeasible"),
+    (dict(c=[-1, 0], A_eq=[[1, -1]], b_eq=[0]), "unbounded"),
+    (dict(c=[-1, -1], A_ub=[[1, -1]], b_ub=[1]), "unbounded"),
+    (dict(c=[-1, 1], A_eq=[[0, 1]], b_eq=[1]), "unbounded"),        # x0 in no row, negative cost
+    (dict(c=[1, 1], bounds=[(2, 1), (0, None)], A_eq=[[1, 1]], b_eq=[3]), "infeasible"),
+])
+def test_infeasible_and_unbounded_are_reported(ctx, device, args, status):
+    res = glgpgpu.linprog(**args, device=device, max_iter=60)
+    assert res.status == status, (res.status, res.message)
+    assert not res.success and np.isnan(res.objective)
+
+
+def test_dependent_rows_are_removed(ctx):
+    A_eq = np.array([[1.0, 1, 1], [2, 2, 2], [1, 0, 1]])
+    res = glgpgpu.linprog([1, 2, 3], A_eq=A_eq, b_eq=[1, 2, 0.5], tol=1e-5)
+    assert res.status == "optimal" and abs(res.objective - 1.5) < 1e-4
+    bad = glgpgpu.linprog([1, 2, 3], A_eq=A_eq, b_eq=[1, 3, 0.5])
+    assert bad.status == "infeasible"
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(c=[1, 2], A_ub=[[1, 2, 3]], b_ub=[1]), "A_ub has 3 columns"),
+    (dict(c=[1, 2], A_eq=[[1, 2]], b_eq=[1, 2]), "b_eq has 2 entries"),
+    (dict(c=[1, np.nan], A_eq=[[1, 2]], b_eq=[1]), "non-finite"),
+    (dict(c=[1, 2], A_eq=[[1, 2]], b_eq=[1], cholesky="diagonal"), "cholesky must be"),
+    (dict(c=[1, 2], A_eq=[[1, 2]], b_eq=[1], tol=0), "tol must be"),
+    (dict(c=[1, 2], A_eq=[[1, 2]], b_eq=[1], device="tpu"), "device must be"),
+])
+def test_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        glgpgpu.linprog(**kwargs)
+
+
+def test_missing_mps_file():
+    with pytest.raises(FileNotFoundError):
+        glgpgpu.solve_mps("/nonexistent/problem.mps")
+
+
+def test_lp_command(ctx, capsys):
+    from glgpgpu.cli import main
+
+    path = str(table3.data_dir() / "afiro.mps.gz")
+    assert main(["lp", path, "--tol", "4e-5"]) == 0
+    out = capsys.readouterr().out
+    assert "status: optimal" in out and "primal obj" in out
