@@ -24,7 +24,7 @@ def test_demo_writes_pictures_gifs_and_index(ctx, tmp_path):
 
 
 def test_window_needs_a_display(monkeypatch, capsys):
-    from glgpgpu import window
+    from glgpgpu.teach import window
 
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)

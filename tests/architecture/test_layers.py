@@ -1,0 +1,196 @@
+"""The folder tree is the architecture: these tests read every module's imports
+(without running them, function-level imports included) and fail on an import
+cycle, on a layer reaching one it may not use, or on moderngl outside gl/.
+docs/ARCHITECTURE.md explains the rules; change both together."""
+import ast
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parents[2] / "glgpgpu"
+
+#: layer -> the layers it may import (besides itself).  Bottom first.
+ALLOWED = {
+    "errors": set(),
+    "validate": set(),
+    "layouts": set(),
+    "figures": {"layouts"},
+    "gl": {"errors"},
+    "vectors": {"gl", "figures"},
+    "paper": {"gl", "figures", "layouts", "errors", "validate"},
+    "blocked": {"gl", "figures", "layouts", "errors"},
+    "dispatch": {"paper", "blocked"},
+    "api": {"dispatch", "gl", "layouts", "validate", "paper"},
+    "solvers": {"dispatch", "gl", "vectors", "errors", "validate"},
+    "teach": {"gl", "figures", "layouts", "paper", "errors"},
+    "bench": {"gl", "figures", "layouts", "paper", "blocked", "teach", "solvers"},
+    "cli": {"gl", "errors", "bench", "teach", "solvers"},
+    "_moved": set(),
+}
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(PKG.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def modules():
+    return {module_name(p): p for p in sorted(PKG.rglob("*.py"))}
+
+
+def _type_checking_lines(tree):
+    skip = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for sub in node.body:
+                skip.update(range(sub.lineno, sub.end_lineno + 1))
+    return skip
+
+
+def imports_of(name: str, path: Path, known: set) -> set:
+    """glgpgpu modules that `name` imports anywhere in its file."""
+    tree = ast.parse(path.read_text())
+    skip = _type_checking_lines(tree)
+    is_pkg = path.name == "__init__.py"
+    out = set()
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", None) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name.startswith("glgpgpu"))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".") if is_pkg else name.split(".")[:-1]
+                base = base[:len(base) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            if not mod.startswith("glgpgpu"):
+                continue
+            for alias in node.names:
+                sub = f"{mod}.{alias.name}"
+                out.add(sub if sub in known else mod)
+    return {m for m in out if m in known and m != name}
+
+
+def graph():
+    mods = modules()
+    known = set(mods)
+    return {name: imports_of(name, path, known) for name, path in mods.items()}
+
+
+def layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "glgpgpu"
+
+
+def test_every_module_is_in_a_known_layer():
+    unknown = {m for m in modules() if layer(m) not in ALLOWED and m != "glgpgpu"}
+    assert not unknown, f"add these to ALLOWED (and docs/ARCHITECTURE.md): {sorted(unknown)}"
+
+
+def test_no_import_cycle():
+    g = graph()
+    state, stack = {}, []
+
+    def visit(n):
+        state[n] = 1
+        stack.append(n)
+        for m in sorted(g[n]):
+            if state.get(m) == 1:
+                cycle = stack[stack.index(m):] + [m]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if m not in state:
+                visit(m)
+        stack.pop()
+        state[n] = 2
+
+    for n in sorted(g):
+        if n not in state:
+            visit(n)
+
+
+def test_layers_import_only_what_they_may():
+    bad = []
+    for mod, deps in graph().items():
+        src = layer(mod)
+        if src == "glgpgpu":
+            continue
+        for dep in deps:
+            dst = layer(dep)
+            if dst != src and dst not in ALLOWED[src]:
+                bad.append(f"{mod} -> {dep}  ({src} may not use {dst})")
+    assert not bad, "\n".join(bad)
+
+
+def test_paper_and_blocked_never_import_each_other():
+    for mod, deps in graph().items():
+        for a, b in (("paper", "blocked"), ("blocked", "paper")):
+            if layer(mod) == a:
+                assert not any(layer(d) == b for d in deps), mod
+
+
+def test_only_gl_talks_to_moderngl():
+    offenders = []
+    for name, path in modules().items():
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            if any(n.split(".")[0] == "moderngl" for n in names) and layer(name) != "gl":
+                offenders.append(name)
+    assert not offenders, f"moderngl imported outside glgpgpu/gl: {offenders}"
+
+
+def test_the_checker_finds_a_cycle(tmp_path, monkeypatch):
+    """The cycle test can fail: a fake package with a -> b -> a is caught."""
+    fake = tmp_path / "glgpgpu"
+    (fake / "gl").mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "gl" / "__init__.py").write_text("")
+    (fake / "gl" / "a.py").write_text("from . import b\n")
+    (fake / "gl" / "b.py").write_text("def f():\n    from .a import x\n")
+    monkeypatch.setattr(__import__(__name__), "PKG", fake)
+    with pytest.raises(pytest.fail.Exception, match="import cycle"):
+        test_no_import_cycle()
+
+
+@pytest.mark.parametrize("name", sorted(m for m in modules() if not m.endswith("__main__")))
+def test_every_module_imports(name):
+    importlib.import_module(name)
+
+
+def _fresh(code: str):
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          cwd=PKG.parent)
+
+
+def test_old_paths_keep_working():
+    proc = _fresh("import warnings; warnings.simplefilter('ignore')\n"
+                  "from glgpgpu.geometry import rasterize; from glgpgpu.packed import PackedLayout\n"
+                  "from glgpgpu.lp.problem import GeneralLP; import glgpgpu, glgpgpu.figures as f\n"
+                  "import glgpgpu.layouts as l, glgpgpu.solvers.lp.problem as p\n"
+                  "assert rasterize is f.rasterize and PackedLayout is l.PackedLayout and GeneralLP is p.GeneralLP\n"
+                  "assert callable(glgpgpu.cholesky) and callable(glgpgpu.wls)\n")
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("old, new", [("glgpgpu.geometry", "glgpgpu.figures"),
+                                      ("glgpgpu.packed", "glgpgpu.layouts.triangle"),
+                                      ("glgpgpu.lp.ipm", "glgpgpu.solvers.lp")])
+def test_old_paths_warn_naming_the_new_place(old, new):
+    proc = _fresh(f"import warnings; warnings.simplefilter('error', DeprecationWarning); import {old}")
+    assert proc.returncode != 0 and f"moved to {new}" in proc.stderr, proc.stderr
+
+
+def test_old_module_names_that_are_now_functions_say_where_the_module_went():
+    with pytest.raises(ImportError, match="glgpgpu.paper.cholesky"):
+        from glgpgpu.cholesky import factor_texture  # noqa: F401
+    with pytest.raises(ImportError, match="glgpgpu.solvers.wls"):
+        import glgpgpu.wls  # noqa: F401
