@@ -9,19 +9,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from .dispatch import choose, implementation
+from .dispatch import METHODS, choose, implementation
 from .gl import Context, resolve
 from .layouts.transfer import lower_of
 from .paper.cholesky import VARIANTS
-from .validate import as_float_array, as_rhs, as_square
+from . import validate as check
+
+
+def _options(packed, method, ctx):
+    check.flag(packed, "packed")
+    check.choice(method, "method", METHODS)
+    return resolve(check.context(ctx))
 
 
 def _adat_inputs(A, d2):
-    A = as_float_array(A, "A", 2)
-    d2 = as_float_array(d2, "d2", (1, 2))
-    d2 = d2.reshape(-1) if d2.ndim == 2 and 1 in d2.shape else d2
-    if d2.ndim != 1:
-        raise ValueError(f"d2 must be a vector (the diagonal of D^2), got shape {d2.shape}")
+    A = check.array(A, "A", 2)
+    d2 = check.array(d2, "d2", (1, 2))
+    if d2.ndim != 1:        # (1, n) or (n, 1) too: exact shapes, no silent ravel
+        raise ValueError(f"d2 must be a vector (the diagonal of D^2, one entry per column of A), got shape {d2.shape}")
     if d2.shape[0] != A.shape[1]:
         raise ValueError(f"d2 has length {d2.shape[0]} but A has {A.shape[1]} columns (A is m x n, d2 has n entries)")
     return A, d2
@@ -36,9 +41,9 @@ def adat(A, d2, *, packed: bool = False, method: str = "auto", ctx: Context | No
     register-blocked kernel; "auto" the fastest the GPU supports.
     """
     A, d2 = _adat_inputs(A, d2)
-    ctx = resolve(ctx)
+    ctx = _options(packed, method, ctx)
     impl = implementation(choose(method, ctx, packed=packed, packed_ok=True))
-    return impl.adat(A, d2, packed=packed, ctx=ctx)
+    return check.finite_result(impl.adat(A, d2, packed=packed, ctx=ctx), "A diag(d2) A^T")
 
 
 def cholesky(C, *, packed: bool = False, variant: str = "outer", method: str = "auto",
@@ -56,20 +61,20 @@ def cholesky(C, *, packed: bool = False, variant: str = "outer", method: str = "
     Raises numpy.linalg.LinAlgError (NotPositiveDefiniteError) naming the first
     pivot that failed; ValueError for non-square or non-finite input.
     """
-    if variant not in VARIANTS:
-        raise ValueError(f"variant must be one of {VARIANTS}, not {variant!r}")
-    C = as_square(C, "C")
-    ctx = resolve(ctx)
+    check.choice(variant, "variant", VARIANTS)
+    C = check.square(C, "C")
+    ctx = _options(packed, method, ctx)
     impl = implementation(choose(method, ctx, packed=packed, variant=variant))
-    return impl.cholesky(C, packed=packed, variant=variant, ctx=ctx)
+    return check.finite_result(impl.cholesky(C, packed=packed, variant=variant, ctx=ctx), "the Cholesky factor")
 
 
 def _solve(L_lower: np.ndarray, B, steps, packed: bool, ctx, method: str):
     m = L_lower.shape[0]
-    B2, was_1d = as_rhs(B, m)
-    ctx = resolve(ctx)
+    B2, was_1d = check.rhs(B, m)
+    ctx = _options(packed, method, ctx)
+    check.nonsingular_triangle(L_lower, "L")
     impl = implementation(choose(method, ctx, packed=packed))
-    X = impl.solve(L_lower, B2, steps, packed=packed, ctx=ctx)
+    X = check.finite_result(impl.solve(L_lower, B2, steps, packed=packed, ctx=ctx), "the solution")
     return X[:, 0] if was_1d else X
 
 
@@ -80,8 +85,9 @@ def solve_triangular(L, B, *, lower: bool = True, trans: bool = False, packed: b
     lower=True reads the lower triangle of L, lower=False the upper; trans=True
     solves with the transpose.  B is (m,) or (m, nrhs); returns float32 of B's shape.
     """
-    T = as_square(L, "L")
-    Ls = lower_of(T, lower)
+    T = check.square(L, "L")
+    Ls = lower_of(T, check.flag(lower, "lower"))
+    check.flag(trans, "trans")
     # Stored as a lower triangle Ls: which direction does op(T) need?
     backward = (trans if lower else not trans)
     return _solve(Ls, B, [backward], packed, ctx, method)
@@ -90,5 +96,5 @@ def solve_triangular(L, B, *, lower: bool = True, trans: bool = False, packed: b
 def cho_solve(L, B, *, packed: bool = False, method: str = "auto", ctx: Context | None = None) -> np.ndarray:
     """Solve (L L^T) X = B given the Cholesky factor L, by forward then backward
     substitution on the GPU (method: "paper", "blocked" or "auto", as cholesky)."""
-    Ls = as_square(L, "L")
+    Ls = check.square(L, "L")
     return _solve(np.tril(Ls), B, [False, True], packed, ctx, method)

@@ -12,6 +12,10 @@ class GLUnavailableError(RuntimeError):
     """No usable OpenGL 3.3+ context could be created on this machine."""
 
 
+class ContextThreadError(RuntimeError):
+    """A GL context (or a texture of it) was used from a thread it does not belong to."""
+
+
 class NotPositiveDefiniteError(np.linalg.LinAlgError):
     """The matrix is not (numerically) positive definite; `.pivot` is 0-based."""
 
@@ -20,3 +24,17 @@ class NotPositiveDefiniteError(np.linalg.LinAlgError):
         super().__init__(
             f"Matrix is not positive definite: pivot {pivot} (0-based; the leading minor of "
             f"order {pivot + 1} of the {m}x{m} matrix) is not positive in float32.")
+
+
+class SingularMatrixError(np.linalg.LinAlgError):
+    """A triangular matrix has a zero (or non-finite) diagonal entry; `.index` is 0-based."""
+
+    def __init__(self, index: int, value: float, name: str = "L"):
+        self.index = index
+        what = "zero" if value == 0 else f"not finite ({value})"
+        super().__init__(f"singular matrix: diagonal entry {index} (0-based) of {name} is {what}; "
+                         "the triangular system has no unique solution")
+
+
+class NonFiniteResultError(FloatingPointError):
+    """A result computed from finite input overflowed float32 (inf or NaN)."""

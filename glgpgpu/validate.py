@@ -1,37 +1,149 @@
-"""Input checks shared by the public functions: clear errors naming the argument."""
+"""Input checks, one module for every public function: clear errors that name
+the argument and say what to pass instead.
+
+Data: numeric arrays of an exact number of dimensions, finite, within float32's
+range; complex, boolean, string and object data are refused (TypeError), never
+silently cast.  Options: bools must be bools, choices must be listed, numbers
+range-checked.
+"""
 from __future__ import annotations
+
+import numbers
 
 import numpy as np
 
+from .errors import NonFiniteResultError, SingularMatrixError
 
-def as_float_array(x, name: str, ndim: int | tuple, dtype=np.float32) -> np.ndarray:
-    """Convert to a float array of the given dimensionality; reject non-finite values."""
-    try:
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numeric: {exc}") from None
-    dims = (ndim,) if isinstance(ndim, int) else ndim
+F32_MAX = float(np.finfo(np.float32).max)
+
+
+def array(x, name: str, ndim: int | tuple, dtype=np.float32) -> np.ndarray:
+    """`x` as an array of `dtype` with ndim in `ndim`; refuses what would be lost.
+
+    float32 input comes back as is (no copy); other real dtypes are converted once.
+    """
+    if x is None:
+        raise TypeError(f"{name} is None; pass a numeric array")
+    arr = x if isinstance(x, np.ndarray) else _as_array(x, name)
+    kind = arr.dtype.kind
+    if kind == "c":
+        raise TypeError(f"{name} is complex ({arr.dtype}); glgpgpu computes in real float32. "
+                        f"Pass {name}.real if the imaginary part is zero")
+    if kind == "b":
+        raise TypeError(f"{name} is boolean; pass a numeric array ({name}.astype(float) if you mean 0/1)")
+    if kind not in "iuf":
+        raise TypeError(f"{name} must be a real numeric array, got dtype {arr.dtype}")
+    dims = (ndim,) if isinstance(ndim, int) else tuple(ndim)
     if arr.ndim not in dims:
         want = " or ".join(f"{d}-D" for d in dims)
         raise ValueError(f"{name} must be {want}, got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"{name} is empty (shape {arr.shape})")
-    if not np.all(np.isfinite(arr)):
-        bad = np.argwhere(~np.isfinite(arr))[0]
-        raise ValueError(f"{name} holds a non-finite value (first at index {tuple(int(b) for b in bad)})")
+    if kind == "f":
+        lo, hi = arr.min(), arr.max()          # NaN propagates; +-inf shows up here: no temporary array
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            bad = np.argwhere(~np.isfinite(arr))[0]
+            raise ValueError(f"{name} holds a non-finite value (first at index {tuple(int(b) for b in bad)})")
+        if max(-float(lo), float(hi)) > F32_MAX:        # every array here reaches the GPU in float32
+            raise ValueError(f"{name} holds values beyond float32's range (|x| > {F32_MAX:.3g}); "
+                             "scale the problem before solving it in single precision")
+    elif max(abs(int(arr.min())), abs(int(arr.max()))) > F32_MAX:
+        raise ValueError(f"{name} holds integers beyond float32's range")
     return arr.astype(dtype, copy=False)
 
 
-def as_square(x, name: str, dtype=np.float32) -> np.ndarray:
-    arr = as_float_array(x, name, 2, dtype)
+def _as_array(x, name):
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a numeric array: {exc}") from None
+    if arr.dtype == object:
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be a real numeric array, got objects such as "
+                            f"{type(arr.flat[0]).__name__}") from None
+    return arr
+
+
+def square(x, name: str, dtype=np.float32) -> np.ndarray:
+    arr = array(x, name, 2, dtype)
     if arr.shape[0] != arr.shape[1]:
         raise ValueError(f"{name} must be square, got shape {arr.shape}")
     return arr
 
 
-def as_rhs(B, m: int, name: str = "B", dtype=np.float32):
+def rhs(B, m: int, name: str = "B", dtype=np.float32):
     """Right-hand side(s): (m,) or (m, k). Returns (2-D array, was_1d)."""
-    arr = as_float_array(B, name, (1, 2), dtype)
+    arr = array(B, name, (1, 2), dtype)
     if arr.shape[0] != m:
         raise ValueError(f"{name} has {arr.shape[0]} rows but the matrix has order {m}")
     return (arr[:, None], True) if arr.ndim == 1 else (arr, False)
+
+
+def flag(x, name: str) -> bool:
+    """A yes/no option: True or False (numpy's bool too), nothing else."""
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    raise TypeError(f"{name} must be True or False, got {x!r}")
+
+
+def choice(x, name: str, options) -> str:
+    if not isinstance(x, str) or x not in options:
+        raise ValueError(f"{name} must be one of {tuple(options)}, not {x!r}")
+    return x
+
+
+def integer(x, name: str, lo: int | None = None, hi: int | None = None) -> int:
+    """A whole number (not a bool, not a float) within [lo, hi]."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {x!r}")
+    x = int(x)
+    if (lo is not None and x < lo) or (hi is not None and x > hi):
+        rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]" if lo is not None else f"<= {hi}"
+        raise ValueError(f"{name} must be {rng}, got {x}")
+    return x
+
+
+def real(x, name: str, lo: float, hi: float, *, open_lo: bool = True, open_hi: bool = True) -> float:
+    """A finite real number in the interval (lo, hi) (ends open unless said)."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {x!r}")
+    x = float(x)
+    ok = np.isfinite(x) and (x > lo if open_lo else x >= lo) and (x < hi if open_hi else x <= hi)
+    if not ok:
+        raise ValueError(f"{name} must be in {'(' if open_lo else '['}{lo:g}, {hi:g}{')' if open_hi else ']'}, "
+                         f"got {x!r}")
+    return x
+
+
+def finite_result(X: np.ndarray, what: str) -> np.ndarray:
+    """Raise if a result computed from finite input holds inf or NaN (float32 overflow)."""
+    lo, hi = X.min(initial=0.0), X.max(initial=0.0)
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        bad = tuple(int(b) for b in np.argwhere(~np.isfinite(X))[0])
+        raise NonFiniteResultError(
+            f"{what} overflows float32 (first non-finite entry at {bad}) although the input is finite: "
+            "the problem is too badly scaled or conditioned for single precision; scale it first")
+    return X
+
+
+def nonsingular_triangle(T: np.ndarray, name: str = "L") -> None:
+    """Raise SingularMatrixError at the first zero diagonal entry of a triangular matrix."""
+    d = np.diagonal(T)
+    zero = np.flatnonzero(d == 0)
+    if zero.size:
+        raise SingularMatrixError(int(zero[0]), 0.0, name)
+
+
+def context(ctx):
+    """None (the calling thread's default context) or a glgpgpu Context."""
+    if ctx is not None and not hasattr(ctx, "make_current"):
+        raise TypeError(f"ctx must be a glgpgpu Context or None, got {type(ctx).__name__}")
+    return ctx
+
+
+# The names the modules used before (kept for the paper's LU comparator and older callers).
+as_float_array = array
+as_square = square
+as_rhs = rhs

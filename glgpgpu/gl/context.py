@@ -4,15 +4,24 @@ One `Context` owns one moderngl context plus the few facts every other layer
 needs about it (`Capabilities`, read once).  Everything that creates GL objects
 asks the context first whether a size fits (`check_size`), so a matrix over the
 GPU's texture limit fails with a message instead of a driver error.
+
+Threads: an OpenGL context is current on one thread at a time, and its objects
+belong to it.  glgpgpu gives every thread its own default context (created on
+the thread's first call, released when the thread ends), so calls from any
+thread -- a worker, a thread pool, a web server -- compute on a context that is
+current there, and threads run side by side.  A Context (or a texture of it)
+used from a thread other than the one that created it raises
+ContextThreadError instead of computing on a context that is not current.
 """
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 
 import moderngl
 
-from ..errors import GLUnavailableError
+from ..errors import ContextThreadError, GLUnavailableError
 
 #: What a Debian/Ubuntu machine needs for headless rendering on the CPU.
 EGL_PACKAGES = "libegl1 libegl-mesa0 libgl1-mesa-dri"
@@ -69,6 +78,8 @@ class Context:
                  window_size=(800, 800), title: str = "glgpgpu"):
         self.backend = backend
         self.window = None
+        self.thread = threading.get_ident()         # the only thread that may use it
+        self.thread_name = threading.current_thread().name
         if backend == "egl":
             self.gl = _create_egl()
         elif backend == "window":
@@ -96,12 +107,23 @@ class Context:
         self.max_texture_size = min(driver_max, max_texture_size or driver_max)
         # Kernels and textures attach themselves here lazily (one per context).
         self._kernels = None
-        global _current
-        _current = self
+        _threads.current = self          # creation made it current on this thread
 
     def make_current(self) -> "Context":
-        """Make this context the current one (a no-op when it already is)."""
-        return resolve(self)
+        """Make this context the current one of the calling thread (a no-op when it
+        already is); ContextThreadError if it belongs to another thread."""
+        if threading.get_ident() != self.thread:
+            raise ContextThreadError(
+                f"this GL context belongs to thread {self.thread_name!r}; an OpenGL context is current on "
+                f"one thread only, and its textures cannot be used elsewhere. In thread "
+                f"{threading.current_thread().name!r} call glgpgpu.get_context() (each thread has its own), "
+                "or call glgpgpu from the thread that created this context.")
+        if getattr(_threads, "current", None) is not self:
+            if self.gl is None:
+                raise ContextThreadError("this GL context was released; call glgpgpu.get_context() for a new one")
+            self.gl.__enter__()          # moderngl: make this context current
+            _threads.current = self
+        return self
 
     def park(self) -> None:
         """Bind a framebuffer of our own.  moderngl re-binds the last used
@@ -134,9 +156,9 @@ class Context:
         self.gl.finish()
 
     def release(self) -> None:
-        global _current, _default
-        if _current is not self:
-            self.gl.__enter__()
+        if self.gl is None:
+            return
+        self.make_current()
         if self._kernels is not None:
             self._kernels.release()
             self._kernels = None
@@ -145,18 +167,20 @@ class Context:
                 obj.release()
             self._parking = None
         self.gl.release()
+        self.gl = None
         if self.window is not None:
             import glfw
 
             glfw.destroy_window(self.window)
             glfw.terminate()
             self.window = None
-        if _current is self:
-            _current = None
-        if _default is self:
-            _default = None
-        elif _default is not None:
-            resolve(_default)      # leave the default context current again
+        if getattr(_threads, "current", None) is self:
+            _threads.current = None
+        default = getattr(_threads, "default", None)
+        if default is not None and default.ctx is self:
+            _threads.default = None
+        elif default is not None:
+            default.ctx.make_current()      # leave the thread's default context current again
 
 
 def _create_egl() -> moderngl.Context:
@@ -195,30 +219,42 @@ def _create_window(size, title):
     return moderngl.create_context(require=330), win
 
 
-_default: Context | None = None
-_current: Context | None = None
+class _ThreadDefault:
+    """A thread's default context; released when the thread ends (CPython clears a
+    thread's locals on that thread as it exits, where the context is current)."""
+
+    def __init__(self, ctx: Context, owned: bool = True):
+        self.ctx, self.owned = ctx, owned        # owned: created here, so released here
+
+    def __del__(self):
+        ctx = self.ctx
+        if self.owned and ctx.gl is not None and threading.get_ident() == ctx.thread:
+            try:
+                ctx.release()
+            except Exception:       # a dying thread must not raise; the driver frees it with the process
+                pass
+
+
+_threads = threading.local()        # .default (_ThreadDefault), .current (Context)
 
 
 def resolve(ctx: Context | None = None) -> Context:
-    """`ctx`, or the default context; made current if another one was in use
-    (several contexts in one process are rare: tests, a window beside EGL)."""
-    global _current
-    ctx = ctx or get_context()
-    if ctx is not _current:
-        ctx.gl.__enter__()          # moderngl: make this context current
-        _current = ctx
-    return ctx
+    """`ctx`, or the calling thread's default context, made current on this thread."""
+    return (ctx or get_context()).make_current()
 
 
 def get_context() -> Context:
-    """The process-wide default headless context (created on first call)."""
-    global _default
-    if _default is None:
-        _default = Context("egl")
-    return resolve(_default) if _current is not _default else _default
+    """The calling thread's default headless context (created on its first call)."""
+    default = getattr(_threads, "default", None)
+    if default is None or default.ctx.gl is None:
+        default = _threads.default = _ThreadDefault(Context("egl"))
+    return default.ctx.make_current()
 
 
 def set_context(ctx: Context | None) -> None:
-    """Make `ctx` the default context (None drops the current default)."""
-    global _default
-    _default = ctx
+    """Make `ctx` the calling thread's default context (None drops it; the next
+    call creates a new one).  The context must belong to this thread."""
+    if ctx is None:
+        _threads.default = None
+        return
+    _threads.default = _ThreadDefault(ctx.make_current(), owned=False)

@@ -184,6 +184,7 @@ class Kernels:
         path), after which a memory barrier makes the stores visible to the next draw;
         buffers: {binding: moderngl.Buffer} read as shader storage buffers.
         """
+        self.ctx.make_current()         # never draw on a context that is not current here
         prog = self.program(kernel, defines)
         inputs = inputs or {}
         for unit, name in enumerate(prog.samplers):

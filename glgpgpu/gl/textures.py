@@ -44,6 +44,7 @@ class MatrixTexture:
 
     def write(self, data) -> None:
         """Upload a (rows, cols[, components]) array, converted to float32."""
+        self.ctx.make_current()
         arr = np.ascontiguousarray(data, dtype=np.float32)
         want = self.shape if self.components == 1 else self.shape + (self.components,)
         if arr.shape != want and arr.size == int(np.prod(want)) and arr.ndim <= 1:
@@ -54,6 +55,7 @@ class MatrixTexture:
 
     def read(self) -> np.ndarray:
         """Exact float32 copy of the texture, shape (rows, cols[, components])."""
+        self.ctx.make_current()
         flat = np.frombuffer(self.tex.read(alignment=4), dtype=np.float32)
         if self.components == 1:
             return flat.reshape(self.rows, self.cols).copy()
@@ -61,6 +63,7 @@ class MatrixTexture:
 
     def read_region(self, x: int, y: int, w: int, h: int) -> np.ndarray:
         """Read a w x h block whose lower-left texel is (x, y) -> array (h, w)."""
+        self.ctx.make_current()
         data = self.fbo.read(viewport=(x, y, w, h), components=self.components, dtype="f4",
                              alignment=4)
         return np.frombuffer(data, np.float32).reshape(h, w, -1).squeeze(-1).copy() \
@@ -71,11 +74,13 @@ class MatrixTexture:
         self.tex.read_into(buffer, alignment=4)
 
     def clear(self, value: float = 0.0) -> None:
+        self.ctx.make_current()
         self.fbo.use()
         self.fbo.clear(red=float(value), green=float(value), blue=float(value), alpha=float(value))
 
     def release(self) -> None:
         if self.fbo is not None:
+            self.ctx.make_current()
             if self.ctx.gl.fbo is self.fbo:
                 self.ctx.park()
             self.fbo.release()

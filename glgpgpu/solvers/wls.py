@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..dispatch import choose, implementation
+from ..dispatch import METHODS, choose, implementation
 from ..errors import NotPositiveDefiniteError
 from ..gl import Context, Stopwatch, resolve
-from ..validate import as_float_array
+from .. import validate as check
 
 #: If the smallest pivot of L, squared and relative to the largest, falls below
 #: this multiple of m * u, C is singular to float32 working precision and
@@ -46,13 +46,13 @@ class WLSInfo:
 
 
 def _inputs(A, d2, b):
-    A = as_float_array(A, "A", 2, np.float64)
+    A = check.array(A, "A", 2, np.float64)
     m, n = A.shape
     if m > n:
         raise ValueError(f"A must be m x n with m <= n (one column per sample), got {m} x {n}; "
                          "pass the transpose if your samples are rows")
-    d2 = as_float_array(d2, "d2", 1, np.float64)
-    b = as_float_array(b, "b", 1, np.float64)
+    d2 = check.array(d2, "d2", 1, np.float64)
+    b = check.array(b, "b", 1, np.float64)
     if d2.shape[0] != n:
         raise ValueError(f"d2 has length {d2.shape[0]} but A has {n} columns")
     if b.shape[0] != n:
@@ -73,7 +73,11 @@ def wls(A, d2, b, *, tol: float = 1e-8, max_iter: int = 100, packed: bool = Fals
     method: "paper" (Algorithms 3 and 5), "blocked" or "auto", as in cholesky.
     """
     A, d2, b = _inputs(A, d2, b)
-    ctx = resolve(ctx)
+    tol = check.real(tol, "tol", 0.0, 1.0)
+    max_iter = check.integer(max_iter, "max_iter", 1)
+    check.flag(packed, "packed")
+    check.choice(method, "method", METHODS)
+    ctx = resolve(check.context(ctx))
     impl = implementation(choose(method, ctx, packed=packed))
     m = A.shape[0]
     watch = Stopwatch(ctx)

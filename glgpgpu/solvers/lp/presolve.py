@@ -61,6 +61,8 @@ def reduce(A, b, c, *, scale_passes: int = 8, rank_tol: float = 1e-9) -> Reduced
                                "linearly dependent equality constraints with inconsistent right-hand sides")
             dropped = len(out)
             rows, A, b = rows[keep], A[keep], b[keep]
+    if A.size == 0:                 # nothing left: every variable sits at 0
+        return Reduced(A, b, c, rows, cols, np.ones(A.shape[0]), np.ones(A.shape[1]), dropped_rows=dropped)
     # geometric scaling (Curtis-Reid style passes): bring |a_ij| near 1
     r = np.ones(A.shape[0])
     s = np.ones(A.shape[1])

@@ -15,11 +15,14 @@ MPS files are read by HiGHS (highspy); no MPS parser is written here.
 from __future__ import annotations
 
 import gzip
+import numbers
 import os
 import tempfile
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from ... import validate as check
 
 INF = np.inf
 
@@ -79,20 +82,32 @@ def from_mps(path: str) -> GeneralLP:
                      np.array(lp.col_lower_, float), np.array(lp.col_upper_, float), offset, name)
 
 
+def _vector(x, name, n=None):
+    v = check.array(x, name, 1, np.float64)
+    if n is not None and v.shape[0] != n:
+        raise ValueError(f"{name} has {v.shape[0]} entries but must have {n}")
+    return v
+
+
 def from_linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None) -> GeneralLP:
-    """The arguments of scipy.optimize.linprog (default bounds (0, None))."""
-    c = np.asarray(c, float).ravel()
+    """The arguments of scipy.optimize.linprog (default bounds (0, None)); shapes
+    must be exact: c (n,), A_ub (k, n) with b_ub (k,), A_eq (l, n) with b_eq (l,)."""
+    if c is None or np.size(c) == 0:
+        raise ValueError("c is empty: an LP needs at least one variable (c holds one cost per variable)")
+    c = _vector(c, "c")
     n = c.size
     rows, lo, up = [], [], []
     for A, b, kind in ((A_ub, b_ub, "ub"), (A_eq, b_eq, "eq")):
-        if A is None:
+        if A is None and b is None:
             continue
-        A = np.atleast_2d(np.asarray(A, float))
-        b = np.asarray(b, float).ravel()
+        if A is None or b is None:
+            raise ValueError(f"A_{kind} and b_{kind} go together; one of them is missing")
+        if np.size(A) == 0 and np.size(b) == 0:
+            continue
+        A = check.array(A, f"A_{kind}", 2, np.float64)
         if A.shape[1] != n:
             raise ValueError(f"A_{kind} has {A.shape[1]} columns but c has {n} entries")
-        if b.size != A.shape[0]:
-            raise ValueError(f"b_{kind} has {b.size} entries but A_{kind} has {A.shape[0]} rows")
+        b = _vector(b, f"b_{kind}", A.shape[0])
         rows.append(A)
         lo.append(np.full(b.size, -INF) if kind == "ub" else b)
         up.append(b)
@@ -102,14 +117,20 @@ def from_linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None) -> 
         bl = list(bounds) if not (len(bounds) == 2 and np.ndim(bounds[0]) == 0) else [bounds] * n
         if len(bl) != n:
             raise ValueError(f"bounds has {len(bl)} pairs but c has {n} entries")
-        for j, (l, u) in enumerate(bl):
-            col_lo[j] = -INF if l is None else l
-            col_up[j] = INF if u is None else u
-    for arr, nm in ((c, "c"), (A, "A")):
-        if not np.all(np.isfinite(arr)):
-            raise ValueError(f"{nm} holds a non-finite value")
+        for j, pair in enumerate(bl):
+            if pair is None or len(pair) != 2:
+                raise ValueError(f"bounds[{j}] must be a pair (low, high) with None for no bound, got {pair!r}")
+            lo_j, up_j = pair
+            col_lo[j] = -INF if lo_j is None else _bound(lo_j, f"bounds[{j}][0]")
+            col_up[j] = INF if up_j is None else _bound(up_j, f"bounds[{j}][1]")
     return GeneralLP(c, A, np.concatenate(lo) if lo else np.zeros(0), np.concatenate(up) if up else np.zeros(0),
                      col_lo, col_up)
+
+
+def _bound(v, name):
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or np.isnan(v):
+        raise ValueError(f"{name} must be a number or None, got {v!r}")
+    return float(v)
 
 
 @dataclass

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ... import validate as check
+from ...dispatch import METHODS
 from . import ipm, presolve
 from .problem import GeneralLP, from_linprog, from_mps, max_violation, objective, to_standard_form
 
@@ -38,12 +40,13 @@ class LPResult:
 def solve_general(lp: GeneralLP, *, tol: float = 1e-5, cholesky: str = "outer", max_iter: int = 100,
                   device: str = "gpu", packed: bool = False, method: str = "auto", ctx=None,
                   callback=None) -> LPResult:
-    if cholesky not in CHOLESKY:
-        raise ValueError(f"cholesky must be one of {CHOLESKY}, not {cholesky!r}")
-    if device not in DEVICES:
-        raise ValueError(f"device must be one of {DEVICES}, not {device!r}")
-    if not (0 < tol < 1):
-        raise ValueError(f"tol must be in (0, 1), got {tol}")
+    check.choice(cholesky, "cholesky", CHOLESKY)
+    check.choice(device, "device", DEVICES)
+    check.choice(method, "method", METHODS)
+    tol = check.real(tol, "tol", 0.0, 1.0)
+    max_iter = check.integer(max_iter, "max_iter", 1)
+    check.flag(packed, "packed")
+    check.context(ctx)
     times = {}
     t0 = time.perf_counter()
     sf = to_standard_form(lp)
@@ -55,6 +58,12 @@ def solve_general(lp: GeneralLP, *, tol: float = 1e-5, cholesky: str = "outer", 
     if red.status:
         return LPResult(red.status, float("nan"), np.full(n_orig, np.nan), 0, message=red.message,
                         size=sf.A.shape, times=times)
+    if red.A.shape[0] == 0 or red.A.shape[1] == 0:
+        # nothing left to iterate on: every remaining variable sits at 0 (presolve
+        # already reported a negative cost on a free-growing variable as unbounded)
+        x = sf.recover(np.zeros(sf.A.shape[1]))
+        return LPResult("optimal", objective(lp, x), x, 0, times=times, size=red.A.shape,
+                        message="solved by presolve", violation=max_violation(lp, x))
     t0 = time.perf_counter()
     if device == "gpu":
         from .backends import GPUBackend
