@@ -43,7 +43,9 @@ def adat(A, d2, *, packed: bool = False, method: str = "auto", ctx: Context | No
     A, d2 = _adat_inputs(A, d2)
     ctx = _options(packed, method, ctx)
     impl = implementation(choose(method, ctx, packed=packed, packed_ok=True))
-    return check.finite_result(impl.adat(A, d2, packed=packed, ctx=ctx), "A diag(d2) A^T")
+    with ctx.kernels.pool.scope():          # a failure midway leaves no texture behind
+        C = impl.adat(A, d2, packed=packed, ctx=ctx)
+    return check.finite_result(C, "A diag(d2) A^T")
 
 
 def cholesky(C, *, packed: bool = False, variant: str = "outer", method: str = "auto",
@@ -65,7 +67,9 @@ def cholesky(C, *, packed: bool = False, variant: str = "outer", method: str = "
     C = check.square(C, "C")
     ctx = _options(packed, method, ctx)
     impl = implementation(choose(method, ctx, packed=packed, variant=variant))
-    return check.finite_result(impl.cholesky(C, packed=packed, variant=variant, ctx=ctx), "the Cholesky factor")
+    with ctx.kernels.pool.scope():
+        L = impl.cholesky(C, packed=packed, variant=variant, ctx=ctx)
+    return check.finite_result(L, "the Cholesky factor")
 
 
 def _solve(L_lower: np.ndarray, B, steps, packed: bool, ctx, method: str):
@@ -74,7 +78,9 @@ def _solve(L_lower: np.ndarray, B, steps, packed: bool, ctx, method: str):
     ctx = _options(packed, method, ctx)
     check.nonsingular_triangle(L_lower, "L")
     impl = implementation(choose(method, ctx, packed=packed))
-    X = check.finite_result(impl.solve(L_lower, B2, steps, packed=packed, ctx=ctx), "the solution")
+    with ctx.kernels.pool.scope():
+        X = impl.solve(L_lower, B2, steps, packed=packed, ctx=ctx)
+    check.finite_result(X, "the solution")
     return X[:, 0] if was_1d else X
 
 

@@ -12,6 +12,10 @@ class GLUnavailableError(RuntimeError):
     """No usable OpenGL 3.3+ context could be created on this machine."""
 
 
+class GLResourceError(RuntimeError):
+    """The driver could not create a GL object (out of GPU memory, usually)."""
+
+
 class ContextThreadError(RuntimeError):
     """A GL context (or a texture of it) was used from a thread it does not belong to."""
 

@@ -192,7 +192,7 @@ def _create_egl() -> moderngl.Context:
         try:
             return moderngl.create_standalone_context(require=version, backend="egl")
         except Exception as exc:  # glcontext raises plain Exceptions with driver text
-            error = exc
+            error = str(exc)     # a string: keeping the exception would keep its frames (and callers) alive
     raise GLUnavailableError(f"could not create a headless EGL context ({error}). {EGL_HINT}") from None
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import moderngl
 
+from ..errors import GLResourceError
+
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:                       # textures never import the context module:
@@ -30,11 +32,20 @@ class MatrixTexture:
         ctx.check_size(rows, cols, what)
         self.ctx = ctx
         self.rows, self.cols, self.components = int(rows), int(cols), components
-        self.tex = ctx.gl.texture((self.cols, self.rows), components, dtype="f4")
-        # NEAREST + texelFetch: a texel is a number, never a blend of neighbours.
-        self.tex.filter = (moderngl.NEAREST, moderngl.NEAREST)
-        self.tex.repeat_x = self.tex.repeat_y = False
-        self.fbo = ctx.gl.framebuffer(color_attachments=[self.tex])
+        self.tex = self.fbo = None
+        try:
+            self.tex = ctx.gl.texture((self.cols, self.rows), components, dtype="f4")
+            # NEAREST + texelFetch: a texel is a number, never a blend of neighbours.
+            self.tex.filter = (moderngl.NEAREST, moderngl.NEAREST)
+            self.tex.repeat_x = self.tex.repeat_y = False
+            self.fbo = ctx.gl.framebuffer(color_attachments=[self.tex])
+        except moderngl.Error as exc:
+            if self.tex is not None:
+                self.tex.release()
+            self.tex = None
+            raise GLResourceError(
+                f"the GPU could not allocate a {self.cols}x{self.rows} float32 texture for {what} ({exc}). "
+                "It may be out of memory: free other GPU work or solve a smaller problem.") from None
         if data is not None:
             self.write(data)
 
@@ -138,34 +149,70 @@ class TexturePool:
     `take(rows, cols)` hands out a texture (contents undefined); `give(tex)`
     returns it.  Algorithms called in a loop (adat a thousand times, one LP
     iteration after another) therefore allocate nothing after the first call.
+
+    `with pool.scope():` around a public call gives back, if the call fails
+    midway (a driver out of memory, a bad pivot), every texture taken inside it
+    and not yet given back: an error leaves no texture behind.
     """
 
     def __init__(self, ctx: "Context", keep: int = 4):
         self.ctx = ctx
         self.keep = keep
         self._free: dict = {}
+        self._out: dict = {}          # id -> texture handed out and not given back
+        self._scopes: list = []       # one set of ids per open scope
 
     def take(self, rows: int, cols: int, what: str = "matrix", components: int = 1) -> MatrixTexture:
         free = self._free.get((rows, cols, components))
-        if free:
-            return free.pop()
-        return MatrixTexture(self.ctx, rows, cols, what=what, components=components)
+        tex = free.pop() if free else MatrixTexture(self.ctx, rows, cols, what=what, components=components)
+        self._out[id(tex)] = tex
+        for scope in self._scopes:
+            scope.add(id(tex))
+        return tex
 
     def give(self, *textures: MatrixTexture) -> None:
         for tex in textures:
             if tex is None or tex.tex is None:
                 continue
+            if self._out.pop(id(tex), None) is None and any(t is tex for b in self._free.values() for t in b):
+                continue              # given twice: keep one copy in the pool
             bucket = self._free.setdefault((tex.rows, tex.cols, tex.components), [])
             if len(bucket) < self.keep:
                 bucket.append(tex)
             else:
                 tex.release()
 
+    @property
+    def outstanding(self) -> int:
+        """Textures handed out and not given back (a leak if it grows across calls)."""
+        return len(self._out)
+
+    def scope(self):
+        """Context manager: on an exception, give back what was taken inside."""
+        pool = self
+
+        class _Scope:
+            def __enter__(self):
+                self.ids = set()
+                pool._scopes.append(self.ids)
+                return self
+
+            def __exit__(self, exc_type, *exc):
+                pool._scopes.remove(self.ids)
+                if exc_type is not None:
+                    pool.give(*[pool._out[i] for i in self.ids if i in pool._out])
+                return False
+
+        return _Scope()
+
     def release(self) -> None:
         for bucket in self._free.values():
             for tex in bucket:
                 tex.release()
         self._free.clear()
+        for tex in self._out.values():
+            tex.release()
+        self._out.clear()
 
     def __len__(self):
         return sum(len(b) for b in self._free.values())

@@ -85,7 +85,8 @@ def wls(A, d2, b, *, tol: float = 1e-8, max_iter: int = 100, packed: bool = Fals
     with watch("transfer"):
         A32, d32 = A.astype(np.float32), d2.astype(np.float32)
     try:
-        fac = impl.NormalFactor(A32, d32, packed=packed, ctx=ctx, watch=watch)
+        with ctx.kernels.pool.scope():          # a failure midway leaves no texture behind
+            fac = impl.NormalFactor(A32, d32, packed=packed, ctx=ctx, watch=watch)
     except NotPositiveDefiniteError as exc:
         info = WLSInfo("not positive definite", times=watch.as_dict(),
                        message=f"A D^2 A^T is not positive definite in float32 ({exc}); "

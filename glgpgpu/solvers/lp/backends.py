@@ -118,12 +118,20 @@ class GPUBackend:
         self.m, self.n = A.shape
         self.ctx.check_size(self.m, self.n, f"the constraint matrix A ({self.m} x {self.n})")
         A32 = np.asarray(A, np.float32)
+        self.v = {}
+        self.normal = None
         self.A = MatrixTexture(self.ctx, self.m, self.n, A32, what="A")
         self.A.name = "A"
-        self.v = {}
-        # the normal equations A X S^-1 A^T, formed, factored and solved where the vectors live
-        self.normal = implementation(self.method).ResidentNormal(self.V, self.A, A32, packed=packed,
-                                                                 variant=cholesky)
+        # every texture the solver takes is given back by release(), also after a failure
+        self._scope = self.ctx.kernels.pool.scope()
+        self._scope.__enter__()
+        try:
+            # the normal equations A X S^-1 A^T, formed, factored and solved where the vectors live
+            self.normal = implementation(self.method).ResidentNormal(self.V, self.A, A32, packed=packed,
+                                                                     variant=cholesky)
+        except BaseException as exc:
+            self.release(exc)
+            raise
 
     def put(self, name, arr):
         old = self.v.get(name)
@@ -206,9 +214,12 @@ class GPUBackend:
         if old is not None and old is not t:
             self.V.free(old)
 
-    def release(self):
+    def release(self, exc: BaseException | None = None):
         for t in self.v.values():
             self.V.free(t)
         self.v.clear()
-        self.normal.release()
+        if self.normal is not None:
+            self.normal.release()
         self.A.release()
+        # an exception anywhere in the solve: give back whatever is still out
+        self._scope.__exit__(type(exc) if exc else RuntimeError, exc, None)
