@@ -29,6 +29,14 @@ class NotPositiveDefiniteError(np.linalg.LinAlgError):
             f"Matrix is not positive definite: pivot {pivot} (0-based; the leading minor of "
             f"order {pivot + 1} of the {m}x{m} matrix) is not positive in float32.")
 
+    @classmethod
+    def check(cls, pivots: np.ndarray, m: int) -> np.ndarray:
+        """Raise at the first pivot that is not a positive finite number; else return them."""
+        bad = np.flatnonzero(~(pivots > 0) | ~np.isfinite(pivots))
+        if bad.size:
+            raise cls(int(bad[0]), m)
+        return pivots
+
 
 class SingularMatrixError(np.linalg.LinAlgError):
     """A triangular matrix has a zero (or non-finite) diagonal entry; `.index` is 0-based."""

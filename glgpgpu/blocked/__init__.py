@@ -15,11 +15,11 @@ The operations `adat`, `cholesky`, `solve`, `NormalFactor`, `ResidentNormal`
 have the same signatures as in paper/; the two packages never import each other.
 """
 from .adat import adat, adat_texture
-from .cholesky import check_pivots, cholesky, diagonal, factor_texture
-from .normal import NormalFactor, ResidentNormal
+from .cholesky import cholesky, diagonal, factor_texture
+from .normal import NormalFactor, NormalSystem, ResidentNormal
 from .tiles import ADAT_TILE, ADAT_VARIANT, B_TILE, P_PANEL, UPDATE_VARIANT, padded, require
 from .triangular import solve, substitute_texture
 
-__all__ = ["adat", "adat_texture", "check_pivots", "cholesky", "diagonal", "factor_texture",
-           "NormalFactor", "ResidentNormal", "ADAT_TILE", "ADAT_VARIANT", "B_TILE", "P_PANEL",
+__all__ = ["adat", "adat_texture", "cholesky", "diagonal", "factor_texture",
+           "NormalFactor", "NormalSystem", "ResidentNormal", "ADAT_TILE", "ADAT_VARIANT", "B_TILE", "P_PANEL",
            "UPDATE_VARIANT", "padded", "require", "solve", "substitute_texture"]

@@ -17,6 +17,7 @@ from .tiles import B_TILE, P_PANEL, UPDATE_VARIANT, padded, rect_rows, require
 
 
 def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = B_TILE, pivot_floor: float | None = None,
+                   regularize: bool = False,
                    ctx: Context | None = None, variant: dict | None = None):
     """Factor blocked C (RGBA, mp/4 x mp, mp a multiple of P) in place; returns it."""
     ctx = resolve(ctx)
@@ -34,7 +35,7 @@ def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = B_TILE, pivot_fl
     pbuf = {1: K.scratch_buffer("PNL", mp * P * 4)} if "COLS_FROM_BUFFER" in d else None
     for kb in range(0, mp, P):
         K.draw("blocked_panel", K.grid(1, mp), rect_rows(K, 0, 1, kb, mp), None,
-               {"u_kb": kb, "u_m": m, "u_floor": floor}, images={"A": c_tex, "PNL": pnl}, defines={"P": P})
+               {"u_kb": kb, "u_m": m, "u_floor": floor, "u_regularize": int(regularize)}, images={"A": c_tex, "PNL": pnl}, defines={"P": P})
         if kb + P < mp:
             kk = (kb + P) // B - 1
             tri = K.cached_store(("blk-sub", G, kk), lambda: [geo.fig5_outer_product_sub(G, kk)])[0]
@@ -58,14 +59,6 @@ def diagonal(l_tex, m: int, ctx: Context | None = None) -> np.ndarray:
     return d
 
 
-def check_pivots(d: np.ndarray, m: int) -> np.ndarray:
-    """Raise NotPositiveDefiniteError at the first pivot that is not a positive number."""
-    bad = np.flatnonzero(~(d > 0) | ~np.isfinite(d))
-    if bad.size:
-        raise NotPositiveDefiniteError(int(bad[0]), m)
-    return d
-
-
 def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | None = None,
              P: int = P_PANEL, B: int = B_TILE) -> np.ndarray:
     """L with L L^T = C by the blocked kernels; C float32, validated (glgpgpu.cholesky
@@ -81,7 +74,7 @@ def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | 
     tex = upload_rgba(ctx, np.tril(C), mp, mp, "C")
     try:
         factor_texture(tex, m, P=P, B=B, ctx=ctx)
-        check_pivots(diagonal(tex, m, ctx), m)
+        NotPositiveDefiniteError.check(diagonal(tex, m, ctx), m)
         return np.tril(read_rgba(tex, m, m))
     finally:
         ctx.kernels.pool.give(tex)

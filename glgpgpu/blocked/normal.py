@@ -1,59 +1,84 @@
-"""The normal-equations operation by the blocked kernels: the same two classes
-as paper/normal.py (NormalFactor for numpy callers, ResidentNormal for the
-LP solver's textures), on RGBA storage padded to a multiple of the panel."""
+"""The normal-equations operation by the blocked kernels: the same classes as
+paper/normal.py (NormalSystem and NormalFactor for numpy callers, ResidentNormal
+for the float32 LP solver's textures), on RGBA storage padded to a multiple of
+the panel."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import figures as geo
+from ..errors import NotPositiveDefiniteError
 from ..gl import Stopwatch, resolve
+from ..layouts.rgba import to_rgba
 from ..layouts.transfer import solve_column, upload_rgba
 from .adat import adat_texture
-from .cholesky import check_pivots, diagonal, factor_texture
+from .cholesky import diagonal, factor_texture
 from .tiles import padded, require
 from .triangular import substitute_texture
 
 
-class NormalFactor:
-    """The float32 Cholesky factor of A D^2 A^T (blocked RGBA, order padded)."""
+class NormalSystem:
+    """A D A^T for a fixed A and changing weights d (blocked RGBA, order padded to
+    a multiple of the panel): A uploaded once, `factor(d)` per weight vector,
+    `solve(r)` against the float32 factor, float64 out."""
 
-    def __init__(self, A32, d32, *, packed: bool = False, ctx=None, watch: Stopwatch | None = None):
+    def __init__(self, A32, *, packed: bool = False, ctx=None, watch: Stopwatch | None = None):
         if packed:
             raise ValueError("the blocked normal equations have no packed layout")
         self.ctx = ctx = resolve(ctx)
         require(ctx)
-        self.watch = watch = watch or Stopwatch(ctx, enabled=False)
-        self.m = m = A32.shape[0]
-        self.l_tex = None
-        n4 = -(-A32.shape[1] // 4) * 4
-        self.rows = mp = padded(m)
-        ctx.check_size(m, n4 // 4, f"A (m={m}, blocked)")
+        self.watch = watch or Stopwatch(ctx, enabled=False)
+        self.m, self.n = A32.shape
+        self.l_tex = self.pivots = None
+        self.n4 = -(-self.n // 4) * 4
+        self.rows = padded(self.m)
+        ctx.check_size(self.m, self.n4 // 4, f"A (m={self.m}, blocked)")
+        with self.watch("transfer"):
+            self.a_tex = upload_rgba(ctx, A32, self.m, self.n4, "A")
+            self.d_tex = ctx.kernels.pool.take(1, self.n4 // 4, components=4)
+
+    def factor(self, d32, *, pivot_floor: float | None = None, regularize: bool = False):
+        """Form and factor A diag(d32) A^T; returns L's diagonal (the pivots)."""
+        ctx, m, watch = self.ctx, self.m, self.watch
+        self._free_factor()
         with watch("transfer"):
-            a_tex = upload_rgba(ctx, A32, m, n4, "A")
-            d_tex = upload_rgba(ctx, d32[None, :], 1, n4, "d")
+            self.d_tex.write(to_rgba(d32[None, :], 1, self.n4))
         with watch("assemble"):
-            self.l_tex = adat_texture(a_tex, d_tex, m, mp=mp, ctx=ctx)
-        ctx.kernels.pool.give(a_tex, d_tex)
+            self.l_tex = adat_texture(self.a_tex, self.d_tex, m, mp=self.rows, ctx=ctx)
         with watch("factor"):
-            factor_texture(self.l_tex, m, ctx=ctx)
+            factor_texture(self.l_tex, m, pivot_floor=pivot_floor, regularize=regularize, ctx=ctx)
             self.pivots = diagonal(self.l_tex, m, ctx)
-        try:
-            check_pivots(self.pivots, m)
-        except BaseException:
-            self.release()
-            raise
+        return self.pivots
 
     def solve(self, rhs: np.ndarray, phase: str = "solve") -> np.ndarray:
         """x with L L^T x = rhs (float32 on the GPU), returned as float64."""
         return solve_column(self.ctx, rhs, self.rows,
                             lambda t, backward: substitute_texture(self.l_tex, self.m, t, backward=backward,
-                                                              ctx=self.ctx),
+                                                                  ctx=self.ctx),
                             self.watch, phase)
 
-    def release(self):
+    def _free_factor(self):
         if self.l_tex is not None:
             self.ctx.kernels.pool.give(self.l_tex)
             self.l_tex = None
+
+    def release(self):
+        self._free_factor()
+        self.ctx.kernels.pool.give(self.a_tex, self.d_tex)
+        self.a_tex = self.d_tex = None
+
+
+class NormalFactor(NormalSystem):
+    """The float32 Cholesky factor of A D^2 A^T for one weight vector;
+    NotPositiveDefiniteError if a pivot failed."""
+
+    def __init__(self, A32, d32, *, packed: bool = False, ctx=None, watch: Stopwatch | None = None):
+        super().__init__(A32, packed=packed, ctx=ctx, watch=watch)
+        try:
+            NotPositiveDefiniteError.check(self.factor(d32), self.m)
+        except BaseException:
+            self.release()
+            raise
 
 
 class ResidentNormal:

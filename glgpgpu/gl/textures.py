@@ -205,11 +205,15 @@ class TexturePool:
 
         return _Scope()
 
-    def release(self) -> None:
+    def trim(self) -> None:
+        """Release the textures waiting in the pool (those handed out stay)."""
         for bucket in self._free.values():
             for tex in bucket:
                 tex.release()
         self._free.clear()
+
+    def release(self) -> None:
+        self.trim()
         for tex in self._out.values():
             tex.release()
         self._out.clear()

@@ -13,9 +13,9 @@ Inputs here are already validated float32 arrays.
 from .assemble import Accumulator, adat, assemble_resident, assemble_texture, assembly_geometries
 from .cholesky import VARIANTS, check_pivots, cholesky, factor_geometries, factor_texture
 from .lu import lu_nopivot, lu_texture
-from .normal import NormalFactor, ResidentNormal
+from .normal import NormalFactor, NormalSystem, ResidentNormal
 from .triangular import solve, substitute_texture
 
 __all__ = ["Accumulator", "adat", "assemble_resident", "assemble_texture", "assembly_geometries",
            "VARIANTS", "check_pivots", "cholesky", "factor_geometries", "factor_texture",
-           "lu_nopivot", "lu_texture", "NormalFactor", "ResidentNormal", "solve", "substitute_texture"]
+           "lu_nopivot", "lu_texture", "NormalFactor", "NormalSystem", "ResidentNormal", "solve", "substitute_texture"]

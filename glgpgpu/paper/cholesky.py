@@ -57,13 +57,15 @@ def factor_geometries(m: int, packed: bool, variant: str):
 
 
 def factor_texture(c_tex, m: int, *, packed: bool = False, variant: str = "outer",
-                   ctx: Context | None = None, pivot_floor: float | None = None):
+                   ctx: Context | None = None, pivot_floor: float | None = None,
+                   regularize: bool = False):
     """Factor the matrix held in `c_tex` (lower triangle, in the chosen layout) on
     the GPU.  `c_tex` is consumed (it becomes one of the ping-pong pair).  Returns
     the texture holding L; pivots are not checked here (see `check_pivots`).
 
     pivot_floor (interior-point use only): pivots below it are replaced by a huge
-    value, dropping that direction, instead of turning into NaN."""
+    value, dropping that direction, instead of turning into NaN -- or, with
+    regularize=True, by the floor itself (a regularized pivot)."""
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}, not {variant!r}")
     ctx = resolve(ctx)
@@ -82,7 +84,7 @@ def factor_texture(c_tex, m: int, *, packed: bool = False, variant: str = "outer
     sub = "outer_product_sub_triad" if variant == "triad" else "outer_product_sub"
     layout_uniforms = {"u_m": m, "u_packed": int(packed)}
     sqrt_kernel, sqrt_uniforms = ("sqrt", None) if pivot_floor is None else \
-        ("sqrt_floor", {"u_floor": float(pivot_floor)})
+        ("sqrt_floor", {"u_floor": float(pivot_floor), "u_regularize": int(regularize)})
     S, T = pp.source, pp.target
     for k in range(m - 1):
         sq, col, third = store[3 * k], store[3 * k + 1], store[3 * k + 2]
@@ -102,21 +104,22 @@ def factor_texture(c_tex, m: int, *, packed: bool = False, variant: str = "outer
     return T
 
 
-def check_pivots(l_tex, m: int, packed: bool, ctx: Context | None = None):
-    """Gather L's diagonal on the GPU and raise NotPositiveDefiniteError at the
-    first pivot that is not a positive finite number."""
+def diagonal_of(l_tex, m: int, packed: bool, ctx: Context | None = None) -> np.ndarray:
+    """L's diagonal, gathered on the GPU (one pass) and read back."""
     ctx = resolve(ctx)
     K = ctx.kernels
     diag = K.pool.take(1, m)
     try:
         K.draw("diagonal", diag, geo.rectangle(0, 0, m, 1), {"L": l_tex}, {"u_m": m, "u_packed": int(packed)})
-        d = diag.read()[0]
+        return diag.read()[0]
     finally:
         K.pool.give(diag)
-    bad = np.flatnonzero(~(d > 0) | ~np.isfinite(d))
-    if bad.size:
-        raise NotPositiveDefiniteError(int(bad[0]), m)
-    return d
+
+
+def check_pivots(l_tex, m: int, packed: bool, ctx: Context | None = None):
+    """Gather L's diagonal on the GPU and raise NotPositiveDefiniteError at the
+    first pivot that is not a positive finite number."""
+    return NotPositiveDefiniteError.check(diagonal_of(l_tex, m, packed, ctx), m)
 
 
 def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | None = None) -> np.ndarray:

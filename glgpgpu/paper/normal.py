@@ -3,52 +3,95 @@ C = A D^2 A^T formed by Algorithm 3 and factored by Algorithm 5 (or the
 inner-product form) without leaving the GPU, then solves against the float32
 factor where it lies.  blocked/normal.py has the same two classes.
 
-NormalFactor    numpy in (A, d2), float64 solves out: weighted least squares.
-ResidentNormal  A, d2 and right-hand sides already in textures: the LP solver.
+NormalSystem    A uploaded once, factor(d) per weight vector, float64 solves out:
+                the mixed-precision LP solver.
+NormalFactor    the same for one weight vector: weighted least squares.
+ResidentNormal  A, d2 and right-hand sides already in textures: the float32 LP solver.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .. import figures as geo
+from ..errors import NotPositiveDefiniteError
 from ..gl import Stopwatch, resolve
 from ..layouts.transfer import solve_column
-from .assemble import assemble_resident, assemble_texture
-from .cholesky import check_pivots, factor_texture
+from .assemble import Accumulator, assemble_resident, assemble_texture
+from .cholesky import diagonal_of, factor_texture
 from .triangular import substitute_texture
 
 
-class NormalFactor:
-    """The float32 Cholesky factor L of A D^2 A^T on the GPU (Algorithms 3 + 5).
+class NormalSystem:
+    """A D A^T for a fixed A and changing weights d: A is uploaded once, each
+    `factor(d)` forms C by Algorithm 3 and factors it by Algorithm 5 on the GPU;
+    `solve(r)` runs both substitutions against the float32 factor (float64 out).
 
-    `pivots` is L's diagonal; NotPositiveDefiniteError if a pivot failed."""
+    pivot_floor / regularize: see paper.cholesky.factor_texture (the mixed-precision
+    LP solver regularizes pivots below a floor instead of failing)."""
 
-    def __init__(self, A32, d32, *, packed: bool = False, ctx=None, watch: Stopwatch | None = None):
+    def __init__(self, A32, *, packed: bool = False, ctx=None, watch: Stopwatch | None = None):
         self.ctx = ctx = resolve(ctx)
-        self.watch = watch = watch or Stopwatch(ctx, enabled=False)
-        self.m = self.rows = A32.shape[0]
-        self.packed = packed
-        self.l_tex = None
-        c_tex = assemble_texture(A32, d32, packed=packed, ctx=ctx, watch=watch)
+        self.watch = watch or Stopwatch(ctx, enabled=False)
+        self.m, self.n = A32.shape
+        self.rows, self.packed = self.m, packed
+        self.l_tex = self.pivots = None
+        self.A32 = A32
+        self.a_tex = self.d_tex = None
+        if self.n <= ctx.max_texture_size:          # else assemble_texture uploads A in blocks each time
+            ctx.check_size(self.m, self.n, f"A (m={self.m})")
+            with self.watch("transfer"):
+                self.a_tex = ctx.kernels.pool.take(self.m, self.n)
+                self.a_tex.write(A32)
+                self.d_tex = ctx.kernels.pool.take(1, self.n)
+            self.a_tex.name, self.d_tex.name = "A", "d"
+
+    def factor(self, d32, *, pivot_floor: float | None = None, regularize: bool = False):
+        """Form and factor A diag(d32) A^T; returns L's diagonal (the pivots)."""
+        ctx, m, watch = self.ctx, self.m, self.watch
+        self._free_factor()
+        if self.a_tex is None:
+            c_tex = assemble_texture(self.A32, d32, packed=self.packed, ctx=ctx, watch=watch)
+        else:
+            with watch("transfer"):
+                self.d_tex.write(d32[None, :])
+            acc = Accumulator(ctx, m, self.packed)
+            acc.add(self.a_tex, self.d_tex, self.n, watch)
+            c_tex = acc.finish()
         with watch("factor"):
-            self.l_tex = factor_texture(c_tex, self.m, packed=packed, ctx=ctx)
-            try:
-                self.pivots = check_pivots(self.l_tex, self.m, packed, ctx)
-            except BaseException:
-                self.release()
-                raise
+            self.l_tex = factor_texture(c_tex, m, packed=self.packed, ctx=ctx, pivot_floor=pivot_floor,
+                                        regularize=regularize)
+            self.pivots = diagonal_of(self.l_tex, m, self.packed, ctx)
+        return self.pivots
 
     def solve(self, rhs: np.ndarray, phase: str = "solve") -> np.ndarray:
         """x with L L^T x = rhs (float32 on the GPU), returned as float64."""
         return solve_column(self.ctx, rhs, self.rows,
                             lambda t, backward: substitute_texture(self.l_tex, self.m, t, packed=self.packed,
-                                                              backward=backward, ctx=self.ctx),
+                                                                  backward=backward, ctx=self.ctx),
                             self.watch, phase)
 
-    def release(self):
+    def _free_factor(self):
         if self.l_tex is not None:
             self.ctx.kernels.pool.give(self.l_tex)
             self.l_tex = None
+
+    def release(self):
+        self._free_factor()
+        self.ctx.kernels.pool.give(self.a_tex, self.d_tex)
+        self.a_tex = self.d_tex = None
+
+
+class NormalFactor(NormalSystem):
+    """The float32 Cholesky factor L of A D^2 A^T on the GPU (Algorithms 3 + 5), for
+    one weight vector; NotPositiveDefiniteError if a pivot failed."""
+
+    def __init__(self, A32, d32, *, packed: bool = False, ctx=None, watch: Stopwatch | None = None):
+        super().__init__(A32, packed=packed, ctx=ctx, watch=watch)
+        try:
+            NotPositiveDefiniteError.check(self.factor(d32), self.m)
+        except BaseException:
+            self.release()
+            raise
 
 
 class ResidentNormal:

@@ -84,55 +84,55 @@ def wls(A, d2, b, *, tol: float = 1e-8, max_iter: int = 100, packed: bool = Fals
     rhs = A @ (d2 * b)                       # A D^2 b in float64
     with watch("transfer"):
         A32, d32 = A.astype(np.float32), d2.astype(np.float32)
-    try:
-        with ctx.kernels.pool.scope():          # a failure midway leaves no texture behind
+    with ctx.kernels.pool.scope():          # a failure midway leaves no texture behind
+        try:
             fac = impl.NormalFactor(A32, d32, packed=packed, ctx=ctx, watch=watch)
-    except NotPositiveDefiniteError as exc:
-        info = WLSInfo("not positive definite", times=watch.as_dict(),
-                       message=f"A D^2 A^T is not positive definite in float32 ({exc}); "
-                               "A is rank deficient or its weights vanish")
-        warnings.warn(info.message, RuntimeWarning, stacklevel=2)
-        return np.full(m, np.nan), info
-    try:
-        piv = fac.pivots.astype(np.float64) ** 2
-        if piv.min() < _SINGULAR_FACTOR * m * 2.0 ** -24 * piv.max():
-            info = WLSInfo("rank deficient", times=watch.as_dict(),
-                           message=f"A D^2 A^T is singular to float32 precision (pivot ratio "
-                                   f"{piv.min() / piv.max():.2e} < m*u = {m * 2.0 ** -24:.2e}); "
-                                   "A is (numerically) rank deficient: drop dependent basis functions")
+        except NotPositiveDefiniteError as exc:
+            info = WLSInfo("not positive definite", times=watch.as_dict(),
+                           message=f"A D^2 A^T is not positive definite in float32 ({exc}); "
+                                   "A is rank deficient or its weights vanish")
             warnings.warn(info.message, RuntimeWarning, stacklevel=2)
             return np.full(m, np.nan), info
-        x = fac.solve(rhs, "solve")
-        info = WLSInfo("iteration limit", x0=x.astype(np.float32))
-        t0 = time.perf_counter()
-        best = np.inf
-        for k in range(max_iter):
-            r = rhs - A @ (d2 * (A.T @ x))
-            c = fac.solve(r, "refine")
-            x = x + c
-            nx = np.linalg.norm(x)
-            rel = np.linalg.norm(r) / nx if nx > 0 else np.linalg.norm(r)
-            info.residuals.append(float(rel))
-            info.iterations = k + 1
-            info.rel_error_estimate = float(np.linalg.norm(c) / nx) if nx > 0 else float("nan")
-            if not np.isfinite(rel):
-                info.status = "diverged"
-                break
-            if rel <= tol:
-                info.status = "converged"
-                break
-            best = min(best, rel)
-            if k >= 5 and rel > 1e3 * best:
-                info.status = "diverged"
-                break
-        refine_wall = time.perf_counter() - t0
-        times = watch.as_dict()
-        times["refine_total"] = refine_wall
-        info.times = times
-    finally:
-        fac.release()
-    if not info.converged:
-        info.message = (f"refinement stopped ({info.status}) after {info.iterations} steps with "
-                        f"||r||/||x|| = {info.residuals[-1] if info.residuals else float('nan'):.3g} > tol = {tol:g}")
-        warnings.warn(info.message, RuntimeWarning, stacklevel=2)
-    return x, info
+        try:
+            piv = fac.pivots.astype(np.float64) ** 2
+            if piv.min() < _SINGULAR_FACTOR * m * 2.0 ** -24 * piv.max():
+                info = WLSInfo("rank deficient", times=watch.as_dict(),
+                               message=f"A D^2 A^T is singular to float32 precision (pivot ratio "
+                                       f"{piv.min() / piv.max():.2e} < m*u = {m * 2.0 ** -24:.2e}); "
+                                       "A is (numerically) rank deficient: drop dependent basis functions")
+                warnings.warn(info.message, RuntimeWarning, stacklevel=2)
+                return np.full(m, np.nan), info
+            x = fac.solve(rhs, "solve")
+            info = WLSInfo("iteration limit", x0=x.astype(np.float32))
+            t0 = time.perf_counter()
+            best = np.inf
+            for k in range(max_iter):
+                r = rhs - A @ (d2 * (A.T @ x))
+                c = fac.solve(r, "refine")
+                x = x + c
+                nx = np.linalg.norm(x)
+                rel = np.linalg.norm(r) / nx if nx > 0 else np.linalg.norm(r)
+                info.residuals.append(float(rel))
+                info.iterations = k + 1
+                info.rel_error_estimate = float(np.linalg.norm(c) / nx) if nx > 0 else float("nan")
+                if not np.isfinite(rel):
+                    info.status = "diverged"
+                    break
+                if rel <= tol:
+                    info.status = "converged"
+                    break
+                best = min(best, rel)
+                if k >= 5 and rel > 1e3 * best:
+                    info.status = "diverged"
+                    break
+            refine_wall = time.perf_counter() - t0
+            times = watch.as_dict()
+            times["refine_total"] = refine_wall
+            info.times = times
+        finally:
+            fac.release()
+        if not info.converged:
+            info.message = (f"refinement stopped ({info.status}) after {info.iterations} steps with "
+                            f"||r||/||x|| = {info.residuals[-1] if info.residuals else float('nan'):.3g} > tol = {tol:g}")
+            warnings.warn(info.message, RuntimeWarning, stacklevel=2)
+        return x, info

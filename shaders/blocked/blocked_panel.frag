@@ -14,6 +14,7 @@ layout(rgba32f, binding = 0) uniform image2D A;     // the matrix, only read her
 layout(rgba32f, binding = 1) uniform image2D PNL;   // P/4 x mp: row i's L(i, kb .. kb+P-1)
 uniform int u_kb;
 uniform float u_floor;
+uniform int u_regularize;      // 1: a pivot below u_floor becomes u_floor (not dropped)
 
 float a(int i, int j) {
     if (i >= u_m || j >= u_m) return (i == j) ? 1.0 : 0.0;
@@ -26,7 +27,7 @@ void main() {
     for (int j = 0; j < P; ++j) {
         float s = a(u_kb + j, u_kb + j);
         for (int l = 0; l < j; ++l) s -= L[j][l] * L[j][l];
-        L[j][j] = (u_floor >= 0.0 && !(s > u_floor)) ? 1e30 : sqrt(s);
+        L[j][j] = (u_floor >= 0.0 && !(s > u_floor)) ? (u_regularize == 1 ? sqrt(u_floor) : 1e30) : sqrt(s);
         for (int r = j + 1; r < P; ++r) {
             float t = a(u_kb + r, u_kb + j);
             for (int l = 0; l < j; ++l) t -= L[r][l] * L[j][l];

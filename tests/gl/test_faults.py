@@ -57,6 +57,7 @@ def test_allocation_failure_midway_is_clean(ctx, name):
     pool = ctx.kernels.pool
     failures = 0
     for budget in range(0, 12):
+        pool.trim()                             # so that the call must allocate
         before = pool.outstanding
         with FailingAllocator(ctx.gl, budget) as alloc:
             try:
