@@ -1,0 +1,188 @@
+"""The formulation the mixed-precision solver iterates on, and the presolve and
+scaling done once on the host in float64.
+
+    min c^T x + const   s.t.  A x = b,   0 <= x_j,   x_j <= u_j (j in U)
+
+Rows: an equality keeps its right-hand side; any other row with a finite side
+gets a slack r (a_i x - r = 0, row_lo <= r <= row_up), so ranged rows cost one
+bounded column, not two rows; free rows are dropped.  Columns: a fixed variable
+is substituted; a finite lower bound is shifted to 0; an upper bound alone is
+reflected (x = u - x'); a free variable is split, x = p - q.  Upper bounds stay
+*implicit* (the set U with u_j): they never become rows of A, so the normal
+matrix keeps A's size (fit2p has 13,525 bounded columns and 3,000 rows).
+
+`BoundedLP.recover(x)` maps a solution back to the original variables.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg as sla
+
+INF = np.inf
+
+
+@dataclass
+class BoundedLP:
+    A: np.ndarray                   # (m, n) dense float64
+    b: np.ndarray
+    c: np.ndarray
+    u: np.ndarray                   # upper bounds, inf where none
+    const: float = 0.0
+    # original x_j = shift_j + sum_k coef * x_k over the terms of j
+    n_orig: int = 0
+    shift: np.ndarray = None
+    terms: list = field(default_factory=list)
+    status: str = ""                # presolve's verdict: "infeasible" / "unbounded" / "" (go on)
+    message: str = ""
+    # scaling: A_scaled = diag(r) A diag(s), x = s * x_scaled
+    row_scale: np.ndarray = None
+    col_scale: np.ndarray = None
+    dropped_rows: int = 0
+
+    @property
+    def shape(self):
+        return self.A.shape
+
+    def recover(self, x: np.ndarray) -> np.ndarray:
+        """Original variables from a solution of this (unscaled) formulation."""
+        out = self.shift.copy()
+        for j, parts in enumerate(self.terms):
+            for k, coef in parts:
+                out[j] += coef * x[k]
+        return out
+
+
+def from_general(lp) -> BoundedLP:
+    """Rows and columns of a GeneralLP into the form above (no presolve yet)."""
+    A0 = np.asarray(lp.A, float)
+    m0, n0 = A0.shape
+    lo_r, up_r = np.asarray(lp.row_lo, float), np.asarray(lp.row_up, float)
+    eq = lo_r == up_r
+    free_row = np.isinf(lo_r) & np.isinf(up_r) & (lo_r < 0) & (up_r > 0)
+    keep_rows = np.flatnonzero(~free_row)
+    slack_rows = [i for i in keep_rows if not eq[i]]
+    # columns: the originals, then one slack per inequality row (coefficient -1)
+    n_all = n0 + len(slack_rows)
+    A_all = np.zeros((len(keep_rows), n_all))
+    A_all[:, :n0] = A0[keep_rows]
+    pos = {i: k for k, i in enumerate(keep_rows)}
+    col_lo = np.concatenate([np.asarray(lp.col_lo, float), lo_r[slack_rows]])
+    col_up = np.concatenate([np.asarray(lp.col_up, float), up_r[slack_rows]])
+    for k, i in enumerate(slack_rows):
+        A_all[pos[i], n0 + k] = -1.0
+    b = np.where(eq[keep_rows], lo_r[keep_rows], 0.0)
+    c_all = np.concatenate([np.asarray(lp.c, float), np.zeros(len(slack_rows))])
+    if np.any(col_lo > col_up):
+        j = int(np.flatnonzero(col_lo > col_up)[0])
+        what = f"variable {j}" if j < n0 else f"row {slack_rows[j - n0]}"
+        return _verdict(m0, n0, "infeasible", f"{what} has lower bound > upper bound")
+
+    cols, cost, upper, shift_all = [], [], [], np.zeros(n_all)
+    terms_all = [[] for _ in range(n_all)]
+    const = float(getattr(lp, "offset", 0.0))
+    for j in range(n_all):
+        lo, up, a, cj = col_lo[j], col_up[j], A_all[:, j], c_all[j]
+        if lo == up:                                  # fixed: substitute
+            shift_all[j] = lo
+        elif np.isfinite(lo):                         # x = lo + x'
+            shift_all[j] = lo
+            terms_all[j].append((len(cols), 1.0))
+            cols.append(a), cost.append(cj), upper.append(up - lo)
+        elif np.isfinite(up):                         # x = up - x'
+            shift_all[j] = up
+            terms_all[j].append((len(cols), -1.0))
+            cols.append(-a), cost.append(-cj), upper.append(INF)
+        else:                                         # free: x = p - q
+            terms_all[j] += [(len(cols), 1.0), (len(cols) + 1, -1.0)]
+            cols += [a, -a]
+            cost += [cj, -cj]
+            upper += [INF, INF]
+    A = np.column_stack(cols) if cols else np.zeros((len(keep_rows), 0))
+    b = b - A_all @ shift_all
+    const += float(c_all @ shift_all)
+    return BoundedLP(A, b, np.array(cost), np.array(upper), const, n0, shift_all[:n0], terms_all[:n0])
+
+
+def _verdict(m, n, status, message):
+    out = BoundedLP(np.zeros((m, 0)), np.zeros(m), np.zeros(0), np.zeros(0), 0.0, n, np.zeros(n),
+                    [[] for _ in range(n)])
+    out.status, out.message = status, message
+    return out
+
+
+def presolve(p: BoundedLP, *, rank_tol: float = 1e-9, qr_limit: float = 4e10) -> BoundedLP:
+    """Empty columns and rows, linearly dependent rows (pivoted QR while it is
+    cheap: m^2 n below qr_limit; beyond that the solver's regularization copes)."""
+    A, b, c, u = p.A, p.b, p.c, p.u
+    m, n = A.shape
+    value = np.zeros(n)                                # where removed columns sit
+    empty = ~np.any(A != 0, axis=0)
+    for j in np.flatnonzero(empty):
+        if c[j] < 0 and not np.isfinite(u[j]):
+            p.status, p.message = "unbounded", f"a variable with negative cost appears in no constraint (column {j})"
+            return p
+        value[j] = u[j] if c[j] < 0 else 0.0
+    keep = ~empty
+    p.const += float(c[empty] @ value[empty])
+    # the removed columns' values enter recover(): fold them into the shifts
+    remap = -np.ones(n, int)
+    remap[keep] = np.arange(int(keep.sum()))
+    for j, parts in enumerate(p.terms):
+        new = []
+        for k, coef in parts:
+            if keep[k]:
+                new.append((int(remap[k]), coef))
+            else:
+                p.shift[j] += coef * value[k]
+        p.terms[j] = new
+    A, c, u = A[:, keep], c[keep], u[keep]
+    zero_rows = ~np.any(A != 0, axis=1)
+    big = 1e-9 * (1 + np.abs(b).max(initial=0))
+    if np.any(zero_rows & (np.abs(b) > big)):
+        p.status, p.message = "infeasible", "a constraint with no variables has a nonzero right-hand side"
+        return p
+    A, b = A[~zero_rows], b[~zero_rows]
+    dropped = 0
+    if 0 < A.shape[0] and float(A.shape[0]) ** 2 * A.shape[1] <= qr_limit:
+        _, R, piv = sla.qr(A.T, mode="economic", pivoting=True)
+        d = np.abs(np.diag(R))
+        rank = int(np.sum(d > rank_tol * max(d.max(initial=0), 1e-300)))
+        if rank < A.shape[0]:
+            keep_r = np.sort(piv[:rank])
+            out = np.setdiff1d(np.arange(A.shape[0]), keep_r)
+            y, *_ = np.linalg.lstsq(A[keep_r].T, A[out].T, rcond=None)
+            if not np.allclose(y.T @ b[keep_r], b[out], rtol=1e-7, atol=1e-7 * (1 + np.abs(b).max())):
+                p.status, p.message = "infeasible", "linearly dependent equality constraints disagree"
+                return p
+            dropped = len(out)
+            A, b = A[keep_r], b[keep_r]
+    p.A, p.b, p.c, p.u, p.dropped_rows = A, b, c, u, dropped
+    return p
+
+
+def scale(p: BoundedLP, passes: int = 10) -> BoundedLP:
+    """Geometric (Curtis-Reid style) scaling of rows and columns, iterated, so
+    that |a_ij| is near 1: A <- R A S, b <- R b, c <- S c, u <- u / S."""
+    A = p.A
+    m, n = A.shape
+    r, s = np.ones(m), np.ones(n)
+    if A.size:
+        absA = np.abs(A)
+        nz = absA > 0
+        for _ in range(passes):
+            M = absA * r[:, None] * s[None, :]
+            hi = np.where(nz, M, 0).max(axis=1)
+            lo = np.where(nz, M, np.inf).min(axis=1)
+            r = r / np.sqrt(np.maximum(hi * lo, 1e-300))
+            M = absA * r[:, None] * s[None, :]
+            hi = np.where(nz, M, 0).max(axis=0)
+            lo = np.where(nz, M, np.inf).min(axis=0)
+            s = s / np.sqrt(np.maximum(hi * lo, 1e-300))
+        # powers of two: scaling then rounds nothing
+        r, s = 2.0 ** np.round(np.log2(r)), 2.0 ** np.round(np.log2(s))
+    p.A = A * r[:, None] * s[None, :]
+    p.b, p.c, p.u = p.b * r, p.c * s, p.u / s
+    p.row_scale, p.col_scale = r, s
+    return p

@@ -1,0 +1,172 @@
+"""Mixed-precision solves of the interior-point normal equations
+
+    M dy = r,   M = A D A^T + delta I      (float64 on the host)
+
+The heavy part stays on the GPU in float32: M formed by rasterization and
+factored there (the NormalSystem operation of paper/ or blocked/, chosen by
+method=), with pivots below a floor *regularized*, not dropped.  Each solve then
+reaches float64 accuracy on the host, as the 2008 paper's Algorithm 1 does for
+least squares: iterative refinement with the float32 factor, and where that
+stalls (kappa(M) u_32 >= 1 near the optimum), conjugate gradients on M with the
+float32 factor as preconditioner.  Matrix-vector products with M use A, D in
+float64 and never form M.  If neither reaches the accuracy asked (rare), a
+float64 Cholesky of M on the host finishes the solve, and is counted.
+
+device="cpu64" / "cpu32" factor on the host instead (numpy, float64 or float32
+rounding): the same algorithm with a reference preconditioner, for tests.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+
+class MixedNormal:
+    def __init__(self, A: np.ndarray, *, impl=None, packed=False, ctx=None, watch=None, device="gpu"):
+        self.A = sp.csr_matrix(A)
+        self.At = self.A.T.tocsr()
+        self.m, self.n = A.shape
+        self.device, self.watch = device, watch
+        self.system = None
+        if device == "gpu":
+            self.system = impl.NormalSystem(np.ascontiguousarray(A, np.float32), packed=packed, ctx=ctx,
+                                            watch=watch)
+        self.d = None
+        self.delta = 0.0
+        self.stats = {"factorizations": 0, "solves": 0, "refinement_steps": 0, "pcg_iterations": 0,
+                      "host_fallbacks": 0, "max_rel_residual": 0.0}
+        self._host_factor = None
+
+    # -- factor --------------------------------------------------------------------------
+    def factor(self, d: np.ndarray, delta: float, floor_rel: float = 1e-10) -> None:
+        """Factor A diag(d) A^T (+ delta I, through regularized pivots) in float32."""
+        self.d, self.delta = d, delta
+        self._host_factor = None
+        self.stats["factorizations"] += 1
+        diagM = np.asarray(self.A.multiply(self.A) @ d).ravel() + delta
+        self.scale = float(diagM.max()) if diagM.size and diagM.max() > 0 else 1.0
+        ds = d / self.scale                       # float32 sees a matrix with diagonal <= 1
+        floor = max(floor_rel, delta / self.scale, 1e-30)
+        if self.device == "gpu":
+            d32 = np.where(ds < 1e-37, 0.0, ds).astype(np.float32)
+            self.system.factor(d32, pivot_floor=floor, regularize=True)
+        else:
+            dt = np.float64 if self.device == "cpu64" else np.float32
+            Ad = self.A.multiply(ds[None, :]).tocsr()
+            M = (Ad @ self.At).toarray().astype(dt)
+            self._L = _regularized_cholesky(M, floor)
+
+    # -- operator and preconditioner ------------------------------------------------------
+    def matvec(self, v: np.ndarray) -> np.ndarray:
+        return self.A @ (self.d * (self.At @ v)) + self.delta * v
+
+    def precond(self, r: np.ndarray) -> np.ndarray:
+        """(float32 factor)^-1 r, for the unscaled M."""
+        rs = r / self.scale
+        if self.device == "gpu":
+            return self.system.solve(rs, "refine")
+        L = self._L
+        y = sla.solve_triangular(L, rs.astype(L.dtype), lower=True, check_finite=False)
+        return sla.solve_triangular(L, y, lower=True, trans=1, check_finite=False).astype(np.float64)
+
+    # -- solve ---------------------------------------------------------------------------
+    def solve(self, rhs: np.ndarray, tol: float = 1e-10, max_refine: int = 4, max_cg: int = 60) -> np.ndarray:
+        """dy with ||rhs - M dy|| <= tol ||rhs|| (float64), or the best reached."""
+        t0 = time.perf_counter()
+        self.stats["solves"] += 1
+        nr = np.linalg.norm(rhs)
+        if nr == 0:
+            return np.zeros_like(rhs)
+        x = self.precond(rhs)
+        r = rhs - self.matvec(x)
+        res = np.linalg.norm(r) / nr
+        # Algorithm 1: refine while each step gains at least a factor 4
+        for _ in range(max_refine):
+            if res <= tol:
+                break
+            x_new = x + self.precond(r)
+            r_new = rhs - self.matvec(x_new)
+            res_new = np.linalg.norm(r_new) / nr
+            self.stats["refinement_steps"] += 1
+            if not res_new < res:
+                break
+            x, r, res, improved = x_new, r_new, res_new, res_new < 0.25 * res
+            if not improved:
+                break
+        if res > tol:
+            x, res = self._pcg(rhs, x, r, nr, tol, max_cg)
+        if res > max(tol, 1e-8):
+            x2, res2 = self._host(rhs, nr)
+            if res2 < res:
+                x, res = x2, res2
+        self.stats["max_rel_residual"] = max(self.stats["max_rel_residual"], res)
+        self._time("refine", t0)
+        return x
+
+    def _pcg(self, rhs, x, r, nr, tol, max_cg):
+        """Preconditioned conjugate gradients on M from x (r = rhs - M x)."""
+        z = self.precond(r)
+        p = z.copy()
+        rz = r @ z
+        best_x, best = x, np.linalg.norm(r) / nr
+        for _ in range(max_cg):
+            q = self.matvec(p)
+            pq = p @ q
+            self.stats["pcg_iterations"] += 1
+            if not pq > 0 or not np.isfinite(pq):
+                break
+            alpha = rz / pq
+            x = x + alpha * p
+            r = r - alpha * q
+            res = np.linalg.norm(r) / nr
+            if res < best:
+                best_x, best = x, res
+            if res <= tol:
+                break
+            z = self.precond(r)
+            rz_new = r @ z
+            if not np.isfinite(rz_new) or rz == 0:
+                break
+            p = z + (rz_new / rz) * p
+            rz = rz_new
+        # the recurrence drifts from the true residual: recompute it
+        true = np.linalg.norm(rhs - self.matvec(best_x)) / nr
+        return best_x, true
+
+    def _host(self, rhs, nr):
+        """float64 Cholesky of M on the host: the last resort, counted."""
+        self.stats["host_fallbacks"] += 1
+        if self._host_factor is None:
+            M = (self.A.multiply(self.d[None, :]).tocsr() @ self.At).toarray() + self.delta * np.eye(self.m)
+            s = np.sqrt(np.maximum(np.diag(M), 1e-300))
+            self._host_factor = (_regularized_cholesky(M / s[:, None] / s[None, :], 1e-14), s)
+        L, s = self._host_factor
+        y = sla.solve_triangular(L, rhs / s, lower=True, check_finite=False)
+        x = sla.solve_triangular(L, y, lower=True, trans=1, check_finite=False) / s
+        return x, np.linalg.norm(rhs - self.matvec(x)) / nr
+
+    def _time(self, phase, t0):
+        if self.watch is not None:
+            self.watch.seconds[phase] += time.perf_counter() - t0
+
+    def release(self):
+        if self.system is not None:
+            self.system.release()
+            self.system = None
+
+
+def _regularized_cholesky(M: np.ndarray, floor: float) -> np.ndarray:
+    """LAPACK Cholesky of M + shift I, the shift starting at floor * max diag and
+    growing until M + shift I is positive definite in M's precision."""
+    big = max(float(np.max(np.diag(M), initial=0)), 1e-300)
+    shift = floor * big
+    eye = np.eye(M.shape[0], dtype=M.dtype)
+    for _ in range(12):
+        try:
+            return np.linalg.cholesky(M + shift * eye)
+        except np.linalg.LinAlgError:
+            shift *= 100
+    raise np.linalg.LinAlgError("the normal matrix could not be regularized to positive definite")
