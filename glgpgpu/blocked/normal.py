@@ -22,9 +22,10 @@ class NormalSystem:
     a multiple of the panel): A uploaded once, `factor(d)` per weight vector,
     `solve(r)` against the float32 factor, float64 out."""
 
-    def __init__(self, A32, *, packed: bool = False, ctx=None, watch: Stopwatch | None = None):
-        if packed:
-            raise ValueError("the blocked normal equations have no packed layout")
+    def __init__(self, A32, *, packed: bool = False, variant: str = "outer", ctx=None,
+                 watch: Stopwatch | None = None):
+        if packed or variant != "outer":
+            raise ValueError("the blocked normal equations have no packed layout and only the outer variant")
         self.ctx = ctx = resolve(ctx)
         require(ctx)
         self.watch = watch or Stopwatch(ctx, enabled=False)

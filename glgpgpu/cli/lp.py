@@ -4,7 +4,6 @@ from __future__ import annotations
 from pathlib import Path
 
 
-
 def run(args) -> int:
     import datetime as dt
 
@@ -25,8 +24,23 @@ def run(args) -> int:
         out = Path(args.out) / f"lp-table3{tag}-{device_slug(ctx)}-{dt.date.today().isoformat()}.csv"
         print("wrote", write_csv([dict(r, device=ctx.caps.renderer) for r in rows], out))
         return 0 if all(r["status"] == "optimal" for r in rows) else 1
+    if args.netlib:
+        from ..bench import netlib
+
+        ctx = get_context() if args.device == "gpu" else None
+        names = args.problems.split(",") if args.problems else None
+        print(f"NETLIB in {args.netlib}: method {args.method or 'auto'}, precision {args.precision}"
+              + (f", {ctx.caps.renderer}" if ctx else ""))
+        print(netlib.HEADER)
+        rows = netlib.run(args.netlib, names, method=args.method or "auto", precision=args.precision,
+                          tol=args.tol, max_rows=args.max_rows)
+        print(netlib.summary(rows, args.tol or 1e-8))
+        stem = f"lp-netlib-{args.method or 'auto'}-{args.precision}-{device_slug(ctx) if ctx else 'cpu'}"
+        out = Path(args.out) / f"{stem}-{dt.date.today().isoformat()}.csv"
+        print("wrote", write_csv([dict(r, device=ctx.caps.renderer if ctx else "cpu") for r in rows], out))
+        return 0 if all(r["status"] == "optimal" for r in rows) else 1
     if not args.path:
-        raise ValueError("give an MPS file (glgpgpu lp PATH.mps[.gz]) or --table 3")
+        raise ValueError("give an MPS file (glgpgpu lp PATH.mps[.gz]), --netlib DIR or --table 3")
 
     def show(e):
         print(f"{e['iter']:>4} {e['pobj']:>15.8e} {e['dobj']:>15.8e} {e['rb']:>9.2e} {e['rc']:>9.2e} "
@@ -34,9 +48,9 @@ def run(args) -> int:
 
     print(f"{'iter':>4} {'primal obj':>15} {'dual obj':>15} {'|rb|rel':>9} {'|rc|rel':>9} {'mu':>9} "
           f"{'a_pri':>7} {'a_dual':>7}")
-    res = solve_mps(args.path, tol=args.tol, cholesky=args.cholesky or "outer", max_iter=args.max_iter,
-                    device=args.device, method=args.method or ("paper" if args.cholesky else "auto"),
-                    callback=show)
+    res = solve_mps(args.path, tol=args.tol, precision=args.precision, cholesky=args.cholesky or "outer",
+                    max_iter=args.max_iter, device=args.device,
+                    method=args.method or ("paper" if args.cholesky else "auto"), callback=show)
     if res.log:
         show(res.log[-1])
     print(f"\nstatus: {res.status}{'  (' + res.message + ')' if res.message else ''}")
@@ -49,14 +63,20 @@ def run(args) -> int:
 def register(sub):
     s = sub.add_parser("lp", help="solve an LP (MPS file) by the GPU interior-point method, or --table 3")
     s.add_argument("path", nargs="?", help="MPS file, plain or .gz")
-    s.add_argument("--tol", type=float, default=1e-6, help="termination tolerance eps of (6.1)-(6.3)")
+    s.add_argument("--tol", type=float, default=None,
+                   help="termination tolerance (default 1e-8 mixed, 1e-5 single precision)")
+    s.add_argument("--precision", choices=["mixed", "single"], default="mixed",
+                   help="mixed: float64 iterates, float32 GPU factorizations (default); single: the 2006 solver")
+    s.add_argument("--netlib", default=None, help="solve every MPS file in this folder, table + CSV against "
+                                                  "optima.csv there")
+    s.add_argument("--max-rows", type=int, default=None, help="(--netlib) only problems with at most this many rows")
     s.add_argument("--cholesky", choices=["inner", "outer", "triad"], default=None)
-    s.add_argument("--max-iter", type=int, default=100)
+    s.add_argument("--max-iter", type=int, default=None)
     s.add_argument("--device", choices=["gpu", "cpu64", "cpu32"], default="gpu",
                    help="where the vectors live (cpu64/cpu32: the numpy reference)")
     s.add_argument("--method", choices=["paper", "blocked"], default=None,
                    help="paper kernels or the blocked fast path (default: blocked for a file, paper for --table)")
     s.add_argument("--table", type=int, help="3: reproduce Table 3 of the 2006 paper on the NETLIB set")
-    s.add_argument("--problems", default=None, help="(--table) comma-separated subset")
+    s.add_argument("--problems", default=None, help="(--table, --netlib) comma-separated subset")
     s.add_argument("--out", default="benchmarks/results")
     s.set_defaults(func=run)

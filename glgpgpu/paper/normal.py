@@ -29,11 +29,12 @@ class NormalSystem:
     pivot_floor / regularize: see paper.cholesky.factor_texture (the mixed-precision
     LP solver regularizes pivots below a floor instead of failing)."""
 
-    def __init__(self, A32, *, packed: bool = False, ctx=None, watch: Stopwatch | None = None):
+    def __init__(self, A32, *, packed: bool = False, variant: str = "outer", ctx=None,
+                 watch: Stopwatch | None = None):
         self.ctx = ctx = resolve(ctx)
         self.watch = watch or Stopwatch(ctx, enabled=False)
         self.m, self.n = A32.shape
-        self.rows, self.packed = self.m, packed
+        self.rows, self.packed, self.variant = self.m, packed, variant
         self.l_tex = self.pivots = None
         self.A32 = A32
         self.a_tex = self.d_tex = None
@@ -58,8 +59,8 @@ class NormalSystem:
             acc.add(self.a_tex, self.d_tex, self.n, watch)
             c_tex = acc.finish()
         with watch("factor"):
-            self.l_tex = factor_texture(c_tex, m, packed=self.packed, ctx=ctx, pivot_floor=pivot_floor,
-                                        regularize=regularize)
+            self.l_tex = factor_texture(c_tex, m, packed=self.packed, variant=self.variant, ctx=ctx,
+                                        pivot_floor=pivot_floor, regularize=regularize)
             self.pivots = diagonal_of(self.l_tex, m, self.packed, ctx)
         return self.pivots
 

@@ -112,10 +112,12 @@ def test_inner_and_outer_cholesky_agree(ctx):
     (dict(c=[-1, 1], A_eq=[[0, 1]], b_eq=[1]), "unbounded"),        # x0 in no row, negative cost
     (dict(c=[1, 1], bounds=[(2, 1), (0, None)], A_eq=[[1, 1]], b_eq=[3]), "infeasible"),
 ])
-def test_infeasible_and_unbounded_are_reported(ctx, device, args, status):
-    res = glgpgpu.linprog(**args, device=device, max_iter=60)
+@pytest.mark.parametrize("precision", ["mixed", "single"])
+def test_infeasible_and_unbounded_are_reported(ctx, device, args, status, precision):
+    res = glgpgpu.linprog(**args, device=device, max_iter=60, precision=precision)
     assert res.status == status, (res.status, res.message)
-    assert not res.success and np.isnan(res.objective)
+    # the optimal value of an infeasible minimization is +inf, of an unbounded one -inf
+    assert not res.success and res.objective == (np.inf if status == "infeasible" else -np.inf)
 
 
 def test_dependent_rows_are_removed(ctx):

@@ -25,15 +25,16 @@ import scipy.sparse as sp
 
 
 class MixedNormal:
-    def __init__(self, A: np.ndarray, *, impl=None, packed=False, ctx=None, watch=None, device="gpu"):
+    def __init__(self, A: np.ndarray, *, impl=None, packed=False, variant="outer", ctx=None, watch=None,
+                 device="gpu"):
         self.A = sp.csr_matrix(A)
         self.At = self.A.T.tocsr()
         self.m, self.n = A.shape
         self.device, self.watch = device, watch
         self.system = None
         if device == "gpu":
-            self.system = impl.NormalSystem(np.ascontiguousarray(A, np.float32), packed=packed, ctx=ctx,
-                                            watch=watch)
+            self.system = impl.NormalSystem(np.ascontiguousarray(A, np.float32), packed=packed, variant=variant,
+                                            ctx=ctx, watch=watch)
         self.d = None
         self.delta = 0.0
         self.stats = {"factorizations": 0, "solves": 0, "refinement_steps": 0, "pcg_iterations": 0,

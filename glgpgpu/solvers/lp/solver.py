@@ -96,7 +96,8 @@ def _solve_mixed(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, ca
     normal = None
     try:
         with (ctx.kernels.pool.scope() if device == "gpu" else _nothing()):
-            normal = MixedNormal(p.A, impl=impl, packed=packed, ctx=ctx, watch=watch, device=device)
+            normal = MixedNormal(p.A, impl=impl, packed=packed, variant=cholesky, ctx=ctx, watch=watch,
+                                 device=device)
             out = mehrotra.solve(p, normal, tol=tol, max_iter=max_iter, callback=callback)
     finally:
         if normal is not None:

@@ -1,0 +1,99 @@
+"""`glgpgpu lp --netlib DIR`: every NETLIB problem in a folder, against HiGHS.
+
+For each file: rows and columns, status, iterations beside HiGHS's interior-point
+count (optima.csv in the folder), the relative objective error against HiGHS's
+optimum, seconds, and where they went (assemble / factor on the GPU, refine =
+the float64 refinement and PCG, other).
+"""
+from __future__ import annotations
+
+import csv
+import time
+from pathlib import Path
+
+from ..solvers.lp import solve_mps
+from .common import progress
+
+
+def references(folder: Path) -> dict:
+    """problem -> (rows, cols, HiGHS objective, HiGHS IPM iterations), from optima.csv."""
+    path = folder / "optima.csv"
+    if not path.exists():
+        return {}
+    with open(path) as f:
+        return {r["problem"]: (int(r["rows"]), int(r["cols"]), float(r["highs_objective"]),
+                               int(r["highs_ipm_iterations"])) for r in csv.DictReader(f)}
+
+
+def problems(folder: Path, names=None, max_rows: int | None = None) -> list:
+    """The problem names to run, smallest first (by rows x cols where optima.csv says)."""
+    ref = references(folder)
+    found = sorted(p.name[:-len(".mps.gz")] for p in folder.glob("*.mps.gz"))
+    found += sorted(p.name[:-len(".mps")] for p in folder.glob("*.mps"))
+    if names:
+        missing = sorted(set(names) - set(found))
+        if missing:
+            raise FileNotFoundError(f"not in {folder}: {', '.join(missing)}")
+        found = [n for n in found if n in names]
+    if max_rows is not None:
+        found = [n for n in found if n not in ref or ref[n][0] <= max_rows]
+    return sorted(found, key=lambda n: (ref[n][0] * ref[n][1]) if n in ref else 0)
+
+
+def relative_error(value: float, reference: float) -> float:
+    """|value - reference| / max(1, |reference|)."""
+    return abs(value - reference) / max(1.0, abs(reference))
+
+
+def run(folder, names=None, *, method="auto", precision="mixed", tol=None, max_rows=None, show=True,
+        ctx=None) -> list:
+    folder = Path(folder)
+    ref = references(folder)
+    rows = []
+    for name in progress(problems(folder, names, max_rows), "NETLIB") if show else problems(folder, names,
+                                                                                           max_rows):
+        path = folder / f"{name}.mps.gz"
+        path = path if path.exists() else folder / f"{name}.mps"
+        t0 = time.perf_counter()
+        res = solve_mps(path, method=method, precision=precision, tol=tol, ctx=ctx)
+        seconds = time.perf_counter() - t0
+        r_rows, r_cols, r_obj, r_it = ref.get(name, (None, None, float("nan"), None))
+        t = res.times
+        rows.append({
+            "problem": name, "rows": r_rows, "cols": r_cols, "solved_rows": res.size[0] if res.size else 0,
+            "solved_cols": res.size[1] if res.size else 0, "method": method, "precision": precision,
+            "status": res.status, "iterations": res.iterations, "highs_iterations": r_it,
+            "iteration_ratio": res.iterations / r_it if r_it else float("nan"),
+            "objective": res.objective, "highs_objective": r_obj, "rel_obj_error": relative_error(res.objective, r_obj),
+            "primal_infeasibility": res.primal_infeasibility, "dual_infeasibility": res.dual_infeasibility,
+            "gap": res.gap, "seconds": seconds,
+            "assemble_s": t.get("assemble", 0.0), "factor_s": t.get("factor", 0.0),
+            "refine_s": t.get("refine", 0.0) + t.get("solve", 0.0),
+            "other_s": max(0.0, seconds - t.get("assemble", 0.0) - t.get("factor", 0.0) - t.get("refine", 0.0)
+                           - t.get("solve", 0.0)),
+            "pcg_iterations": res.stats.get("pcg_iterations", ""),
+            "host_fallbacks": res.stats.get("host_fallbacks", ""),
+            "message": res.message,
+        })
+        if show:
+            print(format_row(rows[-1]), flush=True)
+    return rows
+
+
+HEADER = (f"{'problem':<10} {'rows':>5} {'cols':>6} {'status':<18} {'iter':>4} {'HiGHS':>5} {'ratio':>5} "
+          f"{'rel obj err':>11} {'seconds':>8} {'assemble':>8} {'factor':>7} {'refine':>7} {'other':>7}")
+
+
+def format_row(r) -> str:
+    return (f"{r['problem']:<10} {r['rows'] or 0:>5} {r['cols'] or 0:>6} {r['status']:<18} {r['iterations']:>4} "
+            f"{r['highs_iterations'] or 0:>5} {r['iteration_ratio']:>5.2f} {r['rel_obj_error']:>11.1e} "
+            f"{r['seconds']:>8.2f} {r['assemble_s']:>8.2f} {r['factor_s']:>7.2f} {r['refine_s']:>7.2f} "
+            f"{r['other_s']:>7.2f}")
+
+
+def summary(rows, tol: float = 1e-8) -> str:
+    ok = [r for r in rows if r["status"] == "optimal" and r["rel_obj_error"] <= tol]
+    ratios = [r["iteration_ratio"] for r in rows if r["iteration_ratio"] == r["iteration_ratio"]]
+    return (f"{len(ok)} of {len(rows)} optimal with relative objective error <= {tol:g}; iterations / HiGHS's: "
+            f"max {max(ratios, default=float('nan')):.2f}, mean {sum(ratios) / max(len(ratios), 1):.2f}; "
+            f"{sum(r['seconds'] for r in rows):.1f} s in all")
