@@ -50,3 +50,7 @@ class SingularMatrixError(np.linalg.LinAlgError):
 
 class NonFiniteResultError(FloatingPointError):
     """A result computed from finite input overflowed float32 (inf or NaN)."""
+
+
+class MissingFileError(FileNotFoundError, ValueError):
+    """An input file does not exist (a FileNotFoundError and a ValueError both)."""

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ... import validate as check
+from ...errors import MissingFileError
 
 INF = np.inf
 
@@ -47,8 +48,8 @@ def from_mps(path: str) -> GeneralLP:
     """Read an MPS file (plain or .gz) with HiGHS."""
     import highspy
 
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"no such MPS file: {path}")
+    if not os.path.isfile(path):
+        raise MissingFileError(2, f"no such MPS file: {path}", path)
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     tmp = None
@@ -57,17 +58,22 @@ def from_mps(path: str) -> GeneralLP:
         if path.endswith(".gz"):
             # HiGHS reads .gz when built with zlib; unpack ourselves to be sure.
             fd, tmp = tempfile.mkstemp(suffix=".mps")
-            with os.fdopen(fd, "wb") as out, gzip.open(path, "rb") as src:
-                out.write(src.read())
+            try:
+                with os.fdopen(fd, "wb") as out, gzip.open(path, "rb") as src:
+                    out.write(src.read())
+            except (OSError, EOFError) as exc:
+                raise ValueError(f"{path} is not a readable gzip'd MPS file ({exc})") from None
             read_path = tmp
         status = h.readModel(read_path)
         if status != highspy.HighsStatus.kOk and status != highspy.HighsStatus.kWarning:
-            raise ValueError(f"HiGHS could not read {path} ({status})")
+            raise ValueError(f"HiGHS could not read {path} as an MPS file ({status}): is it malformed?")
     finally:
         if tmp:
             os.unlink(tmp)
     lp = h.getLp()
     ncol, nrow = lp.num_col_, lp.num_row_
+    if ncol == 0:
+        raise ValueError(f"{path} holds no variables (an empty or malformed MPS file)")
     A = np.zeros((nrow, ncol))
     a = lp.a_matrix_
     start, index, value = np.array(a.start_), np.array(a.index_), np.array(a.value_)
