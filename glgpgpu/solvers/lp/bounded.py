@@ -7,7 +7,8 @@ Rows: an equality keeps its right-hand side; any other row with a finite side
 gets a slack r (a_i x - r = 0, row_lo <= r <= row_up), so ranged rows cost one
 bounded column, not two rows; free rows are dropped.  Columns: a fixed variable
 is substituted; a finite lower bound is shifted to 0; an upper bound alone is
-reflected (x = u - x'); a free variable is split, x = p - q.  Upper bounds stay
+reflected (x = u - x'); a free variable stays one column, marked `free` (no
+barrier term: the solver regularizes it, so no split p - q drifts).  Upper bounds stay
 *implicit* (the set U with u_j): they never become rows of A, so the normal
 matrix keeps A's size (fit2p has 13,525 bounded columns and 3,000 rows).
 
@@ -30,6 +31,7 @@ class BoundedLP:
     c: np.ndarray
     u: np.ndarray                   # upper bounds, inf where none
     const: float = 0.0
+    free: np.ndarray = None         # columns with no bound at all
     # original x_j = shift_j + sum_k coef * x_k over the terms of j
     n_orig: int = 0
     shift: np.ndarray = None
@@ -79,7 +81,7 @@ def from_general(lp) -> BoundedLP:
         what = f"variable {j}" if j < n0 else f"row {slack_rows[j - n0]}"
         return _verdict(m0, n0, "infeasible", f"{what} has lower bound > upper bound")
 
-    cols, cost, upper, shift_all = [], [], [], np.zeros(n_all)
+    cols, cost, upper, free, shift_all = [], [], [], [], np.zeros(n_all)
     terms_all = [[] for _ in range(n_all)]
     const = float(getattr(lp, "offset", 0.0))
     for j in range(n_all):
@@ -89,25 +91,24 @@ def from_general(lp) -> BoundedLP:
         elif np.isfinite(lo):                         # x = lo + x'
             shift_all[j] = lo
             terms_all[j].append((len(cols), 1.0))
-            cols.append(a), cost.append(cj), upper.append(up - lo)
+            cols.append(a), cost.append(cj), upper.append(up - lo), free.append(False)
         elif np.isfinite(up):                         # x = up - x'
             shift_all[j] = up
             terms_all[j].append((len(cols), -1.0))
-            cols.append(-a), cost.append(-cj), upper.append(INF)
-        else:                                         # free: x = p - q
-            terms_all[j] += [(len(cols), 1.0), (len(cols) + 1, -1.0)]
-            cols += [a, -a]
-            cost += [cj, -cj]
-            upper += [INF, INF]
+            cols.append(-a), cost.append(-cj), upper.append(INF), free.append(False)
+        else:                                         # free: one column, no bound
+            terms_all[j].append((len(cols), 1.0))
+            cols.append(a), cost.append(cj), upper.append(INF), free.append(True)
     A = np.column_stack(cols) if cols else np.zeros((len(keep_rows), 0))
     b = b - A_all @ shift_all
     const += float(c_all @ shift_all)
-    return BoundedLP(A, b, np.array(cost), np.array(upper), const, n0, shift_all[:n0], terms_all[:n0])
+    return BoundedLP(A, b, np.array(cost), np.array(upper), const, np.array(free, bool), n0, shift_all[:n0],
+                     terms_all[:n0])
 
 
 def _verdict(m, n, status, message):
-    out = BoundedLP(np.zeros((m, 0)), np.zeros(m), np.zeros(0), np.zeros(0), 0.0, n, np.zeros(n),
-                    [[] for _ in range(n)])
+    out = BoundedLP(np.zeros((m, 0)), np.zeros(m), np.zeros(0), np.zeros(0), 0.0, np.zeros(0, bool), n,
+                    np.zeros(n), [[] for _ in range(n)])
     out.status, out.message = status, message
     return out
 
@@ -115,11 +116,14 @@ def _verdict(m, n, status, message):
 def presolve(p: BoundedLP, *, rank_tol: float = 1e-9, qr_limit: float = 4e10) -> BoundedLP:
     """Empty columns and rows, linearly dependent rows (pivoted QR while it is
     cheap: m^2 n below qr_limit; beyond that the solver's regularization copes)."""
-    A, b, c, u = p.A, p.b, p.c, p.u
+    A, b, c, u, free = p.A, p.b, p.c, p.u, p.free
     m, n = A.shape
     value = np.zeros(n)                                # where removed columns sit
     empty = ~np.any(A != 0, axis=0)
     for j in np.flatnonzero(empty):
+        if free[j] and c[j] != 0:
+            p.status, p.message = "unbounded", f"a free variable with nonzero cost appears in no constraint ({j})"
+            return p
         if c[j] < 0 and not np.isfinite(u[j]):
             p.status, p.message = "unbounded", f"a variable with negative cost appears in no constraint (column {j})"
             return p
@@ -137,7 +141,7 @@ def presolve(p: BoundedLP, *, rank_tol: float = 1e-9, qr_limit: float = 4e10) ->
             else:
                 p.shift[j] += coef * value[k]
         p.terms[j] = new
-    A, c, u = A[:, keep], c[keep], u[keep]
+    A, c, u, free = A[:, keep], c[keep], u[keep], free[keep]
     zero_rows = ~np.any(A != 0, axis=1)
     big = 1e-9 * (1 + np.abs(b).max(initial=0))
     if np.any(zero_rows & (np.abs(b) > big)):
@@ -159,7 +163,7 @@ def presolve(p: BoundedLP, *, rank_tol: float = 1e-9, qr_limit: float = 4e10) ->
                 A, b = A[keep_r], b[keep_r]
             # else: keep every row -- near-dependent rows are not proof of infeasibility;
             # the solver's dual regularization copes, and a real contradiction shows as a Farkas ray
-    p.A, p.b, p.c, p.u, p.dropped_rows = A, b, c, u, dropped
+    p.A, p.b, p.c, p.u, p.free, p.dropped_rows = A, b, c, u, free, dropped
     return p
 
 

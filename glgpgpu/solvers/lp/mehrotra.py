@@ -1,11 +1,13 @@
 """Mehrotra's predictor-corrector in float64 with bounds handled implicitly --
 the mixed-precision solver (precision="mixed").
 
-Problem (bounded.py, scaled):  min c^T x  s.t.  A x = b,  x >= 0,  x_j <= u_j (j in U).
-Iterates x, s (= u - x on U), y, z >= 0, w >= 0 (on U) and every residual and
-step length are float64.  Each Newton system reduces to the normal equations
+Problem (bounded.py, scaled):  min c^T x  s.t.  A x = b,  x_j >= 0 (j in L),
+x_j <= u_j (j in U, a subset of L), x_j free (j not in L).
+Iterates x, s (= u - x on U), y, z >= 0 (on L), w >= 0 (on U) and every residual
+and step length are float64.  Each Newton system reduces to the normal equations
 
     (A D A^T + delta I) dy = r_b + A D r_hat,    D^-1 = Z/X + W/S + rho
+                                                 (free columns: D^-1 = rho_free)
 
 solved by normal.MixedNormal: formed and factored on the GPU in float32, solved
 to float64 accuracy by refinement / preconditioned CG.  rho and delta are the
@@ -42,6 +44,7 @@ class Outcome:
 
 
 RHO = 1e-12       # primal proximal regularization (scaled units)
+RHO_FREE = 1e-8   # the same for free columns, which have no barrier term
 DELTA = 1e-12     # dual proximal regularization
 GONDZIO = 2       # centrality correctors per iteration at most
 
@@ -55,6 +58,7 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None) -> Outcome:
     A, b, c, u = p.A, p.b, p.c, p.u
     m, n = A.shape
     U = np.isfinite(u)
+    L = ~p.free                                       # columns with a lower bound (0)
     uU = u[U]
     rs, cs = p.row_scale, p.col_scale
     b0 = b / rs                                       # the unscaled data, for relative measures
@@ -62,7 +66,7 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None) -> Outcome:
     u0 = (u * cs)[U]
     nb = 1 + np.abs(b0).max(initial=0) + (np.abs(u0).max(initial=0))
     nc = 1 + np.abs(c0).max(initial=0)
-    N = n + int(U.sum())
+    N = int(L.sum()) + int(U.sum())
     At = normal.At
 
     def measures(st):
@@ -81,12 +85,14 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None) -> Outcome:
     def newton(st, rb, ru, rc, rxz, rsw, Dinv):
         """Solve the reduced Newton system for one right-hand side."""
         D = 1.0 / Dinv
-        rhat = rc - rxz / st.x
+        rhat = rc.copy()
+        rhat[L] -= rxz[L] / st.x[L]
         rhat[U] += (rsw - st.w * ru) / st.s
         dy = normal.solve(rb + normal.A @ (D * rhat))
         dx = D * (At @ dy - rhat)
         ds = ru - dx[U]
-        dz = (rxz - st.z * dx) / st.x
+        dz = np.zeros(n)
+        dz[L] = (rxz[L] - st.z[L] * dx[L]) / st.x[L]
         dw = (rsw - st.w * ds) / st.s
         return dx, ds, dy, dz, dw
 
@@ -94,13 +100,13 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None) -> Outcome:
         neg = dv < 0
         return min(1.0, float(np.min(-v[neg] / dv[neg]))) if neg.any() else 1.0
 
-    st = _start(p, normal, U)
+    st = _start(p, normal, U, L)
     log, best = [], None
     status, message = "iteration limit", f"no convergence to tol={tol:g} in {max_iter} iterations"
     stall = 0
     for it in range(max_iter + 1):
         rb, ru, rc, pinf, dinf, gap, pobj, dobj = measures(st)
-        mu = (st.x @ st.z + st.s @ st.w) / max(N, 1)
+        mu = (st.x[L] @ st.z[L] + st.s @ st.w) / max(N, 1)
         entry = dict(iter=it, pobj=pobj, dobj=dobj, rb=pinf, rc=dinf, gap=gap, mu=mu)
         if log:
             entry.update(alpha_p=log[-1].get("next_alpha_p", 0.0), alpha_d=log[-1].get("next_alpha_d", 0.0))
@@ -134,21 +140,22 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None) -> Outcome:
                 status, message = "numerical trouble", f"no progress for 15 iterations (best max residual {best[0]:.2e})"
             break
         # -- predictor
-        Dinv = st.z / st.x + RHO
+        Dinv = np.full(n, RHO_FREE)
+        Dinv[L] = st.z[L] / st.x[L] + RHO
         Dinv[U] += st.w / st.s
         normal.factor(1.0 / Dinv, DELTA)
-        xz, sw = st.x * st.z, st.s * st.w
+        xz, sw = st.x * st.z, st.s * st.w            # xz is 0 on free columns (z = 0 there)
         dx, ds, dy, dz, dw = newton(st, rb, ru, rc, -xz, -sw, Dinv)
-        ap = min(max_step(st.x, dx), max_step(st.s, ds))
-        ad = min(max_step(st.z, dz), max_step(st.w, dw))
-        mu_aff = ((st.x + ap * dx) @ (st.z + ad * dz) + (st.s + ap * ds) @ (st.w + ad * dw)) / max(N, 1)
+        ap = min(max_step(st.x[L], dx[L]), max_step(st.s, ds))
+        ad = min(max_step(st.z[L], dz[L]), max_step(st.w, dw))
+        mu_aff = (((st.x + ap * dx) @ (st.z + ad * dz)) + (st.s + ap * ds) @ (st.w + ad * dw)) / max(N, 1)
         sigma = min(1.0, (mu_aff / mu) ** 3) if mu > 0 else 0.0
         # -- corrector (same factor)
-        rxz = sigma * mu - xz - dx * dz
+        rxz = np.where(L, sigma * mu - xz - dx * dz, 0.0)
         rsw = sigma * mu - sw - ds * dw
         dx, ds, dy, dz, dw = newton(st, rb, ru, rc, rxz, rsw, Dinv)
-        ap = min(max_step(st.x, dx), max_step(st.s, ds))
-        ad = min(max_step(st.z, dz), max_step(st.w, dw))
+        ap = min(max_step(st.x[L], dx[L]), max_step(st.s, ds))
+        ad = min(max_step(st.z[L], dz[L]), max_step(st.w, dw))
         # Gondzio's multiple centrality correctors: aim at a longer step whose
         # complementarity products lie in [0.1, 10] sigma mu (same factor, one solve each)
         for _ in range(GONDZIO):
@@ -156,12 +163,12 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None) -> Outcome:
             vxz = (st.x + a_try * dx) * (st.z + a_try * dz)
             vsw = (st.s + a_try * ds) * (st.w + a_try * dw)
             lo, hi = 0.1 * sigma * mu, 10.0 * sigma * mu
-            txz = np.clip(lo - vxz, 0, None) + np.clip(hi - vxz, -hi, 0) * (vxz > hi)
+            txz = (np.clip(lo - vxz, 0, None) + np.clip(hi - vxz, -hi, 0) * (vxz > hi)) * L
             tsw = np.clip(lo - vsw, 0, None) + np.clip(hi - vsw, -hi, 0) * (vsw > hi)
             cx, cs_, cy, cz, cw = newton(st, np.zeros_like(rb), np.zeros_like(ru), np.zeros_like(rc), txz, tsw, Dinv)
             nx, ns, ny, nz, nw = dx + cx, ds + cs_, dy + cy, dz + cz, dw + cw
-            ap2 = min(max_step(st.x, nx), max_step(st.s, ns))
-            ad2 = min(max_step(st.z, nz), max_step(st.w, nw))
+            ap2 = min(max_step(st.x[L], nx[L]), max_step(st.s, ns))
+            ad2 = min(max_step(st.z[L], nz[L]), max_step(st.w, nw))
             if min(ap2, ad2) < 1.01 * min(ap, ad) + 0.01:
                 break
             dx, ds, dy, dz, dw, ap, ad = nx, ns, ny, nz, nw, ap2, ad2
@@ -174,16 +181,16 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None) -> Outcome:
         st.z = st.z + ad * dz
         st.w = st.w + ad * dw
         # keep strictly interior against rounding
-        st.x = np.maximum(st.x, 1e-300)
+        st.x[L] = np.maximum(st.x[L], 1e-300)
         st.s = np.maximum(st.s, 1e-300)
-        st.z = np.maximum(st.z, 1e-300)
+        st.z[L] = np.maximum(st.z[L], 1e-300)
         st.w = np.maximum(st.w, 1e-300)
     final = st if status in ("optimal", "infeasible", "unbounded") else best[1]
     rb, ru, rc, pinf, dinf, gap, pobj, dobj = measures(final)
     return Outcome(status, final.x * cs, final.y * rs, len(log) - 1, log, message, pinf, dinf, gap, pobj)
 
 
-def _start(p, normal, U):
+def _start(p, normal, U, L):
     """Mehrotra's starting point, with the upper bounds: least-norm x and
     least-squares y from A A^T (factored on the GPU), shifted inside."""
     A, b, c, u = p.A, p.b, p.c, p.u
@@ -192,32 +199,32 @@ def _start(p, normal, U):
     x = normal.At @ normal.solve(b)
     y = normal.solve(normal.A @ c)
     zr = c - normal.At @ y
-    x = x + max(-1.5 * x.min(initial=0), 0.0)
+    x[L] = x[L] + max(-1.5 * x[L].min(initial=0), 0.0)
     uU = u[U]
     xU = x[U]
     inside = (xU > 0.05 * uU) & (xU < 0.95 * uU)
     x[U] = np.where(inside, xU, 0.5 * uU)
     s = uU - x[U]
-    L = ~U
+    lower_only = L & ~U
     z = np.zeros(n)
-    z[L] = zr[L] + max(-1.5 * zr[L].min(initial=0), 0.0)
+    z[lower_only] = zr[lower_only] + max(-1.5 * zr[lower_only].min(initial=0), 0.0)
     z[U] = np.maximum(zr[U], 0.0)
     w = np.maximum(-zr[U], 0.0)
     # Mehrotra's second correction: balance the complementarity products
-    xz = x @ z + s @ w
+    xz = x[L] @ z[L] + s @ w
     if xz > 0:
         dx = 0.5 * xz / max(z.sum() + w.sum(), 1e-300)
-        dz = 0.5 * xz / max(x.sum() + s.sum(), 1e-300)
-        x[L] += dx
-        z += dz
+        dz = 0.5 * xz / max(x[L].sum() + s.sum(), 1e-300)
+        x[lower_only] += dx
+        z[L] += dz
         w += dz
     # nothing at zero: a floor relative to the typical size of each vector
-    fx = 1e-2 * max(1.0, float(np.mean(x))) if x.size else 1.0
-    fz = 1e-2 * max(1.0, float(np.mean(np.concatenate([z, w])))) if z.size else 1.0
-    x[L] = np.maximum(x[L], fx)
+    fx = 1e-2 * max(1.0, float(np.mean(x[L]))) if L.any() else 1.0
+    fz = 1e-2 * max(1.0, float(np.mean(np.concatenate([z[L], w])))) if L.any() else 1.0
+    x[lower_only] = np.maximum(x[lower_only], fx)
     x[U] = np.clip(x[U], np.minimum(fx, 0.5 * uU), np.maximum(uU - fx, 0.5 * uU))
     s = uU - x[U]
-    z = np.maximum(z, fz)
+    z[L] = np.maximum(z[L], fz)
     w = np.maximum(w, fz)
     return _State(x, s, y, z, w)
 
