@@ -38,6 +38,12 @@ class NormalSystem:
             self.a_tex = upload_rgba(ctx, A32, self.m, self.n4, "A")
             self.d_tex = ctx.kernels.pool.take(1, self.n4 // 4, components=4)
 
+    def update_matrix(self, A32) -> None:
+        """A new A of the same shape (the mixed LP solver scales its rows each iteration)."""
+        if A32.shape != (self.m, self.n):
+            raise ValueError(f"A must stay {self.m}x{self.n}, got {A32.shape}")
+        self.a_tex.write(to_rgba(A32, self.m, self.n4))
+
     def factor(self, d32, *, pivot_floor: float | None = None, regularize: bool = False):
         """Form and factor A diag(d32) A^T; returns L's diagonal (the pivots)."""
         ctx, m, watch = self.ctx, self.m, self.watch

@@ -46,6 +46,14 @@ class NormalSystem:
                 self.d_tex = ctx.kernels.pool.take(1, self.n)
             self.a_tex.name, self.d_tex.name = "A", "d"
 
+    def update_matrix(self, A32) -> None:
+        """A new A of the same shape (the mixed LP solver scales its rows each iteration)."""
+        if A32.shape != (self.m, self.n):
+            raise ValueError(f"A must stay {self.m}x{self.n}, got {A32.shape}")
+        self.A32 = A32
+        if self.a_tex is not None:
+            self.a_tex.write(A32)
+
     def factor(self, d32, *, pivot_floor: float | None = None, regularize: bool = False):
         """Form and factor A diag(d32) A^T; returns L's diagonal (the pivots)."""
         ctx, m, watch = self.ctx, self.m, self.watch

@@ -47,6 +47,7 @@ RHO = 1e-12       # primal proximal regularization (scaled units)
 RHO_FREE = 1e-8   # the same for free columns, which have no barrier term
 DELTA = 1e-12     # dual proximal regularization
 GONDZIO = 2       # centrality correctors per iteration at most
+SOLVE_TOL_MIN, SOLVE_TOL_MAX = 1e-12, 1e-6   # relative residual asked of each normal-equations solve
 
 
 class _State:
@@ -88,7 +89,7 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None) -> Outcome:
         rhat = rc.copy()
         rhat[L] -= rxz[L] / st.x[L]
         rhat[U] += (rsw - st.w * ru) / st.s
-        dy = normal.solve(rb + normal.A @ (D * rhat))
+        dy = normal.solve(rb + normal.A @ (D * rhat), tol=solve_tol[0])
         dx = D * (At @ dy - rhat)
         ds = ru - dx[U]
         dz = np.zeros(n)
@@ -100,6 +101,7 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None) -> Outcome:
         neg = dv < 0
         return min(1.0, float(np.min(-v[neg] / dv[neg]))) if neg.any() else 1.0
 
+    solve_tol = [1e-10]            # inexact Newton: each solve as accurate as progress needs
     st = _start(p, normal, U, L)
     log, best = [], None
     status, message = "iteration limit", f"no convergence to tol={tol:g} in {max_iter} iterations"
@@ -139,6 +141,7 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None) -> Outcome:
             else:
                 status, message = "numerical trouble", f"no progress for 15 iterations (best max residual {best[0]:.2e})"
             break
+        solve_tol[0] = min(SOLVE_TOL_MAX, max(SOLVE_TOL_MIN, 1e-3 * worst))
         # -- predictor
         Dinv = np.full(n, RHO_FREE)
         Dinv[L] = st.z[L] / st.x[L] + RHO

@@ -43,35 +43,43 @@ class MixedNormal:
 
     # -- factor --------------------------------------------------------------------------
     def factor(self, d: np.ndarray, delta: float, floor_rel: float = 1e-10) -> None:
-        """Factor A diag(d) A^T (+ delta I, through regularized pivots) in float32."""
+        """Factor A diag(d) A^T in float32, symmetrically scaled to a unit diagonal:
+        M~ = S A D A^T S with S = diag(M)^-1/2, so that float32 rounding and the
+        pivot floor (pivots below floor_rel become floor_rel: regularized, not
+        dropped) are relative to each row's own size.  Cholesky commutes with the
+        scaling; A's rows are scaled on the host and A uploaded again."""
         self.d, self.delta = d, delta
         self._host_factor = None
         self.stats["factorizations"] += 1
-        diagM = np.asarray(self.A.multiply(self.A) @ d).ravel() + delta
-        self.scale = float(diagM.max()) if diagM.size and diagM.max() > 0 else 1.0
-        ds = d / self.scale                       # float32 sees a matrix with diagonal <= 1
-        floor = max(floor_rel, delta / self.scale, 1e-30)
+        self.dmax = float(d.max()) if d.size and d.max() > 0 else 1.0
+        ds = d / self.dmax
+        diag = np.asarray(self.A.multiply(self.A) @ ds).ravel()
+        self.s = 1.0 / np.sqrt(np.where(diag > 1e-300, diag, 1.0))
+        As = self.A.multiply(self.s[:, None]).tocsr()
         if self.device == "gpu":
             d32 = np.where(ds < 1e-37, 0.0, ds).astype(np.float32)
-            self.system.factor(d32, pivot_floor=floor, regularize=True)
+            with self.watch("transfer") if self.watch is not None else _nothing():
+                self.system.update_matrix(As.toarray().astype(np.float32))
+            self.system.factor(d32, pivot_floor=floor_rel, regularize=True)
         else:
             dt = np.float64 if self.device == "cpu64" else np.float32
-            Ad = self.A.multiply(ds[None, :]).tocsr()
-            M = (Ad @ self.At).toarray().astype(dt)
-            self._L = _regularized_cholesky(M, floor)
+            M = (As.multiply(ds[None, :]).tocsr() @ As.T.tocsr()).toarray().astype(dt)
+            self._L = _regularized_cholesky(M, floor_rel)
 
     # -- operator and preconditioner ------------------------------------------------------
     def matvec(self, v: np.ndarray) -> np.ndarray:
         return self.A @ (self.d * (self.At @ v)) + self.delta * v
 
     def precond(self, r: np.ndarray) -> np.ndarray:
-        """(float32 factor)^-1 r, for the unscaled M."""
-        rs = r / self.scale
+        """(float32 factor of M~)^-1 applied to M's residual: S M~^-1 S r / dmax."""
+        rs = self.s * r
         if self.device == "gpu":
-            return self.system.solve(rs, "refine")
-        L = self._L
-        y = sla.solve_triangular(L, rs.astype(L.dtype), lower=True, check_finite=False)
-        return sla.solve_triangular(L, y, lower=True, trans=1, check_finite=False).astype(np.float64)
+            out = self.system.solve(rs, "refine")
+        else:
+            L = self._L
+            y = sla.solve_triangular(L, rs.astype(L.dtype), lower=True, check_finite=False)
+            out = sla.solve_triangular(L, y, lower=True, trans=1, check_finite=False).astype(np.float64)
+        return self.s * out / self.dmax
 
     # -- solve ---------------------------------------------------------------------------
     def solve(self, rhs: np.ndarray, tol: float = 1e-10, max_refine: int = 4, max_cg: int = 60) -> np.ndarray:
@@ -82,6 +90,11 @@ class MixedNormal:
         if nr == 0:
             return np.zeros_like(rhs)
         x = self.precond(rhs)
+        if not np.all(np.isfinite(x)):           # float32 overflow in the substitutions
+            x, res = self._host(rhs, nr)
+            self.stats["max_rel_residual"] = max(self.stats["max_rel_residual"], res)
+            self._time("refine", t0)
+            return x
         r = rhs - self.matvec(x)
         res = np.linalg.norm(r) / nr
         # Algorithm 1: refine while each step gains at least a factor 4
@@ -92,14 +105,14 @@ class MixedNormal:
             r_new = rhs - self.matvec(x_new)
             res_new = np.linalg.norm(r_new) / nr
             self.stats["refinement_steps"] += 1
-            if not res_new < res:
+            if not res_new < res:                # also NaN: keep what we have
                 break
             x, r, res, improved = x_new, r_new, res_new, res_new < 0.25 * res
             if not improved:
                 break
         if res > tol:
             x, res = self._pcg(rhs, x, r, nr, tol, max_cg)
-        if res > max(tol, 1e-8):
+        if not res <= max(tol, 1e-8):
             x2, res2 = self._host(rhs, nr)
             if res2 < res:
                 x, res = x2, res2
@@ -110,6 +123,8 @@ class MixedNormal:
     def _pcg(self, rhs, x, r, nr, tol, max_cg):
         """Preconditioned conjugate gradients on M from x (r = rhs - M x)."""
         z = self.precond(r)
+        if not np.all(np.isfinite(z)):
+            return x, np.linalg.norm(r) / nr
         p = z.copy()
         rz = r @ z
         best_x, best = x, np.linalg.norm(r) / nr
@@ -128,6 +143,8 @@ class MixedNormal:
             if res <= tol:
                 break
             z = self.precond(r)
+            if not np.all(np.isfinite(z)):
+                break
             rz_new = r @ z
             if not np.isfinite(rz_new) or rz == 0:
                 break
@@ -171,3 +188,11 @@ def _regularized_cholesky(M: np.ndarray, floor: float) -> np.ndarray:
         except np.linalg.LinAlgError:
             shift *= 100
     raise np.linalg.LinAlgError("the normal matrix could not be regularized to positive definite")
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
