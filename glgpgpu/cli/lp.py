@@ -32,11 +32,11 @@ def run(args) -> int:
         print(f"NETLIB in {args.netlib}: method {args.method or 'auto'}, precision {args.precision}"
               + (f", {ctx.caps.renderer}" if ctx else ""))
         print(netlib.HEADER)
-        rows = netlib.run(args.netlib, names, method=args.method or "auto", precision=args.precision,
-                          tol=args.tol, max_rows=args.max_rows)
-        print(netlib.summary(rows, args.tol or 1e-8))
         stem = f"lp-netlib-{args.method or 'auto'}-{args.precision}-{device_slug(ctx) if ctx else 'cpu'}"
         out = Path(args.out) / f"{stem}-{dt.date.today().isoformat()}.csv"
+        rows = netlib.run(args.netlib, names, method=args.method or "auto", precision=args.precision,
+                          tol=args.tol, max_rows=args.max_rows, csv_path=out)
+        print(netlib.summary(rows, args.tol or 1e-8))
         print("wrote", write_csv([dict(r, device=ctx.caps.renderer if ctx else "cpu") for r in rows], out))
         return 0 if all(r["status"] == "optimal" for r in rows) else 1
     if not args.path:

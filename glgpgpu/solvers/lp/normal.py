@@ -74,7 +74,7 @@ class MixedNormal:
         """(float32 factor of M~)^-1 applied to M's residual: S M~^-1 S r / dmax."""
         rs = self.s * r
         if self.device == "gpu":
-            out = self.system.solve(rs, "refine")
+            out = self.system.solve(rs, "substitute")       # GPU part, inside "refine"
         else:
             L = self._L
             y = sla.solve_triangular(L, rs.astype(L.dtype), lower=True, check_finite=False)
