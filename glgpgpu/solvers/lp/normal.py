@@ -73,12 +73,16 @@ class MixedNormal:
     def precond(self, r: np.ndarray) -> np.ndarray:
         """(float32 factor of M~)^-1 applied to M's residual: S M~^-1 S r / dmax."""
         rs = self.s * r
+        big = float(np.abs(rs).max(initial=0))
+        if big == 0 or not np.isfinite(big):
+            return np.zeros_like(r) if big == 0 else np.full_like(r, np.nan)
+        rs = rs / big                               # float32 sees numbers near 1: no overflow
         if self.device == "gpu":
-            out = self.system.solve(rs, "substitute")       # GPU part, inside "refine"
+            out = big * self.system.solve(rs, "substitute")       # GPU part, inside "refine"
         else:
             L = self._L
             y = sla.solve_triangular(L, rs.astype(L.dtype), lower=True, check_finite=False)
-            out = sla.solve_triangular(L, y, lower=True, trans=1, check_finite=False).astype(np.float64)
+            out = big * sla.solve_triangular(L, y, lower=True, trans=1, check_finite=False).astype(np.float64)
         return self.s * out / self.dmax
 
     # -- solve ---------------------------------------------------------------------------
