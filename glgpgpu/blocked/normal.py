@@ -9,6 +9,7 @@ import numpy as np
 from .. import figures as geo
 from ..errors import NotPositiveDefiniteError
 from ..gl import Stopwatch, resolve
+from ..gl.resident import ResidentFactor
 from ..layouts.rgba import to_rgba
 from ..layouts.transfer import solve_column, upload_rgba
 from .adat import adat_texture
@@ -17,7 +18,7 @@ from .tiles import padded, require
 from .triangular import substitute_texture
 
 
-class NormalSystem:
+class NormalSystem(ResidentFactor):
     """A D A^T for a fixed A and changing weights d (blocked RGBA, order padded to
     a multiple of the panel): A uploaded once, `factor(d)` per weight vector,
     `solve(r)` against the float32 factor, float64 out."""
@@ -63,17 +64,6 @@ class NormalSystem:
                             lambda t, backward: substitute_texture(self.l_tex, self.m, t, backward=backward,
                                                                   ctx=self.ctx),
                             self.watch, phase)
-
-    def _free_factor(self):
-        if self.l_tex is not None:
-            self.ctx.kernels.pool.give(self.l_tex)
-            self.l_tex = None
-
-    def release(self):
-        self._free_factor()
-        self.ctx.kernels.pool.give(self.a_tex, self.d_tex)
-        self.a_tex = self.d_tex = None
-
 
 class NormalFactor(NormalSystem):
     """The float32 Cholesky factor of A D^2 A^T for one weight vector;

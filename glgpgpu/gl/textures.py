@@ -54,7 +54,8 @@ class MatrixTexture:
         return (self.rows, self.cols)
 
     def write(self, data) -> None:
-        """Upload a (rows, cols[, components]) array, converted to float32."""
+        """Upload a (rows, cols[, components]) array, converted to float32.  A float32
+        C-contiguous array goes to the driver as it is (buffer protocol, no host copy)."""
         self.ctx.make_current()
         arr = np.ascontiguousarray(data, dtype=np.float32)
         want = self.shape if self.components == 1 else self.shape + (self.components,)
@@ -62,15 +63,23 @@ class MatrixTexture:
             arr = arr.reshape(want)
         if arr.shape != want:
             raise ValueError(f"array of shape {arr.shape} does not fit a texture holding {want}")
-        self.tex.write(arr.tobytes())
+        self.upload(arr)
 
-    def read(self) -> np.ndarray:
-        """Exact float32 copy of the texture, shape (rows, cols[, components])."""
+    def upload(self, arr: np.ndarray) -> None:
+        """The one place texels cross to the GPU (tests watch it for copies)."""
+        self.tex.write(arr)
+
+    def read(self, out: np.ndarray | None = None) -> np.ndarray:
+        """Exact float32 copy of the texture, shape (rows, cols[, components]), read
+        straight into `out` (or a new array): one host copy, the driver's."""
         self.ctx.make_current()
-        flat = np.frombuffer(self.tex.read(alignment=4), dtype=np.float32)
-        if self.components == 1:
-            return flat.reshape(self.rows, self.cols).copy()
-        return flat.reshape(self.rows, self.cols, self.components).copy()
+        shape = (self.rows, self.cols) if self.components == 1 else (self.rows, self.cols, self.components)
+        if out is None:
+            out = np.empty(shape, np.float32)
+        elif out.shape != shape or out.dtype != np.float32 or not out.flags.c_contiguous:
+            raise ValueError(f"read(out=) needs a C-contiguous float32 array of shape {shape}")
+        self.tex.read_into(out, alignment=4)
+        return out
 
     def read_region(self, x: int, y: int, w: int, h: int) -> np.ndarray:
         """Read a w x h block whose lower-left texel is (x, y) -> array (h, w)."""

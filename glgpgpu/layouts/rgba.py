@@ -17,7 +17,10 @@ def padded(m: int, P: int) -> int:
 
 
 def to_rgba(M: np.ndarray, rows: int, cols: int) -> np.ndarray:
-    """(rows, cols/4, 4) float32 array of M zero-padded to rows x cols."""
+    """(rows, cols/4, 4) float32 array of M zero-padded to rows x cols (a view of
+    M, no copy, when M is float32, C-contiguous and needs no padding)."""
+    if M.shape == (rows, cols) and M.dtype == np.float32 and M.flags.c_contiguous:
+        return M.reshape(rows, cols // 4, 4)
     out = np.zeros((rows, cols), np.float32)
     out[:M.shape[0], :M.shape[1]] = M
     return out.reshape(rows, cols // 4, 4)

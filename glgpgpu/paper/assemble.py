@@ -50,12 +50,16 @@ def assemble_texture(A, d2, *, packed: bool = False, ctx: Context | None = None,
         for c0 in range(0, n, block):
             c1 = min(n, c0 + block)
             with watch("transfer"):
-                blockA = np.zeros((m, block), np.float32)
-                blockA[:, :c1 - c0] = A[:, c0:c1]
-                blockd = np.zeros((1, block), np.float32)
-                blockd[0, :c1 - c0] = d2[c0:c1]
-                a_tex.write(blockA)
-                d_tex.write(blockd)
+                if c1 - c0 == block:             # a whole block: straight from A (no copy if float32)
+                    a_tex.write(A if block == n else A[:, c0:c1])
+                    d_tex.write(d2[None, c0:c1])
+                else:                            # the last, partial block: zero-padded
+                    blockA = np.zeros((m, block), np.float32)
+                    blockA[:, :c1 - c0] = A[:, c0:c1]
+                    blockd = np.zeros((1, block), np.float32)
+                    blockd[0, :c1 - c0] = d2[c0:c1]
+                    a_tex.write(blockA)
+                    d_tex.write(blockd)
             acc.add(a_tex, d_tex, c1 - c0, watch)
     except BaseException:
         acc.discard()

@@ -15,13 +15,14 @@ import numpy as np
 from .. import figures as geo
 from ..errors import NotPositiveDefiniteError
 from ..gl import Stopwatch, resolve
+from ..gl.resident import ResidentFactor
 from ..layouts.transfer import solve_column
 from .assemble import Accumulator, assemble_resident, assemble_texture
 from .cholesky import diagonal_of, factor_texture
 from .triangular import substitute_texture
 
 
-class NormalSystem:
+class NormalSystem(ResidentFactor):
     """A D A^T for a fixed A and changing weights d: A is uploaded once, each
     `factor(d)` forms C by Algorithm 3 and factors it by Algorithm 5 on the GPU;
     `solve(r)` runs both substitutions against the float32 factor (float64 out).
@@ -78,17 +79,6 @@ class NormalSystem:
                             lambda t, backward: substitute_texture(self.l_tex, self.m, t, packed=self.packed,
                                                                   backward=backward, ctx=self.ctx),
                             self.watch, phase)
-
-    def _free_factor(self):
-        if self.l_tex is not None:
-            self.ctx.kernels.pool.give(self.l_tex)
-            self.l_tex = None
-
-    def release(self):
-        self._free_factor()
-        self.ctx.kernels.pool.give(self.a_tex, self.d_tex)
-        self.a_tex = self.d_tex = None
-
 
 class NormalFactor(NormalSystem):
     """The float32 Cholesky factor L of A D^2 A^T on the GPU (Algorithms 3 + 5), for

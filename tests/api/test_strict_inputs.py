@@ -102,3 +102,24 @@ def test_empty_and_constraint_free_lps(ctx):
     assert glgpgpu.linprog([1.0, 1.0], A_eq=[[0, 0]], b_eq=[1]).status == "infeasible"   # 0 = 1
     res = glgpgpu.linprog([1.0, 0.0], A_ub=[[1, 0]], b_ub=[2])          # an all-zero column
     assert res.status == "optimal" and abs(res.objective) < 1e-4
+
+
+@pytest.mark.parametrize("method", ["paper", "blocked"])
+def test_float32_input_reaches_the_driver_uncopied(ctx, monkeypatch, method):
+    """Issue 14's first rule: a float32 C-contiguous A goes to the GPU with no host copy
+    (the array handed to the driver shares memory with the caller's)."""
+    from glgpgpu.gl.textures import MatrixTexture
+
+    A = np.random.default_rng(1).random((16, 32), dtype=np.float32)     # no padding needed either way
+    d2 = np.ones(32, np.float32)
+    seen = []
+    original = MatrixTexture.upload
+
+    def watch(self, arr):
+        seen.append(arr)
+        return original(self, arr)
+
+    monkeypatch.setattr(MatrixTexture, "upload", watch)
+    C = glgpgpu.adat(A, d2, method=method)
+    assert any(np.shares_memory(a, A) for a in seen), "A was copied on the host before the upload"
+    assert np.allclose(C, np.tril(A.astype(np.float64) @ A.T), rtol=1e-5)

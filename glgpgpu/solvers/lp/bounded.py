@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg as sla
 
+from .presolve import geometric_scaling
+
 INF = np.inf
 
 
@@ -171,22 +173,7 @@ def scale(p: BoundedLP, passes: int = 10) -> BoundedLP:
     """Geometric (Curtis-Reid style) scaling of rows and columns, iterated, so
     that |a_ij| is near 1: A <- R A S, b <- R b, c <- S c, u <- u / S."""
     A = p.A
-    m, n = A.shape
-    r, s = np.ones(m), np.ones(n)
-    if A.size:
-        absA = np.abs(A)
-        nz = absA > 0
-        for _ in range(passes):
-            M = absA * r[:, None] * s[None, :]
-            hi = np.where(nz, M, 0).max(axis=1)
-            lo = np.where(nz, M, np.inf).min(axis=1)
-            r = r / np.sqrt(np.maximum(hi * lo, 1e-300))
-            M = absA * r[:, None] * s[None, :]
-            hi = np.where(nz, M, 0).max(axis=0)
-            lo = np.where(nz, M, np.inf).min(axis=0)
-            s = s / np.sqrt(np.maximum(hi * lo, 1e-300))
-        # powers of two: scaling then rounds nothing
-        r, s = 2.0 ** np.round(np.log2(r)), 2.0 ** np.round(np.log2(s))
+    r, s = geometric_scaling(A, passes, power_of_two=True)
     p.A = A * r[:, None] * s[None, :]
     p.b, p.c, p.u = p.b * r, p.c * s, p.u / s
     p.row_scale, p.col_scale = r, s

@@ -63,12 +63,21 @@ def reduce(A, b, c, *, scale_passes: int = 8, rank_tol: float = 1e-9) -> Reduced
             rows, A, b = rows[keep], A[keep], b[keep]
     if A.size == 0:                 # nothing left: every variable sits at 0
         return Reduced(A, b, c, rows, cols, np.ones(A.shape[0]), np.ones(A.shape[1]), dropped_rows=dropped)
-    # geometric scaling (Curtis-Reid style passes): bring |a_ij| near 1
-    r = np.ones(A.shape[0])
-    s = np.ones(A.shape[1])
+    r, s = geometric_scaling(A, scale_passes)
+    As = A * r[:, None] * s[None, :]
+    return Reduced(As, b * r, c * s, rows, cols, r, s, dropped_rows=dropped)
+
+
+def geometric_scaling(A: np.ndarray, passes: int = 8, power_of_two: bool = False):
+    """Row and column factors r, s (Curtis-Reid style geometric passes) that bring
+    the nonzeros of diag(r) A diag(s) near 1; power_of_two rounds them so that
+    scaling rounds nothing."""
+    r, s = np.ones(A.shape[0]), np.ones(A.shape[1])
+    if A.size == 0:
+        return r, s
     absA = np.abs(A)
     nz = absA > 0
-    for _ in range(scale_passes):
+    for _ in range(passes):
         M = absA * r[:, None] * s[None, :]
         big = np.where(nz, M, 0).max(axis=1)
         small = np.where(nz, M, np.inf).min(axis=1)
@@ -77,5 +86,6 @@ def reduce(A, b, c, *, scale_passes: int = 8, rank_tol: float = 1e-9) -> Reduced
         big = np.where(nz, M, 0).max(axis=0)
         small = np.where(nz, M, np.inf).min(axis=0)
         s = s / np.sqrt(np.maximum(big * small, 1e-300))
-    As = A * r[:, None] * s[None, :]
-    return Reduced(As, b * r, c * s, rows, cols, r, s, dropped_rows=dropped)
+    if power_of_two:
+        r, s = 2.0 ** np.round(np.log2(r)), 2.0 ** np.round(np.log2(s))
+    return r, s

@@ -1,0 +1,23 @@
+"""What the operations keep on the GPU between calls: a factor, and the matrix
+it came from, in pooled textures that go back to the pool when released."""
+from __future__ import annotations
+
+
+class ResidentFactor:
+    """Base of the NormalSystem operations (paper/ and blocked/): `l_tex` holds the
+    current factor, `a_tex` / `d_tex` the uploaded matrix and weights."""
+
+    ctx = None
+    l_tex = a_tex = d_tex = None
+
+    def _free_factor(self) -> None:
+        if self.l_tex is not None:
+            self.ctx.kernels.pool.give(self.l_tex)
+            self.l_tex = None
+
+    def release(self) -> None:
+        """Give every texture back to the pool (safe to call twice)."""
+        self._free_factor()
+        if self.ctx is not None:
+            self.ctx.kernels.pool.give(self.a_tex, self.d_tex)
+        self.a_tex = self.d_tex = None
