@@ -11,11 +11,14 @@ from .assembly import assembly
 from .ceiling import ceiling
 from .cholesky import cholesky
 from .common import device_slug, plot, write_csv
+from .endtoend import end_to_end
 from .tune import tune_blocked
 
 
 # suite -> (measure, plot title, host lines of the plot)
 FIGURES = {
+    "e2e": (end_to_end, "public calls end to end (numpy in, numpy out)",
+            {"host_seconds": "host best (numpy / spotrf)"}),
     "assembly": (assembly, "A D^2 A^T, n = 2m (Fig. 8)",
                  {"host_numpy_s": "host (A*d2) @ A.T", "host_ssyrk_s": "host ssyrk"}),
     "cholesky": (cholesky, "Cholesky (Fig. 9)", {"host_spotrf_s": "host spotrf", "host_sgetrf_s": "host sgetrf"}),
@@ -47,5 +50,5 @@ def run_suite(suite: str, sizes, repeat: int, out: Path, ctx=None) -> dict:
         result["files"].append(write_csv(rows, out / f"tune-{stem}.csv"))
         result["tune"] = rows
     elif suite != "ceiling":
-        raise ValueError(f"unknown suite {suite!r}: ceiling, assembly, cholesky, tune")
+        raise ValueError(f"unknown suite {suite!r}: ceiling, assembly, cholesky, tune, e2e")
     return result

@@ -46,8 +46,8 @@ def run(args) -> int:
 
 
 def register(sub):
-    s = sub.add_parser("bench", help="benchmarks: ceiling | assembly | cholesky | tune | wls | lp")
-    s.add_argument("suite", choices=["ceiling", "assembly", "cholesky", "tune", "wls", "lp"])
+    s = sub.add_parser("bench", help="benchmarks: ceiling | assembly | cholesky | tune | e2e | wls | lp")
+    s.add_argument("suite", choices=["ceiling", "assembly", "cholesky", "tune", "e2e", "wls", "lp"])
     s.add_argument("--sizes", default="64,128", help="comma-separated m (default 64,128)")
     s.add_argument("--repeat", type=int, default=2, help="timed runs per point (best is kept)")
     s.add_argument("--out", default="benchmarks/results", help="folder for CSV and PNG")
