@@ -104,7 +104,6 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None) -> Outcome:
         return min(1.0, float(np.min(-v[neg] / dv[neg]))) if neg.any() else 1.0
 
     solve_tol = [1e-10]            # inexact Newton: each solve as accurate as progress needs
-    rho = RHO
     st = _start(p, normal, U, L)
     log, best = [], None
     status, message = "iteration limit", f"no convergence to tol={tol:g} in {max_iter} iterations"
@@ -147,12 +146,8 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None) -> Outcome:
             break
         solve_tol[0] = min(SOLVE_TOL_MAX, max(SOLVE_TOL_MIN, 1e-3 * worst))
         # -- predictor
-        # rho leaves rho*dx in the dual residual each step: if that residual stops
-        # falling while it is the one above tol, drop rho for good (greenbea)
-        if rho and it >= 6 and dinf > tol and dinf >= 0.5 * log[-4]["rc"] and dinf >= max(pinf, gap):
-            rho = 0.0
         Dinv = np.full(n, RHO_FREE)
-        Dinv[L] = st.z[L] / st.x[L] + rho
+        Dinv[L] = st.z[L] / st.x[L] + RHO
         Dinv[U] += st.w / st.s
         normal.factor(1.0 / Dinv, DELTA)
         xz, sw = st.x * st.z, st.s * st.w            # xz is 0 on free columns (z = 0 there)
