@@ -153,7 +153,7 @@ class Kernels:
         if st is None:
             st = self.store(build())
         self._stores[key] = st
-        while len(self._stores) > 6:
+        while len(self._stores) > 32:         # an LP iteration or a public call uses a dozen or so
             old = next(iter(self._stores))
             self._stores.pop(old).release()
         return st

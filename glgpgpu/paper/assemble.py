@@ -18,8 +18,8 @@ import numpy as np
 
 from .. import figures as geo
 from ..gl import Context, PingPong, Stopwatch, resolve
-from ..layouts.transfer import read_lower
 from ..layouts.triangle import layout_for
+from .packing import read_lower
 
 
 def assembly_geometries(m: int, nk: int, packed: bool):

@@ -29,8 +29,8 @@ import numpy as np
 from .. import figures as geo
 from ..errors import NotPositiveDefiniteError
 from ..gl import Context, PingPong, resolve
-from ..layouts.transfer import read_lower, upload_lower
 from ..layouts.triangle import layout_for
+from .packing import read_lower, upload_lower
 
 VARIANTS = ("outer", "triad", "inner")
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import figures as geo
 from ..gl import Context, PingPong, resolve
-from ..layouts.transfer import upload_lower
+from .packing import upload_lower
 
 
 def substitute_texture(l_tex, m: int, b_tex, *, packed: bool, backward: bool,

@@ -1,7 +1,8 @@
-"""The rectangular packed format in numpy (no GL)."""
+"""The rectangular packed format: numpy (no GL), and packing by drawing against it."""
 import numpy as np
 import pytest
 
+import glgpgpu
 from glgpgpu import pack, unpack, packed_shape
 from glgpgpu.layouts import PackedLayout
 
@@ -30,3 +31,23 @@ def test_pack_rejects_bad_shapes():
         pack(np.zeros((3, 4)))
     with pytest.raises(ValueError):
         unpack(np.zeros((3, 3)), 6)
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 4, 5, 6, 7, 16, 31, 64, 101])
+def test_packing_by_drawing_equals_numpy(ctx, m):
+    """pack_lower / unpack_lower (one draw each) move exactly what layouts.pack /
+    unpack move, upper triangle ignored on the way in and zero on the way out."""
+    from glgpgpu.paper import packing
+
+    M = np.random.default_rng(m).standard_normal((m, m)).astype(np.float32)   # upper part: garbage
+    P = packing.upload_lower(M, True, ctx)
+    try:
+        assert np.array_equal(P.read(), glgpgpu.pack(np.tril(M)))
+        assert np.array_equal(packing.read_lower(P, m, True, ctx), np.tril(M))
+    finally:
+        ctx.kernels.pool.give(P)
+    F = packing.upload_lower(M, False, ctx)
+    try:
+        assert np.array_equal(packing.read_lower(F, m, False, ctx), np.tril(M))
+    finally:
+        ctx.kernels.pool.give(F)
