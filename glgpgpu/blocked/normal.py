@@ -7,9 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import figures as geo
-from ..errors import NotPositiveDefiniteError
 from ..gl import Stopwatch, resolve
-from ..gl.resident import ResidentFactor
+from ..gl.resident import ResidentFactor, single_factor
 from ..layouts.rgba import to_rgba
 from ..layouts.transfer import solve_column, upload_rgba
 from .adat import adat_texture
@@ -65,17 +64,7 @@ class NormalSystem(ResidentFactor):
                                                                   ctx=self.ctx),
                             self.watch, phase)
 
-class NormalFactor(NormalSystem):
-    """The float32 Cholesky factor of A D^2 A^T for one weight vector;
-    NotPositiveDefiniteError if a pivot failed."""
-
-    def __init__(self, A32, d32, *, packed: bool = False, ctx=None, watch: Stopwatch | None = None):
-        super().__init__(A32, packed=packed, ctx=ctx, watch=watch)
-        try:
-            NotPositiveDefiniteError.check(self.factor(d32), self.m)
-        except BaseException:
-            self.release()
-            raise
+NormalFactor = single_factor(NormalSystem)
 
 
 class ResidentNormal:

@@ -2,6 +2,8 @@
 it came from, in pooled textures that go back to the pool when released."""
 from __future__ import annotations
 
+from ..errors import NotPositiveDefiniteError
+
 
 class ResidentFactor:
     """Base of the NormalSystem operations (paper/ and blocked/): `l_tex` holds the
@@ -21,3 +23,22 @@ class ResidentFactor:
         if self.ctx is not None:
             self.ctx.kernels.pool.give(self.a_tex, self.d_tex)
         self.a_tex = self.d_tex = None
+
+
+def single_factor(system_cls):
+    """The NormalFactor operation from a NormalSystem class: the factor of
+    A diag(d) A^T for one weight vector, NotPositiveDefiniteError if a pivot failed
+    (and nothing left on the GPU then)."""
+
+    class NormalFactor(system_cls):
+        def __init__(self, A32, d32, *, packed: bool = False, ctx=None, watch=None):
+            super().__init__(A32, packed=packed, ctx=ctx, watch=watch)
+            try:
+                NotPositiveDefiniteError.check(self.factor(d32), self.m)
+            except BaseException:
+                self.release()
+                raise
+
+    NormalFactor.__doc__ = single_factor.__doc__
+    NormalFactor.__module__ = system_cls.__module__
+    return NormalFactor

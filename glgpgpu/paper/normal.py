@@ -13,9 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import figures as geo
-from ..errors import NotPositiveDefiniteError
 from ..gl import Stopwatch, resolve
-from ..gl.resident import ResidentFactor
+from ..gl.resident import ResidentFactor, single_factor
 from ..layouts.transfer import solve_column
 from .assemble import Accumulator, assemble_resident, assemble_texture
 from .cholesky import diagonal_of, factor_texture
@@ -80,17 +79,7 @@ class NormalSystem(ResidentFactor):
                                                                   backward=backward, ctx=self.ctx),
                             self.watch, phase)
 
-class NormalFactor(NormalSystem):
-    """The float32 Cholesky factor L of A D^2 A^T on the GPU (Algorithms 3 + 5), for
-    one weight vector; NotPositiveDefiniteError if a pivot failed."""
-
-    def __init__(self, A32, d32, *, packed: bool = False, ctx=None, watch: Stopwatch | None = None):
-        super().__init__(A32, packed=packed, ctx=ctx, watch=watch)
-        try:
-            NotPositiveDefiniteError.check(self.factor(d32), self.m)
-        except BaseException:
-            self.release()
-            raise
+NormalFactor = single_factor(NormalSystem)
 
 
 class ResidentNormal:
