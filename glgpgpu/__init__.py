@@ -16,7 +16,7 @@ operations), api.py + dispatch.py (validation and the method= rule),
 solvers/, teach/, bench/, cli/.
 """
 from . import _moved
-from .api import adat, cho_solve, cholesky, solve_triangular
+from .api import adat, cho_solve, cholesky, kernel_matrix, solve_triangular
 from .errors import GLUnavailableError, NotPositiveDefiniteError
 from .gl import Capabilities, Context, MatrixTexture, PingPong, TexturePool, get_context, set_context
 from .layouts import FullLayout, PackedLayout, layout_for, pack, packed_shape, unpack
@@ -32,7 +32,7 @@ __all__ = [
     "Context", "Capabilities", "GLUnavailableError", "get_context", "set_context",
     "MatrixTexture", "PingPong", "TexturePool",
     "pack", "unpack", "packed_shape", "FullLayout", "PackedLayout", "layout_for",
-    "adat", "assemble_texture",
+    "adat", "assemble_texture", "kernel_matrix",
     "cholesky", "factor_texture", "check_pivots", "NotPositiveDefiniteError",
     "cho_solve", "solve_triangular", "substitute_texture", "wls", "WLSInfo", "linprog", "solve_mps", "LPResult",
 ]

@@ -4,6 +4,7 @@ assemble    Algorithm 3: A D^2 A^T by Kernels 1 and 2 over Figs. 2 / 4
 cholesky    Algorithm 5 (Kernels 3-5, Figs. 5-7), index triads, the inner-product form
 triangular  multipass forward / backward substitution (2006, level 2)
 normal      the solvers' normal-equations operation: form, factor, solve on the GPU
+kernel_matrix  LS-SVM kernel matrices: the Gram matrix by Algorithm 3, then the kernel function
 lu          LU without pivoting by rasterization, the comparator of the 2008 Fig. 9
 
 The operations `adat`, `cholesky`, `solve`, `NormalFactor`, `ResidentNormal`
@@ -12,10 +13,11 @@ Inputs here are already validated float32 arrays.
 """
 from .assemble import Accumulator, adat, assemble_resident, assemble_texture, assembly_geometries
 from .cholesky import VARIANTS, check_pivots, cholesky, factor_geometries, factor_texture
+from .kernel_matrix import KERNELS, kernel_matrix, kernel_texture
 from .lu import lu_nopivot, lu_texture
 from .normal import NormalFactor, NormalSystem, ResidentNormal
 from .triangular import solve, substitute_texture
 
 __all__ = ["Accumulator", "adat", "assemble_resident", "assemble_texture", "assembly_geometries",
            "VARIANTS", "check_pivots", "cholesky", "factor_geometries", "factor_texture",
-           "lu_nopivot", "lu_texture", "NormalFactor", "NormalSystem", "ResidentNormal", "solve", "substitute_texture"]
+           "KERNELS", "kernel_matrix", "kernel_texture", "lu_nopivot", "lu_texture", "NormalFactor", "NormalSystem", "ResidentNormal", "solve", "substitute_texture"]

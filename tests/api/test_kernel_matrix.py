@@ -1,0 +1,83 @@
+"""Kernel matrices by rasterization (issue 15, step 1) against float64 numpy.
+
+Bounds (float32, u = 2^-24): the Gram entry g = x_i.x_j is a sum of d products, so
+|dg| <= E = gamma_{d+2} (|X||X|^T)_ij (Higham, Thm 3.5), the norms likewise.
+poly: b = gamma g + coef0 has |db| <= gamma E + u|b|, and b^deg by deg - 1 products
+adds (deg - 1) u |b|^deg: |dK| <= deg |b|^(deg-1) (gamma E + u|b|) + deg u |b|^deg.
+rbf: D = n_i + n_j - 2 g has |dD| <= gamma_{d+2}(n_i + n_j + 2 (|X||X|^T)_ij) + 3u(n_i + n_j + 2|g|),
+and exp adds a few ulps of its argument: |dK| <= K (gamma |dD| + 4u (1 + gamma D)).
+Constants are 2x these first-order bounds; a wrong row/column fetch fails by O(1).
+"""
+import numpy as np
+import pytest
+
+import glgpgpu
+from bounds import U32, gamma as gam
+
+SIZES = [1, 2, 3, 7, 8, 33]
+
+
+def reference(X, kernel, g, deg, c0):
+    X = X.astype(np.float32).astype(np.float64)
+    d = X.shape[1]
+    G = X @ X.T
+    E = gam(d + 2) * (np.abs(X) @ np.abs(X).T)
+    n = np.diag(G)
+    if kernel == "linear":
+        return G, E
+    if kernel == "poly":
+        b = g * G + c0
+        return b ** deg, deg * np.abs(b) ** (deg - 1) * (g * E + U32 * np.abs(b)) + deg * U32 * np.abs(b) ** deg
+    D = n[:, None] + n[None, :] - 2 * G
+    En = gam(d + 2) * np.diag(np.abs(X) @ np.abs(X).T)
+    dD = En[:, None] + En[None, :] + 2 * E + 3 * U32 * (n[:, None] + n[None, :] + 2 * np.abs(G))
+    K = np.exp(-g * np.maximum(D, 0))
+    return K, K * (g * dD + 4 * U32 * (1 + g * np.maximum(D, 0)))
+
+
+@pytest.mark.parametrize("N", SIZES)
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf"])
+@pytest.mark.parametrize("packed", [False, True], ids=["full", "packed"])
+def test_kernel_matrix_matches_numpy(ctx, rng, N, kernel, packed):
+    d = 5
+    X = rng.standard_normal((N, d))
+    g, deg, c0 = 0.3, 3, 0.5
+    K = glgpgpu.kernel_matrix(X, kernel=kernel, gamma=g, degree=deg, coef0=c0, packed=packed, method="paper")
+    want, bound = reference(X, kernel, g, deg, c0)
+    low = np.tril(np.ones((N, N), bool))
+    err = np.abs(K.astype(np.float64) - want)
+    assert (err[low] <= 2 * bound[low] + 1e-30).all(), (err / np.maximum(bound, 1e-300))[low].max()
+    assert (K[~low] == 0).all()                   # only the lower triangle is computed
+
+
+@pytest.mark.parametrize("N", [6, 7])
+def test_packed_equals_full_bit_for_bit(ctx, rng, N):
+    X = rng.standard_normal((N, 4))
+    for kernel in ("linear", "poly", "rbf"):
+        a = glgpgpu.kernel_matrix(X, kernel=kernel, method="paper")
+        b = glgpgpu.kernel_matrix(X, kernel=kernel, packed=True, method="paper")
+        assert np.array_equal(a, b)
+
+
+def test_default_gamma_is_one_over_features(ctx, rng):
+    X = rng.standard_normal((5, 4))
+    assert np.array_equal(glgpgpu.kernel_matrix(X), glgpgpu.kernel_matrix(X, gamma=0.25))
+
+
+@pytest.mark.parametrize("kw, err, match", [
+    (dict(gamma=0.0), ValueError, "gamma must be in"),
+    (dict(gamma=-1.0), ValueError, "gamma must be in"),
+    (dict(degree=0, kernel="poly"), ValueError, "degree must be in"),
+    (dict(degree=2.5, kernel="poly"), TypeError, "degree must be an integer"),
+    (dict(kernel="sigmoid"), ValueError, "kernel must be one of"),
+    (dict(method="blocked"), ValueError, "no blocked implementation"),
+])
+def test_bad_hyperparameters(ctx, kw, err, match):
+    with pytest.raises(err, match=match):
+        glgpgpu.kernel_matrix(np.ones((3, 2)), **kw)
+
+
+@pytest.mark.parametrize("X, match", [(np.ones(3), "X must be 2-D"), (np.array([[1.0, np.nan]]), "non-finite")])
+def test_bad_data(ctx, X, match):
+    with pytest.raises(ValueError, match=match):
+        glgpgpu.kernel_matrix(X)
