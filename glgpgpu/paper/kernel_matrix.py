@@ -17,13 +17,14 @@ KERNELS = {"linear": 0, "poly": 1, "rbf": 2}
 
 
 def kernel_texture(X32, *, kernel: str = "rbf", gamma: float = 1.0, degree: int = 3, coef0: float = 0.0,
-                   packed: bool = False, ctx=None):
-    """The texture holding K's lower triangle (full or packed); give it back to the pool."""
+                   packed: bool = False, diag: float = 0.0, ctx=None):
+    """The texture holding the lower triangle of K + diag I (full or packed); give it
+    back to the pool.  diag is LS-SVM's 1/C (the thesis's cost on the diagonal)."""
     ctx = resolve(ctx)
     K = ctx.kernels
     N = X32.shape[0]
     g_tex = assemble_texture(X32, np.ones(X32.shape[1], np.float32), packed=packed, ctx=ctx)
-    if kernel == "linear":
+    if kernel == "linear" and diag == 0:
         return g_tex
     norms = K.pool.take(1, N)
     out = K.pool.take(g_tex.rows, g_tex.cols)
@@ -33,7 +34,7 @@ def kernel_texture(X32, *, kernel: str = "rbf", gamma: float = 1.0, degree: int 
         tri = K.cached_store(("kernel-tri", N, packed), lambda: [geo.outer_product_add(N, 0, packed)])[0]
         K.draw("kernel_function", out, tri, {"G": g_tex, "n": norms},
                {"u_kind": KERNELS[kernel], "u_gamma": float(gamma), "u_coef0": float(coef0),
-                "u_degree": int(degree)})
+                "u_degree": int(degree), "u_diag": float(diag)})
     except BaseException:
         K.pool.give(out)
         raise

@@ -2,8 +2,10 @@
 
 wls  weighted least squares with mixed-precision refinement (2008, Algorithm 1)
 lp   the primal-dual interior-point LP solver (2006, Mehrotra; MPS / linprog input)
+lssvm  LS-SVM training on the GPU's Cholesky (the PLSSVM thesis), LSSVC
 """
 from .lp import LPResult, linprog, solve_mps
+from .lssvm import LSSVC
 from .wls import WLSInfo, wls
 
-__all__ = ["LPResult", "linprog", "solve_mps", "WLSInfo", "wls"]
+__all__ = ["LPResult", "linprog", "solve_mps", "LSSVC", "WLSInfo", "wls"]

@@ -12,6 +12,7 @@ uniform int u_kind;
 uniform float u_gamma;
 uniform float u_coef0;
 uniform int u_degree;
+uniform float u_diag;          // added on the diagonal: LS-SVM's 1/C (0 for a plain kernel matrix)
 noperspective in vec3 t0;
 noperspective in vec3 t1;
 out float result;
@@ -29,4 +30,5 @@ void main() {
         float d2 = texelFetch(n, ivec2(i, 0), 0).r + texelFetch(n, ivec2(j, 0), 0).r - 2.0 * g;
         result = exp(-u_gamma * max(d2, 0.0));
     }
+    if (int(t0.y) == int(t1.x)) result += u_diag;
 }

@@ -24,7 +24,7 @@ ALLOWED = {
     "blocked": {"gl", "figures", "layouts", "errors"},
     "dispatch": {"paper", "blocked"},
     "api": {"dispatch", "gl", "layouts", "validate", "paper"},
-    "solvers": {"dispatch", "gl", "vectors", "errors", "validate"},
+    "solvers": {"dispatch", "gl", "vectors", "errors", "validate", "paper"},
     "teach": {"gl", "figures", "layouts", "paper", "errors"},
     "bench": {"gl", "figures", "layouts", "paper", "blocked", "teach", "solvers", "api", "dispatch", "vectors",
               "errors", "validate"},
