@@ -67,7 +67,7 @@ class NormalSystem(ResidentFactor):
 NormalFactor = single_factor(NormalSystem)
 
 
-class ResidentNormal:
+class ResidentNormal(ResidentFactor):
     """Blocked form-and-factor from an RGBA copy of A; vectors in column textures."""
 
     def __init__(self, V, A_tex, A_host, *, packed: bool = False, variant: str = "outer"):
@@ -78,15 +78,15 @@ class ResidentNormal:
         self.m, self.n = A_tex.rows, A_tex.cols
         self.n4 = -(-self.n // 4) * 4
         self.mp = padded(self.m)
-        self.A4 = upload_rgba(self.ctx, np.asarray(A_host, np.float32), self.m, self.n4, "A")
-        self.L = None
+        self.a_tex = upload_rgba(self.ctx, np.asarray(A_host, np.float32), self.m, self.n4, "A")
+        self.l_tex = None
 
     def factor(self, d2_tex, pivot_rel: float) -> None:
         K, V = self.ctx.kernels, self.V
         self._free_factor()
         drow = K.pool.take(1, self.n4 // 4, components=4)
         K.draw("pack4", drow, geo.rectangle(0, 0, self.n4 // 4, 1), {"S": d2_tex}, {"u_len": self.n})
-        c_tex = adat_texture(self.A4, drow, self.m, mp=self.mp, ctx=self.ctx)
+        c_tex = adat_texture(self.a_tex, drow, self.m, mp=self.mp, ctx=self.ctx)
         K.pool.give(drow)
         dg = K.pool.take(1, self.m)
         K.draw("blocked_diagonal", dg, geo.rectangle(0, 0, self.m, 1), {"L": c_tex}, {"u_m": self.m})
@@ -94,7 +94,7 @@ class ResidentNormal:
         V.transpose(col, dg)
         cmax = V.reduce("max", col)
         K.pool.give(dg, col)
-        self.L = factor_texture(c_tex, self.m, pivot_floor=pivot_rel * max(cmax, 1e-30), ctx=self.ctx)
+        self.l_tex = factor_texture(c_tex, self.m, pivot_floor=pivot_rel * max(cmax, 1e-30), ctx=self.ctx)
 
     def solve(self, r_tex):
         K, V = self.ctx.kernels, self.V
@@ -102,19 +102,8 @@ class ResidentNormal:
         t.clear(0.0)
         K.draw("copy", t, V._rect(self.m), {"S": r_tex})
         for backward in (False, True):
-            t = substitute_texture(self.L, self.m, t, backward=backward, ctx=self.ctx)
+            t = substitute_texture(self.l_tex, self.m, t, backward=backward, ctx=self.ctx)
         res = V.new(self.m, "x")
         K.draw("copy", res, V._rect(self.m), {"S": t})
         V.free(t)
         return res
-
-    def _free_factor(self):
-        if self.L is not None:
-            self.ctx.kernels.pool.give(self.L)
-            self.L = None
-
-    def release(self):
-        self._free_factor()
-        if self.A4 is not None:
-            self.ctx.kernels.pool.give(self.A4)
-            self.A4 = None

@@ -82,7 +82,7 @@ class NormalSystem(ResidentFactor):
 NormalFactor = single_factor(NormalSystem)
 
 
-class ResidentNormal:
+class ResidentNormal(ResidentFactor):
     """Form and factor A D^2 A^T from textures, solve with column textures.
 
     A: the m x n R32F texture of the constraint matrix; `factor(d2)` takes d2 as
@@ -92,7 +92,7 @@ class ResidentNormal:
         self.V, self.ctx, self.A = V, V.ctx, A_tex
         self.m, self.n = A_tex.rows, A_tex.cols
         self.packed, self.variant = packed, variant
-        self.L = None
+        self.l_tex = None
 
     def factor(self, d2_tex, pivot_rel: float) -> None:
         """L L^T = A diag(d2) A^T; pivots below pivot_rel * max diag(C) are dropped."""
@@ -110,20 +110,12 @@ class ResidentNormal:
         V.transpose(diag, drow)
         cmax = V.reduce("max", diag)
         K.pool.give(drow, diag)
-        self.L = factor_texture(c_tex, self.m, packed=self.packed, variant=self.variant, ctx=self.ctx,
+        self.l_tex = factor_texture(c_tex, self.m, packed=self.packed, variant=self.variant, ctx=self.ctx,
                                 pivot_floor=pivot_rel * max(cmax, 1e-30))
 
     def solve(self, r_tex):
         t = self.V.new(self.m, "rhs")
         self.ctx.kernels.draw("copy", t, self.V._rect(self.m), {"S": r_tex})
         for backward in (False, True):
-            t = substitute_texture(self.L, self.m, t, packed=self.packed, backward=backward, ctx=self.ctx)
+            t = substitute_texture(self.l_tex, self.m, t, packed=self.packed, backward=backward, ctx=self.ctx)
         return t
-
-    def _free_factor(self):
-        if self.L is not None:
-            self.ctx.kernels.pool.give(self.L)
-            self.L = None
-
-    def release(self):
-        self._free_factor()

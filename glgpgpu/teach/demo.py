@@ -17,7 +17,6 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import figures as geo
 from . import runs
 
 CASES = [("assembly", False), ("assembly", True), ("cholesky", False), ("cholesky", True)]
@@ -43,11 +42,7 @@ def render_pass(draw, image, path: Path, title: str, explain: str):
     from matplotlib.patches import Polygon, Rectangle
 
     w, h = draw.size
-    g = geo.Geometry(draw.corners, draw.triangles, draw.label, draw.names)
-    count, _, _ = geo.rasterize(g, w, h)
-    xs, ys = draw.corners[:, 0], draw.corners[:, 1]
-    x0, x1 = min(-1.0, xs.min() - .8), max(w + 1.0, xs.max() + .8)
-    y0, y1 = min(-1.0, ys.min() - .8), max(h + 1.0, ys.max() + .8)
+    count, (x0, x1, y0, y1) = runs.coverage_and_view(draw, .8)
     scale = 0.55
     fig, ax = plt.subplots(figsize=(max(4.0, (x1 - x0) * scale + 1.5), max(3.5, (y1 - y0) * scale + 1.2)))
     finite = np.where(np.isfinite(image), image, np.nan)

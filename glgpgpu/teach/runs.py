@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import figures as geo
 from ..gl import resolve
 from ..layouts.transfer import upload_lower
 from ..paper import assemble_texture, factor_texture, lu_texture
@@ -76,3 +77,14 @@ def format_trace(rec, algorithm: str, m: int, packed: bool) -> str:
 
 def _n(v: float) -> str:
     return f"{v:g}"
+
+
+def coverage_and_view(draw, margin: float):
+    """What the pictures and the window show of a recorded draw: which texels got a
+    fragment (the numpy rasterizer) and the world box (x0, x1, y0, y1) around the
+    target and the triangles, `margin` texels wide."""
+    w, h = draw.size
+    count, _, _ = geo.rasterize(geo.Geometry(draw.corners, draw.triangles, draw.label, draw.names), w, h)
+    xs, ys = draw.corners[:, 0], draw.corners[:, 1]
+    return count, (min(-1.0, xs.min() - margin), max(w + 1.0, xs.max() + margin),
+                   min(-1.0, ys.min() - margin), max(h + 1.0, ys.max() + margin))

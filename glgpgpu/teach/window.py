@@ -40,11 +40,7 @@ class DemoWindow:
         d = self.rec.draws[self.step]
         img = self.rec.images[self.step]
         w, h = d.size
-        g = geo.Geometry(d.corners, d.triangles, d.label, d.names)
-        count, _, _ = geo.rasterize(g, w, h)
-        xs, ys = d.corners[:, 0], d.corners[:, 1]
-        x0, x1 = min(-1.0, xs.min() - .5), max(w + 1.0, xs.max() + .5)
-        y0, y1 = min(-1.0, ys.min() - .5), max(h + 1.0, ys.max() + .5)
+        count, (x0, x1, y0, y1) = runs.coverage_and_view(d, .5)
         side = max(x1 - x0, y1 - y0)
         quad = geo.rectangle(0, 0, w, h, t0=[(0, 0), (0, h), (w, h), (w, 0)]).vertices
         outlines = [d.corners[list(t) + [t[0]]] for t in d.triangles]

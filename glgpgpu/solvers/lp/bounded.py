@@ -19,9 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.linalg as sla
 
-from .presolve import geometric_scaling
+from .presolve import dependent_rows, geometric_scaling
 
 INF = np.inf
 
@@ -152,19 +151,12 @@ def presolve(p: BoundedLP, *, rank_tol: float = 1e-9, qr_limit: float = 4e10) ->
     A, b = A[~zero_rows], b[~zero_rows]
     dropped = 0
     if 0 < A.shape[0] and float(A.shape[0]) ** 2 * A.shape[1] <= qr_limit:
-        _, R, piv = sla.qr(A.T, mode="economic", pivoting=True)
-        d = np.abs(np.diag(R))
-        rank = int(np.sum(d > rank_tol * max(d.max(initial=0), 1e-300)))
-        if rank < A.shape[0]:
-            keep_r = np.sort(piv[:rank])
-            out = np.setdiff1d(np.arange(A.shape[0]), keep_r)
-            y, *_ = np.linalg.lstsq(A[keep_r].T, A[out].T, rcond=None)
-            consistent = np.isclose(y.T @ b[keep_r], b[out], rtol=1e-9, atol=1e-9 * (1 + np.abs(b).max()))
-            if consistent.all():
-                dropped = len(out)
-                A, b = A[keep_r], b[keep_r]
-            # else: keep every row -- near-dependent rows are not proof of infeasibility;
-            # the solver's dual regularization copes, and a real contradiction shows as a Farkas ray
+        keep_r, consistent = dependent_rows(A, b, rank_tol, rtol=1e-9)
+        if len(keep_r) < A.shape[0] and consistent:
+            dropped = A.shape[0] - len(keep_r)
+            A, b = A[keep_r], b[keep_r]
+        # an inconsistent near-dependence keeps every row: it is no proof of infeasibility;
+        # the solver's dual regularization copes, and a real contradiction shows as a Farkas ray
     p.A, p.b, p.c, p.u, p.free, p.dropped_rows = A, b, c, u, free, dropped
     return p
 

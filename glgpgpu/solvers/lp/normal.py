@@ -29,6 +29,7 @@ class MixedNormal:
                  device="gpu"):
         self.A = sp.csr_matrix(A)
         self.At = self.A.T.tocsr()
+        self.A2 = self.A.multiply(self.A).tocsr()     # diag(A D A^T) = A^2 d, every factorization
         self.m, self.n = A.shape
         self.device, self.watch = device, watch
         self.system = None
@@ -53,7 +54,7 @@ class MixedNormal:
         self.stats["factorizations"] += 1
         self.dmax = float(d.max()) if d.size and d.max() > 0 else 1.0
         ds = d / self.dmax
-        diag = np.asarray(self.A.multiply(self.A) @ ds).ravel()
+        diag = np.asarray(self.A2 @ ds).ravel()
         self.s = 1.0 / np.sqrt(np.where(diag > 1e-300, diag, 1.0))
         As = self.A.multiply(self.s[:, None]).tocsr()
         if self.device == "gpu":

@@ -49,17 +49,12 @@ def reduce(A, b, c, *, scale_passes: int = 8, rank_tol: float = 1e-9) -> Reduced
     # dependent rows: rank-revealing QR of A^T, keep the pivot rows
     dropped = 0
     if A.shape[0] > 0:
-        _, R, piv = sla.qr(A.T, mode="economic", pivoting=True)
-        d = np.abs(np.diag(R))
-        rank = int(np.sum(d > rank_tol * max(d.max(initial=0), 1e-300)))
-        if rank < A.shape[0]:
-            keep = np.sort(piv[:rank])
-            out = np.setdiff1d(np.arange(A.shape[0]), keep)
-            y, *_ = np.linalg.lstsq(A[keep].T, A[out].T, rcond=None)
-            if not np.allclose(y.T @ b[keep], b[out], rtol=1e-7, atol=1e-7 * (1 + np.abs(b).max())):
+        keep, consistent = dependent_rows(A, b, rank_tol, rtol=1e-7)
+        if len(keep) < A.shape[0]:
+            if not consistent:
                 return Reduced(A, b, c, rows, cols, np.ones(A.shape[0]), np.ones(len(cols)), "infeasible",
                                "linearly dependent equality constraints with inconsistent right-hand sides")
-            dropped = len(out)
+            dropped = A.shape[0] - len(keep)
             rows, A, b = rows[keep], A[keep], b[keep]
     if A.size == 0:                 # nothing left: every variable sits at 0
         return Reduced(A, b, c, rows, cols, np.ones(A.shape[0]), np.ones(A.shape[1]), dropped_rows=dropped)
@@ -89,3 +84,18 @@ def geometric_scaling(A: np.ndarray, passes: int = 8, power_of_two: bool = False
     if power_of_two:
         r, s = 2.0 ** np.round(np.log2(r)), 2.0 ** np.round(np.log2(s))
     return r, s
+
+
+def dependent_rows(A: np.ndarray, b: np.ndarray, rank_tol: float = 1e-9, rtol: float = 1e-7):
+    """(rows to keep, whether the dropped rows' right-hand sides agree): a
+    rank-revealing QR of A^T keeps the pivot rows; each dropped row is a
+    combination y of the kept ones, consistent when y^T b_kept = b_dropped."""
+    _, R, piv = sla.qr(A.T, mode="economic", pivoting=True)
+    d = np.abs(np.diag(R))
+    rank = int(np.sum(d > rank_tol * max(d.max(initial=0), 1e-300)))
+    if rank == A.shape[0]:
+        return np.arange(A.shape[0]), True
+    keep = np.sort(piv[:rank])
+    out = np.setdiff1d(np.arange(A.shape[0]), keep)
+    y, *_ = np.linalg.lstsq(A[keep].T, A[out].T, rcond=None)
+    return keep, bool(np.allclose(y.T @ b[keep], b[out], rtol=rtol, atol=rtol * (1 + np.abs(b).max())))
