@@ -1,0 +1,183 @@
+"""Householder QR by drawing (issue 16, step 1): the unblocked algorithm in the
+style of the 2006 / 2008 papers -- float32 R32F textures, ping-pong, one small
+kernel per stage -- for one matrix or for an atlas of many (`qr_batched`).
+
+Per column k (figures/qr.py draws the rectangles; kernels in shaders/paper/qr_*):
+  1. qr_column_dots   PART(c, j) = sum_{i>k in chunk c} A(i,k) A(i,j)   (reduction stage 1)
+  2. qr_sum_chunks    G(j) = sum_c PART(c, j): sigma = G(k), dots for w (stage 2)
+  3. qr_householder   one texel: beta, tau, 1/(alpha - beta)           (LAPACK slarfg)
+  4. qr_update        A(k:m, k+1:n) -= tau v w^T and column k <- (beta; v)
+This is seed 004's `factorize` loop (section 3.2.1) with its merged
+z = -tau v^T A(k:m, :) split into the reduction of draws 1-2.  The result is
+LAPACK geqrf's layout: R on and above the diagonal, the reflectors' v below it
+(v(k) = 1 implied), tau in a vector; Q = H_0 H_1 ... H_{s-1}.
+
+Each matrix is scaled by a power of two (exact) so its largest entry is below 1:
+sigma, a sum of squares in float32, then neither overflows nor (for sensible
+data) underflows; R is scaled back on the host.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import figures as geo
+from ..figures.qr import CHUNK, place, step_geometries
+from ..gl import Context, resolve
+
+
+def _scale(A: np.ndarray):
+    """(A * 2^-e, 2^e) with max |A| 2^-e in [0.5, 1); e = 0 for a zero matrix."""
+    amax = float(np.max(np.abs(A))) if A.size else 0.0
+    if amax == 0.0:
+        return A, 1.0
+    e = np.frexp(amax)[1]
+    f = np.ldexp(1.0, -int(e))
+    return (A * np.float32(f)).astype(np.float32), float(np.ldexp(1.0, int(e)))
+
+
+def _stored(K, key, build):
+    """Every step's tables uploaded once (a VertexStore kept across calls) and the
+    steps with spans in place of geometries (None stays None).  `build()` -> steps
+    of geometries runs only when the store is not cached: for large n, making the
+    tables costs more host time than drawing them."""
+    made = {}
+
+    def flat():
+        made["steps"] = build()
+        return [g for st in made["steps"] for g in st if g is not None]
+
+    store = K.cached_store(key, flat)
+    if not hasattr(store, "steps"):
+        spans = iter(store.spans)
+        store.steps = [tuple(None if g is None else next(spans) for g in st) for st in made["steps"]]
+    return store.steps
+
+
+def _factor_steps(fronts, chunk):
+    """(dots, sum, house, update) per step k = 0, 1, ... until no front is left."""
+    steps = []
+    while (g := step_geometries(fronts, len(steps), chunk)) is not None:
+        steps.append(g)
+    return steps
+
+
+def factor_atlas(tex, fronts, *, chunk: int = CHUNK, ctx: Context | None = None):
+    """Factor every front of the atlas texture `tex` (consumed).  Returns
+    (textures, hh): textures[f] holds front f's geqrf layout (its last step's
+    target; fronts finish at different steps), hh the (beta, tau, s) texture."""
+    ctx = resolve(ctx)
+    K = ctx.kernels
+    W, H = tex.cols, tex.rows
+    nch = max(f.chunks(chunk) for f in fronts)
+    part = K.pool.take(nch, W, "QR partial dots")
+    g = K.pool.take(1, W, "QR column dots")
+    hh = K.pool.take(1, W, "QR Householder scalars", components=4)
+    steps = _stored(K, ("qr", tuple(fronts), chunk), lambda: _factor_steps(fronts, chunk))
+    S, T = tex, K.pool.take(H, W, "QR ping-pong")
+    last = {}
+    for k, (dots, sums, house, update) in enumerate(steps):
+        u = {"u_k": k, "u_chunk": chunk}
+        if dots is not None:
+            K.draw("qr_column_dots", part, dots, {"V": S, "A": S}, u)
+        K.draw("qr_sum_chunks", g, sums, {"PART": part}, u)
+        K.draw("qr_householder", hh, house, {"A": S, "G": g}, {"u_k": k})
+        K.draw("qr_update", T, update, {"A": S, "HH": hh, "G": g}, {"u_k": k})
+        for f in fronts:
+            if f.steps == k + 1:
+                last[f] = T
+        S, T = T, S
+    K.pool.give(part, g)
+    out = [last[f] for f in fronts]
+    if T not in out:
+        K.pool.give(T)
+    if S not in out:          # pragma: no cover - the last step's target always holds a front
+        K.pool.give(S)
+    return out, hh
+
+
+def _release(K, textures, hh):
+    seen = []
+    for t in textures:
+        if all(t is not s for s in seen):
+            seen.append(t)
+    K.pool.give(*seen, hh)
+
+
+def qr_batched(mats, *, chunk: int = CHUNK, ctx: Context | None = None):
+    """[(F, tau), ...] for float32 matrices of any shapes, factored together: the
+    matrices share one atlas (several when their widths pass the texture limit)
+    and every draw covers all of them (seed 004's many fronts per launch)."""
+    ctx = resolve(ctx)
+    K = ctx.kernels
+    shapes = [a.shape for a in mats]
+    out = [None] * len(mats)
+    for atlas in place(shapes, ctx.max_texture_size):
+        W = sum(f.n for _, f in atlas)
+        H = max(f.m for _, f in atlas)
+        ctx.check_size(H, W, f"the QR atlas ({len(atlas)} matrices, {H} x {W})")
+        data = np.zeros((H, W), np.float32)
+        scales = []
+        for idx, f in atlas:
+            a, s = _scale(mats[idx])
+            data[:f.m, f.ox:f.ox + f.n] = a
+            scales.append(s)
+        tex = K.pool.take(H, W, "QR atlas")
+        tex.write(data)
+        fronts = [f for _, f in atlas]
+        textures, hh = factor_atlas(tex, fronts, chunk=chunk, ctx=ctx)
+        try:
+            reads = {}
+            h = hh.read()
+            for (idx, f), t, s in zip(atlas, textures, scales):
+                full = reads.get(id(t))
+                if full is None:
+                    full = reads[id(t)] = t.read()
+                F = full[:f.m, f.ox:f.ox + f.n].copy()
+                if s != 1.0:
+                    F[np.triu_indices(f.m, 0, f.n)] *= np.float32(s)
+                out[idx] = (F, h[0, f.ox:f.ox + f.steps, 1].copy())
+        finally:
+            _release(K, textures, hh)
+    return out
+
+
+def qr_raw(A: np.ndarray, *, chunk: int = CHUNK, ctx: Context | None = None):
+    """(F, tau): LAPACK geqrf's output for one float32 matrix (the one-front atlas)."""
+    return qr_batched([A], chunk=chunk, ctx=ctx)[0]
+
+
+def apply_q(F: np.ndarray, tau: np.ndarray, C: np.ndarray, *, trans: bool = False, chunk: int = CHUNK,
+            ctx: Context | None = None) -> np.ndarray:
+    """Q C (trans=False) or Q^T C for Q = H_0 ... H_{s-1} stored as (F, tau); C is
+    (m, p) float32.  Per reflector: the dots of v_k with C's columns (two
+    reduction draws, as in factoring) and one reflection draw."""
+    ctx = resolve(ctx)
+    K = ctx.kernels
+    m, p = C.shape
+    s = tau.shape[0]
+    f_tex = K.pool.take(m, F.shape[1], "QR reflectors")
+    f_tex.write(F)
+    hh = K.pool.take(1, max(s, 1), "QR tau", components=4)
+    h = np.zeros((1, max(s, 1), 4), np.float32)
+    h[0, :s, 1] = tau
+    hh.write(h)
+    S = K.pool.take(m, p, "QR right-hand sides")
+    S.write(C)
+    T = K.pool.take(m, p, "QR ping-pong")
+    nch = -(-m // chunk)
+    part = K.pool.take(nch, p, "QR partial dots")
+    g = K.pool.take(1, p, "QR column dots")
+    steps = _stored(K, ("qr-apply", m, p, s, chunk), lambda: geo.qr.apply_geometries(m, p, s, chunk))
+    try:
+        order = range(s - 1, -1, -1) if not trans else range(s)
+        for k in order:
+            u = {"u_k": k, "u_chunk": chunk}
+            dots, sums, refl = steps[k]
+            if dots is not None:
+                K.draw("qr_column_dots", part, dots, {"V": f_tex, "A": S}, u)
+            K.draw("qr_sum_chunks", g, sums, {"PART": part}, u)
+            K.draw("qr_apply", T, refl, {"F": f_tex, "HH": hh, "G": g, "B": S}, {"u_k": k})
+            S, T = T, S
+        return S.read()
+    finally:
+        K.pool.give(f_tex, hh, S, T, part, g)

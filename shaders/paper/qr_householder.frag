@@ -1,0 +1,20 @@
+#version 330
+// Householder QR, step k, draw 3 of 4: one texel per front.  The reflector
+// H = I - tau v v^T with v(k) = 1 that maps A(k:m, k) to (beta, 0, ..., 0), as
+// LAPACK's slarfg: beta = -sign(alpha) sqrt(alpha^2 + sigma), tau = (beta - alpha)
+// / beta, v(i > k) = A(i, k) / (alpha - beta).  sigma = 0: H = I (tau = 0).
+// Writes HH(ox + k) = (beta, tau, 1 / (alpha - beta), 0).
+#include "qr_front.glsl"
+uniform sampler2D A;
+uniform sampler2D G;          // G(ox + k) = sigma = ||A(k+1:m, k)||^2
+uniform int u_k;
+out vec4 result;
+
+void main() {
+    int col = front_ox() + u_k;
+    float alpha = texelFetch(A, ivec2(col, u_k), 0).r;
+    float sigma = texelFetch(G, ivec2(col, 0), 0).r;
+    if (sigma == 0.0) { result = vec4(alpha, 0.0, 0.0, 0.0); return; }
+    float beta = (alpha >= 0.0 ? -1.0 : 1.0) * sqrt(alpha * alpha + sigma);
+    result = vec4(beta, (beta - alpha) / beta, 1.0 / (alpha - beta), 0.0);
+}
