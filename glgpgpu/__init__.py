@@ -8,6 +8,7 @@ High-level API (numpy in, numpy out; everything in between stays on the GPU):
     adat(A, d2, packed=False)            C = A diag(d2) A^T, lower triangle
     cholesky(C, packed=False, variant=)  L with L L^T = C
     cho_solve(L, B), solve_triangular(L, B, lower=, trans=)
+    qr(A, mode=), apply_q(F, tau, C), lstsq(A, b)   Householder QR, least squares
     wls(A, d2, b), linprog(c, ...), solve_mps(path)
     pack(L), unpack(P, m)                the rectangular packed format
 The layers (docs/ARCHITECTURE.md): gl/ (the GL engine), layouts/, figures/
@@ -16,12 +17,12 @@ operations), api.py + dispatch.py (validation and the method= rule),
 solvers/, teach/, bench/, cli/.
 """
 from . import _moved
-from .api import adat, cho_solve, cholesky, kernel_matrix, solve_triangular
+from .api import adat, apply_q, cho_solve, cholesky, kernel_matrix, qr, qr_batched, solve_triangular
 from .errors import GLUnavailableError, NotPositiveDefiniteError
 from .gl import Capabilities, Context, MatrixTexture, PingPong, TexturePool, get_context, set_context
 from .layouts import FullLayout, PackedLayout, layout_for, pack, packed_shape, unpack
 from .paper import assemble_texture, check_pivots, factor_texture, substitute_texture
-from .solvers import LPResult, LSSVC, WLSInfo, linprog, solve_mps, wls
+from .solvers import LPResult, LSSVC, LstsqInfo, WLSInfo, linprog, lstsq, solve_mps, wls
 from .solvers import lp
 
 _moved.install()
@@ -34,5 +35,5 @@ __all__ = [
     "pack", "unpack", "packed_shape", "FullLayout", "PackedLayout", "layout_for",
     "adat", "assemble_texture", "kernel_matrix",
     "cholesky", "factor_texture", "check_pivots", "NotPositiveDefiniteError",
-    "cho_solve", "solve_triangular", "substitute_texture", "wls", "WLSInfo", "linprog", "solve_mps", "LPResult", "LSSVC",
+    "cho_solve", "solve_triangular", "qr", "apply_q", "qr_batched", "lstsq", "LstsqInfo", "substitute_texture", "wls", "WLSInfo", "linprog", "solve_mps", "LPResult", "LSSVC",
 ]

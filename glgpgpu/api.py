@@ -127,3 +127,77 @@ def kernel_matrix(X, *, kernel: str = "rbf", gamma: float | None = None, degree:
     with ctx.kernels.pool.scope():
         K = paper_kernel_matrix(X, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, packed=packed, ctx=ctx)
     return check.finite_result(K, "the kernel matrix")
+
+
+QR_MODES = ("economic", "r", "raw", "full")
+
+
+def _qr_impl(method, ctx):
+    check.choice(method, "method", METHODS)
+    ctx = resolve(check.context(ctx))
+    return ctx, implementation(choose(method, ctx))
+
+
+def qr(A, *, mode: str = "economic", method: str = "auto", ctx: Context | None = None):
+    """Householder QR of A (m, n) on the GPU, float32, any shape.
+
+    mode="economic": (Q (m, k), R (k, n)) with k = min(m, n), A = Q R;
+    "full": (Q (m, m), R (m, n)); "r": R (k, n) only (numpy's mode="r");
+    "raw": (F, tau), LAPACK geqrf's layout as scipy.linalg.qr(mode="raw")'s
+    first item: R on and above the diagonal of F (m, n), the reflectors' v below
+    it (v(k) = 1 implied), Q = H_0 ... H_{k-1}, H_j = I - tau_j v_j v_j^T.
+    R's diagonal may be negative (LAPACK's sign convention); a zero on it marks
+    a rank-deficient A.  method="paper": one column per step, four draws
+    (paper/qr.py); "blocked": seed 004's tile algorithm; "auto": the fastest.
+    """
+    A = check.array(A, "A", 2)
+    mode = check.choice(mode, "mode", QR_MODES)
+    ctx, impl = _qr_impl(method, ctx)
+    m, n = A.shape
+    with ctx.kernels.pool.scope():
+        F, tau = impl.qr_raw(A, ctx=ctx)
+        check.finite_result(F, "the QR factorization")
+        if mode == "raw":
+            return F, tau
+        k = min(m, n)
+        R = np.triu(F if mode == "full" else F[:k])
+        if mode == "r":
+            return R
+        eye = np.eye(m, m if mode == "full" else k, dtype=np.float32)
+        Q = impl.apply_q(F, tau, eye, ctx=ctx)
+    return Q, R
+
+
+def apply_q(F, tau, C, *, trans: bool = False, method: str = "auto", ctx: Context | None = None) -> np.ndarray:
+    """Q C (or Q^T C with trans=True) for Q held as qr(..., mode="raw")'s (F, tau),
+    on the GPU without forming Q.  C: (m,) or (m, p); returns float32 of C's shape."""
+    F = check.array(F, "F", 2)
+    tau = check.array(tau, "tau", 1)
+    m, n = F.shape
+    if tau.shape[0] > min(m, n):
+        raise ValueError(f"tau has {tau.shape[0]} entries but F ({m} x {n}) holds at most {min(m, n)} reflectors")
+    C2, was_1d = check.rhs(C, m, "C")
+    check.flag(trans, "trans")
+    ctx, impl = _qr_impl(method, ctx)
+    with ctx.kernels.pool.scope():
+        X = impl.apply_q(F, tau, C2, trans=trans, ctx=ctx)
+    check.finite_result(X, "Q C")
+    return X[:, 0] if was_1d else X
+
+
+def qr_batched(mats, *, method: str = "paper", ctx: Context | None = None) -> list:
+    """[(F, tau), ...]: many matrices of any shapes factored by the same draws, side
+    by side in one texture atlas (seed 004's many fronts per launch).  Each result
+    equals qr(A_i, mode="raw") bit for bit.  Only the paper's kernels batch."""
+    if not isinstance(mats, (list, tuple)) or not mats:
+        raise ValueError("qr_batched needs a non-empty list of 2-D arrays")
+    mats = [check.array(a, f"mats[{i}]", 2) for i, a in enumerate(mats)]
+    check.choice(method, "method", ("paper",))
+    ctx = resolve(check.context(ctx))
+    from .paper.qr import qr_batched as paper_batched
+
+    with ctx.kernels.pool.scope():
+        out = paper_batched(mats, ctx=ctx)
+    for i, (F, _) in enumerate(out):
+        check.finite_result(F, f"the QR factorization of mats[{i}]")
+    return out

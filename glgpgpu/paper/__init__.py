@@ -5,6 +5,7 @@ cholesky    Algorithm 5 (Kernels 3-5, Figs. 5-7), index triads, the inner-produc
 triangular  multipass forward / backward substitution (2006, level 2)
 normal      the solvers' normal-equations operation: form, factor, solve on the GPU
 kernel_matrix  LS-SVM kernel matrices: the Gram matrix by Algorithm 3, then the kernel function
+qr          Householder QR by drawing: four draws per column, an atlas of many matrices
 lu          LU without pivoting by rasterization, the comparator of the 2008 Fig. 9
 
 The operations `adat`, `cholesky`, `solve`, `NormalFactor`, `ResidentNormal`
@@ -16,8 +17,9 @@ from .cholesky import VARIANTS, check_pivots, cholesky, factor_geometries, facto
 from .kernel_matrix import KERNELS, kernel_matrix, kernel_texture
 from .lu import lu_nopivot, lu_texture
 from .normal import NormalFactor, NormalSystem, ResidentNormal
+from .qr import QRFactor, apply_q, qr_batched, qr_raw
 from .triangular import solve, substitute_texture
 
 __all__ = ["Accumulator", "adat", "assemble_resident", "assemble_texture", "assembly_geometries",
            "VARIANTS", "check_pivots", "cholesky", "factor_geometries", "factor_texture",
-           "KERNELS", "kernel_matrix", "kernel_texture", "lu_nopivot", "lu_texture", "NormalFactor", "NormalSystem", "ResidentNormal", "solve", "substitute_texture"]
+           "KERNELS", "kernel_matrix", "kernel_texture", "lu_nopivot", "lu_texture", "NormalFactor", "NormalSystem", "ResidentNormal", "QRFactor", "apply_q", "qr_batched", "qr_raw", "solve", "substitute_texture"]

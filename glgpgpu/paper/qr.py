@@ -22,7 +22,9 @@ import numpy as np
 
 from .. import figures as geo
 from ..figures.qr import CHUNK, place, step_geometries
-from ..gl import Context, resolve
+from ..gl import Context, Stopwatch, resolve
+from .packing import upload_lower
+from .triangular import substitute_texture
 
 
 def _scale(A: np.ndarray):
@@ -146,38 +148,103 @@ def qr_raw(A: np.ndarray, *, chunk: int = CHUNK, ctx: Context | None = None):
     return qr_batched([A], chunk=chunk, ctx=ctx)[0]
 
 
-def apply_q(F: np.ndarray, tau: np.ndarray, C: np.ndarray, *, trans: bool = False, chunk: int = CHUNK,
-            ctx: Context | None = None) -> np.ndarray:
-    """Q C (trans=False) or Q^T C for Q = H_0 ... H_{s-1} stored as (F, tau); C is
-    (m, p) float32.  Per reflector: the dots of v_k with C's columns (two
-    reduction draws, as in factoring) and one reflection draw."""
+def apply_q_texture(f_tex, hh, s: int, S, *, trans: bool, chunk: int = CHUNK, ctx: Context | None = None):
+    """Q S or Q^T S on the GPU for the reflectors in f_tex (geqrf layout) and hh
+    (tau in .y); S (m x p texture) is consumed, the result returned.  Per
+    reflector: its dots with S's columns (two reduction draws, as in factoring)
+    and one reflection draw."""
     ctx = resolve(ctx)
     K = ctx.kernels
-    m, p = C.shape
-    s = tau.shape[0]
-    f_tex = K.pool.take(m, F.shape[1], "QR reflectors")
+    m, p = S.rows, S.cols
+    T = K.pool.take(m, p, "QR ping-pong")
+    part = K.pool.take(-(-m // chunk), p, "QR partial dots")
+    g = K.pool.take(1, p, "QR column dots")
+    steps = _stored(K, ("qr-apply", m, p, s, chunk), lambda: geo.qr.apply_geometries(m, p, s, chunk))
+    for k in (range(s) if trans else range(s - 1, -1, -1)):
+        u = {"u_k": k, "u_chunk": chunk}
+        dots, sums, refl = steps[k]
+        if dots is not None:
+            K.draw("qr_column_dots", part, dots, {"V": f_tex, "A": S}, u)
+        K.draw("qr_sum_chunks", g, sums, {"PART": part}, u)
+        K.draw("qr_apply", T, refl, {"F": f_tex, "HH": hh, "G": g, "B": S}, {"u_k": k})
+        S, T = T, S
+    K.pool.give(T, part, g)
+    return S
+
+
+def _upload_reflectors(K, F, tau):
+    f_tex = K.pool.take(F.shape[0], F.shape[1], "QR reflectors")
     f_tex.write(F)
+    s = tau.shape[0]
     hh = K.pool.take(1, max(s, 1), "QR tau", components=4)
     h = np.zeros((1, max(s, 1), 4), np.float32)
     h[0, :s, 1] = tau
     hh.write(h)
-    S = K.pool.take(m, p, "QR right-hand sides")
+    return f_tex, hh
+
+
+def apply_q(F: np.ndarray, tau: np.ndarray, C: np.ndarray, *, trans: bool = False, chunk: int = CHUNK,
+            ctx: Context | None = None) -> np.ndarray:
+    """Q C (trans=False) or Q^T C for Q = H_0 ... H_{s-1} stored as (F, tau);
+    C is (m, p) float32.  Returns float32 (m, p)."""
+    ctx = resolve(ctx)
+    K = ctx.kernels
+    f_tex, hh = _upload_reflectors(K, F, tau)
+    S = K.pool.take(C.shape[0], C.shape[1], "QR right-hand sides")
     S.write(C)
-    T = K.pool.take(m, p, "QR ping-pong")
-    nch = -(-m // chunk)
-    part = K.pool.take(nch, p, "QR partial dots")
-    g = K.pool.take(1, p, "QR column dots")
-    steps = _stored(K, ("qr-apply", m, p, s, chunk), lambda: geo.qr.apply_geometries(m, p, s, chunk))
     try:
-        order = range(s - 1, -1, -1) if not trans else range(s)
-        for k in order:
-            u = {"u_k": k, "u_chunk": chunk}
-            dots, sums, refl = steps[k]
-            if dots is not None:
-                K.draw("qr_column_dots", part, dots, {"V": f_tex, "A": S}, u)
-            K.draw("qr_sum_chunks", g, sums, {"PART": part}, u)
-            K.draw("qr_apply", T, refl, {"F": f_tex, "HH": hh, "G": g, "B": S}, {"u_k": k})
-            S, T = T, S
+        S = apply_q_texture(f_tex, hh, tau.shape[0], S, trans=trans, chunk=chunk, ctx=ctx)
         return S.read()
     finally:
-        K.pool.give(f_tex, hh, S, T, part, g)
+        K.pool.give(f_tex, hh, S)
+
+
+class QRFactor:
+    """A = QR (m >= n) factored on the GPU and kept there for solves: the
+    reflectors and tau (for Q and Q^T) and R^T as a lower triangle (for the
+    substitutions of paper/triangular.py).  Vectors go in and come out float64;
+    the work is float32 on the GPU.  The least-squares solvers use it."""
+
+    def __init__(self, A32: np.ndarray, *, ctx: Context | None = None, watch=None):
+        self.ctx = ctx = resolve(ctx)
+        self.watch = watch or Stopwatch(ctx, enabled=False)
+        self.m, self.n = A32.shape
+        K = ctx.kernels
+        self.f_tex = self.hh = self.l_tex = None
+        with self.watch("factor"):
+            self.F, self.tau = qr_raw(A32, ctx=ctx)
+        self.R = np.triu(self.F[:self.n])
+        try:
+            with self.watch("transfer"):
+                self.f_tex, self.hh = _upload_reflectors(K, self.F, self.tau)
+                self.l_tex = upload_lower(self.R.T, False, ctx, "R^T")
+        except BaseException:
+            self.release()
+            raise
+
+    def _column(self, v, rows):
+        t = self.ctx.kernels.pool.take(rows, 1, "QR vector")
+        t.write(np.asarray(v, np.float32).reshape(rows, 1))
+        return t
+
+    def q(self, y: np.ndarray, *, trans: bool = False) -> np.ndarray:
+        """Q y (or Q^T y) for an m-vector y."""
+        with self.watch("solve"):
+            t = apply_q_texture(self.f_tex, self.hh, self.tau.shape[0], self._column(y, self.m), trans=trans,
+                                ctx=self.ctx)
+            out = t.read()[:, 0].astype(np.float64)
+            self.ctx.kernels.pool.give(t)
+        return out
+
+    def solve_r(self, y: np.ndarray, *, trans: bool = False) -> np.ndarray:
+        """R^-1 y (trans=False, back substitution) or R^-T y (forward), n-vectors."""
+        with self.watch("solve"):
+            t = substitute_texture(self.l_tex, self.n, self._column(y, self.n), packed=False,
+                                   backward=not trans, ctx=self.ctx)
+            out = t.read()[:, 0].astype(np.float64)
+            self.ctx.kernels.pool.give(t)
+        return out
+
+    def release(self) -> None:
+        self.ctx.kernels.pool.give(self.f_tex, self.hh, self.l_tex)
+        self.f_tex = self.hh = self.l_tex = None

@@ -1,0 +1,253 @@
+"""Blocked Householder QR: seed 004's tile algorithm on the fragment pipeline
+(issue 16, step 2), in place on RGBA32F storage through image load/store.
+
+For each panel of NB columns (seed 004's 32-column tile; `bench qr` measures others):
+  Factorize  per column k of the panel, five draws over the panel only:
+             dots (chunked reduction of A(k+1:m, k) against every panel column),
+             sum of chunks, Householder scalars + z (every fragment of the panel row
+             recomputes the scalars), reflection of the panel's trailing columns,
+             rescaling of column k to (beta; v).  Then one draw builds T (larft),
+             seed 004's T(1:k-1, k) = T(1:k-1, 1:k-1) z(1:k-1)^T, kept in TT.
+  Apply      the block reflector to the columns right of the panel,
+             C -= V T^T V^T C, as three products: W1 = V^T C (split over row
+             chunks, then summed), W2 = T^T W1, C -= V W2 (4 x 4 outputs per fragment).
+The bundle of seed 004 is limited to three row tiles by a GPU's shared memory;
+here a panel's reductions run across passes, so a bundle is every row tile
+below the panel and one bucket-scheduler round is one panel: Factorize draws of
+round p, then the Apply that lets round p + 1 start.  The result is the same
+geqrf layout as paper/qr.py, and the same QRFactor operation.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import figures as geo
+from ..gl import Context, Stopwatch, resolve
+from ..layouts.rgba import padded
+from ..layouts.transfer import read_rgba, upload_rgba
+from .tiles import P_PANEL, require
+from .triangular import substitute_texture
+
+NB = 32          # panel width: seed 004's tile (a multiple of 4, at most 32 here: the T kernel's array)
+CHUNK = 256      # rows per fragment in the chunked reductions
+_D = {"NB": NB}
+
+
+def _rect(K, x0, y0, x1, y1, t0=None):
+    key = ("bqr", x0, y0, x1, y1, t0)
+    return K.cached_store(key, lambda: [geo.rectangle(x0, y0, x1, y1, t0=t0)])[0]
+
+
+class _Scratch:
+    """The per-call work textures, taken from the pool once per factorization."""
+
+    def __init__(self, K, m, ncols_q, nch):
+        self.K = K
+        self.part = K.pool.take(nch, NB, "QR partial dots")
+        self.g = K.pool.take(1, NB, "QR column dots")
+        self.yz = K.pool.take(NB, NB, "QR z and scalars", components=4)
+        self.w1p = K.pool.take(nch * NB, max(ncols_q, 1), "QR V^T C partial", components=4)
+        self.w2 = K.pool.take(NB, max(ncols_q, 1), "QR T V^T C", components=4)
+
+    def give(self):
+        self.K.pool.give(self.part, self.g, self.yz, self.w1p, self.w2)
+
+
+def apply_block(K, a_tex, c_tex, tt, sc, kb, bw, m, q0, j0, nq, *, trans: bool):
+    """C(:, texel columns q0 .. q0+nq-1) -= V T' V^T C for the panel at kb (width bw);
+    T' = T^T (trans, Q^T C) or T (Q C).  Columns left of j0 stay."""
+    nch = -(-m // CHUNK)
+    u = {"u_kb": kb, "u_bw": bw, "u_m": m, "u_chunk": CHUNK, "u_q0": q0}
+    K.draw("bqr_vtc", K.grid(nq, nch * NB // 4), _rect(K, 0, 0, nq, nch * NB // 4), {"V": a_tex}, u,
+           images={"C": c_tex, "W1PART": sc.w1p}, defines=_D)
+    K.draw("bqr_tw", K.grid(nq, 1), _rect(K, 0, 0, nq, 1), {"TT": tt},
+           {"u_kb": kb, "u_bw": bw, "u_nch": nch, "u_trans": int(trans)},
+           images={"W1PART": sc.w1p, "W2": sc.w2}, defines=_D)
+    rows4 = -(-(m - kb) // 4)
+    K.draw("bqr_cvw", K.grid(nq, rows4), _rect(K, 0, 0, nq, rows4), {"V": a_tex}, dict(u, u_j0=j0),
+           images={"C": c_tex, "W2": sc.w2}, defines=_D)
+
+
+def factor_texture(a_tex, m: int, n: int, *, ctx: Context | None = None):
+    """Factor the RGBA matrix (m x n, n padded to a multiple of 4 in the texture)
+    in place; returns TT (NB x s texture: the panels' T, tau on its diagonal)."""
+    ctx = resolve(ctx)
+    require(ctx)
+    K = ctx.kernels
+    s = min(m, n)
+    nq = a_tex.cols
+    nch = -(-m // CHUNK)
+    tt = K.pool.take(NB, padded(s, NB), "QR T factors")
+    sc = _Scratch(K, m, nq, nch)
+    front = (0.0, float(m), float(n))        # qr_sum_chunks reads (ox, m, n) from T0
+    try:
+        for kb in range(0, s, NB):
+            bw = min(NB, s - kb)
+            for k in range(kb, kb + bw):
+                u = {"u_k": k, "u_kb": kb, "u_m": m, "u_chunk": CHUNK}
+                c0 = (k + 1) // CHUNK
+                if c0 < nch:
+                    K.draw("bqr_dots", sc.part, _rect(K, 0, c0, bw, nch), {"A": a_tex}, u)
+                K.draw("qr_sum_chunks", sc.g, _rect(K, 0, 0, bw, 1, front), {"PART": sc.part},
+                       {"u_k": k, "u_chunk": CHUNK})
+                K.draw("bqr_house", sc.yz, _rect(K, 0, k - kb, bw, k - kb + 1), {"A": a_tex, "G": sc.g},
+                       {"u_k": k, "u_kb": kb})
+                q_lo, q_hi = (k + 1) >> 2, -(-(kb + bw) // 4)
+                if q_lo < q_hi:
+                    K.draw("bqr_reflect", K.grid(q_hi, m), _rect(K, q_lo, k, q_hi, m), {"YZ": sc.yz},
+                           {"u_k": k, "u_kb": kb, "u_bw": bw}, images={"A": a_tex})
+                K.draw("bqr_scale", K.grid(nq, m), _rect(K, k >> 2, k, (k >> 2) + 1, m), {"YZ": sc.yz},
+                       {"u_k": k, "u_kb": kb}, images={"A": a_tex})
+            K.draw("bqr_t", tt, _rect(K, kb, 0, kb + bw, bw), {"YZ": sc.yz}, {"u_kb": kb}, defines=_D)
+            j0 = kb + bw
+            q0 = j0 >> 2
+            if j0 < n:
+                apply_block(K, a_tex, a_tex, tt, sc, kb, bw, m, q0, j0, nq - q0, trans=True)
+    finally:
+        sc.give()
+    return tt
+
+
+def _tau(tt, s):
+    T = tt.read()
+    return np.array([T[k % NB, k] for k in range(s)], np.float32)
+
+
+def _scale(A):
+    amax = float(np.max(np.abs(A))) if A.size else 0.0
+    if amax == 0.0:
+        return A, 1.0
+    e = int(np.frexp(amax)[1])
+    return (A * np.float32(np.ldexp(1.0, -e))).astype(np.float32), float(np.ldexp(1.0, e))
+
+
+def qr_raw(A: np.ndarray, *, ctx: Context | None = None):
+    """(F, tau) in geqrf's layout for a float32 matrix, by the tile algorithm.
+    Scaled by a power of two first, as paper/qr.py (exact)."""
+    ctx = resolve(ctx)
+    require(ctx)
+    K = ctx.kernels
+    m, n = A.shape
+    np4 = padded(n, 4)
+    ctx.check_size(m, np4 // 4, f"A ({m} x {n}, blocked)")
+    A, sc = _scale(A)
+    a_tex = upload_rgba(ctx, A, m, np4, "A")
+    tt = None
+    try:
+        tt = factor_texture(a_tex, m, n, ctx=ctx)
+        F = read_rgba(a_tex, m, n).copy()
+        tau = _tau(tt, min(m, n))
+    finally:
+        K.pool.give(a_tex, tt)
+    if sc != 1.0:
+        F[np.triu_indices(m, 0, n)] *= np.float32(sc)
+    return F, tau
+
+
+def apply_q_texture(a_tex, tt, m: int, s: int, c_tex, p: int, *, trans: bool, ctx: Context | None = None):
+    """Q C or Q^T C in place on the RGBA texture c_tex (m x p) by the block
+    reflectors of a factored a_tex and its TT: three Apply products per panel."""
+    ctx = resolve(ctx)
+    K = ctx.kernels
+    nq = c_tex.cols
+    sc = _Scratch(K, m, nq, -(-m // CHUNK))
+    try:
+        panels = list(range(0, s, NB))
+        for kb in (panels if trans else panels[::-1]):
+            apply_block(K, a_tex, c_tex, tt, sc, kb, min(NB, s - kb), m, 0, 0, nq, trans=trans)
+    finally:
+        sc.give()
+    return c_tex
+
+
+def _upload_factor(ctx, F, tau):
+    """F (geqrf layout) as RGBA, and TT rebuilt from (F, tau) on the host (larft)."""
+    m, n = F.shape
+    s = tau.shape[0]
+    a_tex = upload_rgba(ctx, F, m, padded(n, 4), "QR reflectors")
+    T = np.zeros((NB, padded(max(s, 1), NB)), np.float32)
+    V = np.tril(F[:, :s].astype(np.float64), -1)
+    V[np.arange(s), np.arange(s)] = 1.0
+    for kb in range(0, s, NB):
+        bw = min(NB, s - kb)
+        Vb = V[:, kb:kb + bw]
+        t = np.zeros((bw, bw))
+        for i in range(bw):
+            t[i, i] = tau[kb + i]
+            if i:
+                t[:i, i] = -tau[kb + i] * t[:i, :i] @ (Vb[:, :i].T @ Vb[:, i])
+        T[:bw, kb:kb + bw] = t
+    tt = ctx.kernels.pool.take(NB, T.shape[1], "QR T factors")
+    tt.write(T)
+    return a_tex, tt
+
+
+def apply_q(F: np.ndarray, tau: np.ndarray, C: np.ndarray, *, trans: bool = False,
+            ctx: Context | None = None) -> np.ndarray:
+    """Q C or Q^T C for (F, tau) from any QR (geqrf layout), C (m, p) float32."""
+    ctx = resolve(ctx)
+    require(ctx)
+    K = ctx.kernels
+    m, p = C.shape
+    a_tex, tt = _upload_factor(ctx, F, tau)
+    c_tex = upload_rgba(ctx, C, m, padded(p, 4), "C")
+    try:
+        apply_q_texture(a_tex, tt, m, tau.shape[0], c_tex, p, trans=trans, ctx=ctx)
+        return read_rgba(c_tex, m, p).copy()
+    finally:
+        K.pool.give(a_tex, tt, c_tex)
+
+
+class QRFactor:
+    """A = QR (m >= n) by the tile algorithm, kept on the GPU for solves: the
+    factored texture and TT (for Q, Q^T) and R^T in the blocked solves' layout.
+    The same operation as paper.qr.QRFactor (float64 vectors in and out)."""
+
+    def __init__(self, A32: np.ndarray, *, ctx: Context | None = None, watch=None):
+        self.ctx = ctx = resolve(ctx)
+        require(ctx)
+        self.watch = watch or Stopwatch(ctx, enabled=False)
+        self.m, self.n = A32.shape
+        K = ctx.kernels
+        self.a_tex = self.tt = self.l_tex = None
+        try:
+            A, sc = _scale(A32)
+            with self.watch("transfer"):
+                self.a_tex = upload_rgba(ctx, A, self.m, padded(self.n, 4), "A")
+            with self.watch("factor"):
+                self.tt = factor_texture(self.a_tex, self.m, self.n, ctx=ctx)
+            with self.watch("transfer"):
+                F = read_rgba(self.a_tex, self.m, self.n)
+                self.R = np.triu(F[:self.n]) * np.float32(sc)
+                self.mp = padded(self.n, P_PANEL)
+                self.l_tex = upload_rgba(ctx, self.R.T, self.mp, self.mp, "R^T")
+        except BaseException:
+            self.release()
+            raise
+
+    def q(self, y: np.ndarray, *, trans: bool = False) -> np.ndarray:
+        """Q y or Q^T y for an m-vector."""
+        K = self.ctx.kernels
+        with self.watch("solve"):
+            c = upload_rgba(self.ctx, np.asarray(y, np.float32).reshape(-1, 1), self.m, 4, "y")
+            apply_q_texture(self.a_tex, self.tt, self.m, self.n, c, 1, trans=trans, ctx=self.ctx)
+            out = read_rgba(c, self.m, 1)[:, 0].astype(np.float64)
+            K.pool.give(c)
+        return out
+
+    def solve_r(self, y: np.ndarray, *, trans: bool = False) -> np.ndarray:
+        """R^-1 y, or R^-T y with trans=True (the scale of A is in R already)."""
+        K = self.ctx.kernels
+        with self.watch("solve"):
+            t = K.pool.take(self.mp, 1, "QR vector")
+            col = np.zeros((self.mp, 1), np.float32)
+            col[:self.n, 0] = y
+            t.write(col)
+            t = substitute_texture(self.l_tex, self.n, t, backward=not trans, ctx=self.ctx)
+            out = t.read()[:self.n, 0].astype(np.float64)
+            K.pool.give(t)
+        return out
+
+    def release(self) -> None:
+        self.ctx.kernels.pool.give(self.a_tex, self.tt, self.l_tex)
+        self.a_tex = self.tt = self.l_tex = None
