@@ -30,7 +30,6 @@ from .triangular import substitute_texture
 
 NB = 32          # panel width: seed 004's tile (a multiple of 4, at most 32 here: the T kernel's array)
 CHUNK = 256      # rows per fragment in the chunked reductions
-_D = {"NB": NB}
 
 
 def _rect(K, x0, y0, x1, y1, t0=None):
@@ -41,13 +40,15 @@ def _rect(K, x0, y0, x1, y1, t0=None):
 class _Scratch:
     """The per-call work textures, taken from the pool once per factorization."""
 
-    def __init__(self, K, m, ncols_q, nch):
-        self.K = K
-        self.part = K.pool.take(nch, NB, "QR partial dots")
-        self.g = K.pool.take(1, NB, "QR column dots")
-        self.yz = K.pool.take(NB, NB, "QR z and scalars", components=4)
-        self.w1p = K.pool.take(nch * NB, max(ncols_q, 1), "QR V^T C partial", components=4)
-        self.w2 = K.pool.take(NB, max(ncols_q, 1), "QR T V^T C", components=4)
+    def __init__(self, K, m, ncols_q, nb, chunk):
+        self.K, self.nb, self.chunk = K, nb, chunk
+        self.nch = nch = -(-m // chunk)
+        self.defines = {"NB": nb}
+        self.part = K.pool.take(nch, nb, "QR partial dots")
+        self.g = K.pool.take(1, nb, "QR column dots")
+        self.yz = K.pool.take(nb, nb, "QR z and scalars", components=4)
+        self.w1p = K.pool.take(nch * nb, max(ncols_q, 1), "QR V^T C partial", components=4)
+        self.w2 = K.pool.take(nb, max(ncols_q, 1), "QR T V^T C", components=4)
 
     def give(self):
         self.K.pool.give(self.part, self.g, self.yz, self.w1p, self.w2)
@@ -56,40 +57,46 @@ class _Scratch:
 def apply_block(K, a_tex, c_tex, tt, sc, kb, bw, m, q0, j0, nq, *, trans: bool):
     """C(:, texel columns q0 .. q0+nq-1) -= V T' V^T C for the panel at kb (width bw);
     T' = T^T (trans, Q^T C) or T (Q C).  Columns left of j0 stay."""
-    nch = -(-m // CHUNK)
-    u = {"u_kb": kb, "u_bw": bw, "u_m": m, "u_chunk": CHUNK, "u_q0": q0}
-    K.draw("bqr_vtc", K.grid(nq, nch * NB // 4), _rect(K, 0, 0, nq, nch * NB // 4), {"V": a_tex}, u,
-           images={"C": c_tex, "W1PART": sc.w1p}, defines=_D)
+    nch, nb, D = sc.nch, sc.nb, sc.defines
+    u = {"u_kb": kb, "u_bw": bw, "u_m": m, "u_chunk": sc.chunk, "u_q0": q0}
+    K.draw("bqr_vtc", K.grid(nq, nch * nb // 4), _rect(K, 0, 0, nq, nch * nb // 4), {"V": a_tex}, u,
+           images={"C": c_tex, "W1PART": sc.w1p}, defines=D)
     K.draw("bqr_tw", K.grid(nq, 1), _rect(K, 0, 0, nq, 1), {"TT": tt},
            {"u_kb": kb, "u_bw": bw, "u_nch": nch, "u_trans": int(trans)},
-           images={"W1PART": sc.w1p, "W2": sc.w2}, defines=_D)
+           images={"W1PART": sc.w1p, "W2": sc.w2}, defines=D)
     rows4 = -(-(m - kb) // 4)
     K.draw("bqr_cvw", K.grid(nq, rows4), _rect(K, 0, 0, nq, rows4), {"V": a_tex}, dict(u, u_j0=j0),
-           images={"C": c_tex, "W2": sc.w2}, defines=_D)
+           images={"C": c_tex, "W2": sc.w2}, defines=D)
 
 
-def factor_texture(a_tex, m: int, n: int, *, ctx: Context | None = None):
+def _check_nb(nb, chunk):
+    if nb % 4 or not 4 <= nb <= 32 or chunk < 1:
+        raise ValueError(f"the QR panel width must be a multiple of 4 in 4..32 (got {nb}) and chunk >= 1 (got {chunk})")
+
+
+def factor_texture(a_tex, m: int, n: int, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = None):
     """Factor the RGBA matrix (m x n, n padded to a multiple of 4 in the texture)
     in place; returns TT (NB x s texture: the panels' T, tau on its diagonal)."""
     ctx = resolve(ctx)
     require(ctx)
     K = ctx.kernels
     s = min(m, n)
+    _check_nb(nb, chunk)
     nq = a_tex.cols
-    nch = -(-m // CHUNK)
-    tt = K.pool.take(NB, padded(s, NB), "QR T factors")
-    sc = _Scratch(K, m, nq, nch)
+    tt = K.pool.take(nb, padded(s, nb), "QR T factors")
+    sc = _Scratch(K, m, nq, nb, chunk)
+    nch = sc.nch
     front = (0.0, float(m), float(n))        # qr_sum_chunks reads (ox, m, n) from T0
     try:
-        for kb in range(0, s, NB):
-            bw = min(NB, s - kb)
+        for kb in range(0, s, nb):
+            bw = min(nb, s - kb)
             for k in range(kb, kb + bw):
-                u = {"u_k": k, "u_kb": kb, "u_m": m, "u_chunk": CHUNK}
-                c0 = (k + 1) // CHUNK
+                u = {"u_k": k, "u_kb": kb, "u_m": m, "u_chunk": chunk}
+                c0 = (k + 1) // chunk
                 if c0 < nch:
                     K.draw("bqr_dots", sc.part, _rect(K, 0, c0, bw, nch), {"A": a_tex}, u)
                 K.draw("qr_sum_chunks", sc.g, _rect(K, 0, 0, bw, 1, front), {"PART": sc.part},
-                       {"u_k": k, "u_chunk": CHUNK})
+                       {"u_k": k, "u_chunk": chunk})
                 K.draw("bqr_house", sc.yz, _rect(K, 0, k - kb, bw, k - kb + 1), {"A": a_tex, "G": sc.g},
                        {"u_k": k, "u_kb": kb})
                 q_lo, q_hi = (k + 1) >> 2, -(-(kb + bw) // 4)
@@ -98,7 +105,7 @@ def factor_texture(a_tex, m: int, n: int, *, ctx: Context | None = None):
                            {"u_k": k, "u_kb": kb, "u_bw": bw}, images={"A": a_tex})
                 K.draw("bqr_scale", K.grid(nq, m), _rect(K, k >> 2, k, (k >> 2) + 1, m), {"YZ": sc.yz},
                        {"u_k": k, "u_kb": kb}, images={"A": a_tex})
-            K.draw("bqr_t", tt, _rect(K, kb, 0, kb + bw, bw), {"YZ": sc.yz}, {"u_kb": kb}, defines=_D)
+            K.draw("bqr_t", tt, _rect(K, kb, 0, kb + bw, bw), {"YZ": sc.yz}, {"u_kb": kb}, defines=sc.defines)
             j0 = kb + bw
             q0 = j0 >> 2
             if j0 < n:
@@ -108,9 +115,9 @@ def factor_texture(a_tex, m: int, n: int, *, ctx: Context | None = None):
     return tt
 
 
-def _tau(tt, s):
+def _tau(tt, s, nb):
     T = tt.read()
-    return np.array([T[k % NB, k] for k in range(s)], np.float32)
+    return np.array([T[k % nb, k] for k in range(s)], np.float32)
 
 
 def _scale(A):
@@ -121,7 +128,7 @@ def _scale(A):
     return (A * np.float32(np.ldexp(1.0, -e))).astype(np.float32), float(np.ldexp(1.0, e))
 
 
-def qr_raw(A: np.ndarray, *, ctx: Context | None = None):
+def qr_raw(A: np.ndarray, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = None):
     """(F, tau) in geqrf's layout for a float32 matrix, by the tile algorithm.
     Scaled by a power of two first, as paper/qr.py (exact)."""
     ctx = resolve(ctx)
@@ -134,9 +141,9 @@ def qr_raw(A: np.ndarray, *, ctx: Context | None = None):
     a_tex = upload_rgba(ctx, A, m, np4, "A")
     tt = None
     try:
-        tt = factor_texture(a_tex, m, n, ctx=ctx)
+        tt = factor_texture(a_tex, m, n, nb=nb, chunk=chunk, ctx=ctx)
         F = read_rgba(a_tex, m, n).copy()
-        tau = _tau(tt, min(m, n))
+        tau = _tau(tt, min(m, n), nb)
     finally:
         K.pool.give(a_tex, tt)
     if sc != 1.0:
@@ -144,32 +151,33 @@ def qr_raw(A: np.ndarray, *, ctx: Context | None = None):
     return F, tau
 
 
-def apply_q_texture(a_tex, tt, m: int, s: int, c_tex, p: int, *, trans: bool, ctx: Context | None = None):
+def apply_q_texture(a_tex, tt, m: int, s: int, c_tex, p: int, *, trans: bool, nb: int = NB, chunk: int = CHUNK,
+                    ctx: Context | None = None):
     """Q C or Q^T C in place on the RGBA texture c_tex (m x p) by the block
     reflectors of a factored a_tex and its TT: three Apply products per panel."""
     ctx = resolve(ctx)
     K = ctx.kernels
     nq = c_tex.cols
-    sc = _Scratch(K, m, nq, -(-m // CHUNK))
+    sc = _Scratch(K, m, nq, nb, chunk)
     try:
-        panels = list(range(0, s, NB))
+        panels = list(range(0, s, nb))
         for kb in (panels if trans else panels[::-1]):
-            apply_block(K, a_tex, c_tex, tt, sc, kb, min(NB, s - kb), m, 0, 0, nq, trans=trans)
+            apply_block(K, a_tex, c_tex, tt, sc, kb, min(nb, s - kb), m, 0, 0, nq, trans=trans)
     finally:
         sc.give()
     return c_tex
 
 
-def _upload_factor(ctx, F, tau):
+def _upload_factor(ctx, F, tau, nb):
     """F (geqrf layout) as RGBA, and TT rebuilt from (F, tau) on the host (larft)."""
     m, n = F.shape
     s = tau.shape[0]
     a_tex = upload_rgba(ctx, F, m, padded(n, 4), "QR reflectors")
-    T = np.zeros((NB, padded(max(s, 1), NB)), np.float32)
+    T = np.zeros((nb, padded(max(s, 1), nb)), np.float32)
     V = np.tril(F[:, :s].astype(np.float64), -1)
     V[np.arange(s), np.arange(s)] = 1.0
-    for kb in range(0, s, NB):
-        bw = min(NB, s - kb)
+    for kb in range(0, s, nb):
+        bw = min(nb, s - kb)
         Vb = V[:, kb:kb + bw]
         t = np.zeros((bw, bw))
         for i in range(bw):
@@ -177,22 +185,23 @@ def _upload_factor(ctx, F, tau):
             if i:
                 t[:i, i] = -tau[kb + i] * t[:i, :i] @ (Vb[:, :i].T @ Vb[:, i])
         T[:bw, kb:kb + bw] = t
-    tt = ctx.kernels.pool.take(NB, T.shape[1], "QR T factors")
+    tt = ctx.kernels.pool.take(nb, T.shape[1], "QR T factors")
     tt.write(T)
     return a_tex, tt
 
 
-def apply_q(F: np.ndarray, tau: np.ndarray, C: np.ndarray, *, trans: bool = False,
-            ctx: Context | None = None) -> np.ndarray:
+def apply_q(F: np.ndarray, tau: np.ndarray, C: np.ndarray, *, trans: bool = False, nb: int = NB,
+            chunk: int = CHUNK, ctx: Context | None = None) -> np.ndarray:
     """Q C or Q^T C for (F, tau) from any QR (geqrf layout), C (m, p) float32."""
     ctx = resolve(ctx)
     require(ctx)
     K = ctx.kernels
     m, p = C.shape
-    a_tex, tt = _upload_factor(ctx, F, tau)
+    _check_nb(nb, chunk)
+    a_tex, tt = _upload_factor(ctx, F, tau, nb)
     c_tex = upload_rgba(ctx, C, m, padded(p, 4), "C")
     try:
-        apply_q_texture(a_tex, tt, m, tau.shape[0], c_tex, p, trans=trans, ctx=ctx)
+        apply_q_texture(a_tex, tt, m, tau.shape[0], c_tex, p, trans=trans, nb=nb, chunk=chunk, ctx=ctx)
         return read_rgba(c_tex, m, p).copy()
     finally:
         K.pool.give(a_tex, tt, c_tex)
@@ -203,9 +212,11 @@ class QRFactor:
     factored texture and TT (for Q, Q^T) and R^T in the blocked solves' layout.
     The same operation as paper.qr.QRFactor (float64 vectors in and out)."""
 
-    def __init__(self, A32: np.ndarray, *, ctx: Context | None = None, watch=None):
+    def __init__(self, A32: np.ndarray, *, ctx: Context | None = None, watch=None, nb: int = NB,
+                 chunk: int = CHUNK):
         self.ctx = ctx = resolve(ctx)
         require(ctx)
+        self.nb, self.chunk = nb, chunk
         self.watch = watch or Stopwatch(ctx, enabled=False)
         self.m, self.n = A32.shape
         K = ctx.kernels
@@ -215,7 +226,7 @@ class QRFactor:
             with self.watch("transfer"):
                 self.a_tex = upload_rgba(ctx, A, self.m, padded(self.n, 4), "A")
             with self.watch("factor"):
-                self.tt = factor_texture(self.a_tex, self.m, self.n, ctx=ctx)
+                self.tt = factor_texture(self.a_tex, self.m, self.n, nb=nb, chunk=chunk, ctx=ctx)
             with self.watch("transfer"):
                 F = read_rgba(self.a_tex, self.m, self.n)
                 self.R = np.triu(F[:self.n]) * np.float32(sc)
@@ -230,7 +241,8 @@ class QRFactor:
         K = self.ctx.kernels
         with self.watch("solve"):
             c = upload_rgba(self.ctx, np.asarray(y, np.float32).reshape(-1, 1), self.m, 4, "y")
-            apply_q_texture(self.a_tex, self.tt, self.m, self.n, c, 1, trans=trans, ctx=self.ctx)
+            apply_q_texture(self.a_tex, self.tt, self.m, self.n, c, 1, trans=trans, nb=self.nb, chunk=self.chunk,
+                            ctx=self.ctx)
             out = read_rgba(c, self.m, 1)[:, 0].astype(np.float64)
             K.pool.give(c)
         return out

@@ -57,11 +57,26 @@ def rank_deficient(R: np.ndarray) -> str:
     return ""
 
 
+def float64_floor(R: np.ndarray) -> float:
+    """The relative accuracy float64 refinement can reach on min ||b - A x||: a
+    backward-stable float64 solve is accurate to about kappa^2 u64 (nonzero
+    residual; Higham, Thm 20.1), kappa estimated from R's diagonal (a lower bound)."""
+    d = np.abs(np.diag(R)).astype(np.float64)
+    kappa = d.max() / d.min() if d.size and d.min() > 0 else np.inf
+    n = max(R.shape[1], 1)
+    return float(10 * n * (kappa ** 2 + kappa) * 2.0 ** -53)
+
+
 def refine(fac, A: np.ndarray, b: np.ndarray, *, tol: float, max_iter: int, watch: Stopwatch | None = None,
            stop=None) -> tuple:
     """Bjorck's refinement on a QR factor `fac` (paper.qr.QRFactor or the blocked
-    one: q(y, trans=), solve_r(y, trans=)).  A, b float64.  `stop(x, dx)`, if
-    given, replaces the default test ||dx|| <= tol ||x||.  Returns (x, r, info)."""
+    one: q(y, trans=), solve_r(y, trans=), R).  A, b float64.  `stop(x, dx)`, if
+    given, replaces the default test ||dx|| <= tol ||x||.  Without it, refinement
+    also ends (converged) when corrections stop contracting below the float64
+    floor (`float64_floor`): x is then as accurate as float64 can make it, as
+    LAPACK's xGERFS stops.  Returns (x, r, info)."""
+    floor = max(tol, float64_floor(fac.R))
+    prev = np.inf
     m, n = A.shape
     x, r = np.zeros(n), np.zeros(m)
     info = LstsqInfo()
@@ -88,6 +103,12 @@ def refine(fac, A: np.ndarray, b: np.ndarray, *, tol: float, max_iter: int, watc
         if (stop(x, dx) if stop is not None else rel <= tol):
             info.status = "converged"
             break
+        if stop is None and k >= 2 and rel > prev / 2 and rel <= floor:
+            info.status = "converged"
+            info.message = (f"corrections stopped contracting at {rel:.2g} ||x||, within the float64 limit "
+                            f"{floor:.2g} of this problem")
+            break
+        prev = rel
         best = min(best, rel)
         if k >= 5 and rel > 1e3 * best:
             info.status = "diverged"

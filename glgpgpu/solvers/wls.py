@@ -63,7 +63,7 @@ def _inputs(A, d2, b):
 
 
 def wls(A, d2, b, *, tol: float = 1e-8, max_iter: int = 100, packed: bool = False,
-        method: str = "auto", ctx: Context | None = None):
+        method: str = "auto", solver: str = "normal", ctx: Context | None = None):
     """Solve min_x ||D (b - A^T x)|| by Algorithm 1; returns (x float64, WLSInfo).
 
     A: (m, n) with m <= n (row j holds basis function j at the n samples),
@@ -71,13 +71,22 @@ def wls(A, d2, b, *, tol: float = 1e-8, max_iter: int = 100, packed: bool = Fals
     b: (n,) the data.  Never returns a wrong x silently: when refinement does not
     reach `tol`, info.status says why and a RuntimeWarning is issued.
     method: "paper" (Algorithms 3 and 5), "blocked" or "auto", as in cholesky.
+    solver: "normal" (the paper: Cholesky of A D^2 A^T, refinement of the normal
+    equations) or "qr" (Householder QR of D A^T on the GPU and Bjorck's
+    refinement, solvers/lstsq.py: kappa is not squared).  Both stop on the same
+    test, ||A D^2 (b - A^T x)|| / ||x|| <= tol.
     """
     A, d2, b = _inputs(A, d2, b)
     tol = check.real(tol, "tol", 0.0, 1.0)
     max_iter = check.integer(max_iter, "max_iter", 1)
     check.flag(packed, "packed")
     check.choice(method, "method", METHODS)
+    check.choice(solver, "solver", ("normal", "qr"))
     ctx = resolve(check.context(ctx))
+    if solver == "qr":
+        if packed:
+            raise ValueError("solver='qr' has no packed layout (the packed format stores triangles)")
+        return _wls_qr(A, d2, b, tol, max_iter, method, ctx)
     impl = implementation(choose(method, ctx, packed=packed))
     m = A.shape[0]
     watch = Stopwatch(ctx)
@@ -136,3 +145,49 @@ def wls(A, d2, b, *, tol: float = 1e-8, max_iter: int = 100, packed: bool = Fals
                             f"||r||/||x|| = {info.residuals[-1] if info.residuals else float('nan'):.3g} > tol = {tol:g}")
             warnings.warn(info.message, RuntimeWarning, stacklevel=2)
         return x, info
+
+
+def _wls_qr(A, d2, b, tol, max_iter, method, ctx):
+    """wls by QR: min ||D b - (D A^T) x|| with Bjorck's refinement (lstsq.refine),
+    stopped by the normal-equations residual the paper's path uses."""
+    from .lstsq import rank_deficient, refine
+
+    impl = implementation(choose(method, ctx))
+    m = A.shape[0]
+    D = np.sqrt(d2)
+    M = (A * D).T                               # n x m, tall
+    y = D * b
+    rhs = A @ (d2 * b)
+    watch = Stopwatch(ctx)
+    info = WLSInfo("iteration limit")
+
+    def stop(x, dx):
+        nx = np.linalg.norm(x)
+        r = rhs - A @ (d2 * (A.T @ x))
+        rel = np.linalg.norm(r) / nx if nx > 0 else np.linalg.norm(r)
+        info.residuals.append(float(rel))
+        info.rel_error_estimate = float(np.linalg.norm(dx) / nx) if nx > 0 else float("nan")
+        return rel <= tol
+
+    with ctx.kernels.pool.scope():
+        with watch("transfer"):
+            M32 = M.astype(np.float32)
+        fac = impl.QRFactor(M32, ctx=ctx, watch=watch)
+        try:
+            msg = rank_deficient(fac.R)
+            if msg:
+                info = WLSInfo("rank deficient", times=watch.as_dict(), message=msg)
+                warnings.warn(msg, RuntimeWarning, stacklevel=3)
+                return np.full(m, np.nan), info
+            x, _, li = refine(fac, M, y, tol=0.0, max_iter=max_iter, watch=watch, stop=stop)
+        finally:
+            fac.release()
+    info.status = li.status
+    info.iterations = li.iterations
+    info.x0 = li.x0.astype(np.float32)
+    info.times = li.times
+    if not info.converged:
+        info.message = (f"refinement stopped ({info.status}) after {info.iterations} steps with "
+                        f"||r||/||x|| = {info.residuals[-1] if info.residuals else float('nan'):.3g} > tol = {tol:g}")
+        warnings.warn(info.message, RuntimeWarning, stacklevel=3)
+    return x, info

@@ -1,0 +1,82 @@
+"""The QR draws' rectangles (figures/qr.py), checked without GL: which texels each
+step's draws cover in an atlas of fronts, and that every covered fragment reads
+its own front's (offset, m, n) from T0."""
+import numpy as np
+import pytest
+
+from glgpgpu.figures import qr as fq
+from glgpgpu.figures import rasterize
+
+SHAPES = [(5, 3), (3, 5), (9, 9), (1, 1), (2, 4)]
+
+
+def atlas(shapes):
+    (fronts,) = fq.place(shapes, 10 ** 6)
+    return [f for _, f in fronts]
+
+
+def covered(geom, W, H):
+    count, t0, _ = rasterize(geom, W, H)
+    assert count.max() <= 1, "a texel drawn twice in one pass"
+    return count.astype(bool), t0
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 4, 64])
+def test_every_step_covers_exactly_its_fronts(chunk):
+    fronts = atlas(SHAPES)
+    W, H = sum(f.n for f in fronts), max(f.m for f in fronts)
+    nch = max(f.chunks(chunk) for f in fronts)
+    for k in range(max(f.steps for f in fronts) + 1):
+        g = fq.step_geometries(fronts, k, chunk)
+        act = [f for f in fronts if k < f.steps]
+        if not act:
+            assert g is None
+            continue
+        dots, sums, house, update = g
+        want = {name: np.zeros((h, W), bool) for name, h in (("dots", nch), ("sum", 1), ("house", 1), ("up", H))}
+        for f in act:
+            xs = slice(f.ox + k, f.ox + f.n)
+            c0 = (k + 1) // chunk
+            want["dots"][c0:f.chunks(chunk), xs] = True          # chunks holding rows below k
+            want["sum"][0, xs] = True
+            want["house"][0, f.ox + k] = True
+            want["up"][:f.m, f.ox + max(k - 1, 0):f.ox + f.n] = True
+        for name, geom, h in (("dots", dots, nch), ("sum", sums, 1), ("house", house, 1), ("up", update, H)):
+            if geom is None:
+                assert not want[name].any()
+                continue
+            got, t0 = covered(geom, W, h)
+            assert (got == want[name]).all(), (name, k)
+            for f in act:                                         # each fragment knows its front
+                mine = got.copy()
+                mine[:, :f.ox] = False
+                mine[:, f.ox + f.n:] = False
+                assert np.allclose(t0[mine], [f.ox, f.m, f.n])
+
+
+def test_fronts_finish_at_their_own_step():
+    fronts = atlas(SHAPES)
+    assert [f.steps for f in fronts] == [3, 3, 9, 1, 2]
+    assert fq.step_geometries(fronts, 9, 4) is None
+
+
+def test_place_starts_a_new_atlas_at_the_width_limit():
+    atl = fq.place([(4, 3), (2, 3), (5, 4), (1, 2)], 7)
+    assert [[(i, f.ox) for i, f in a] for a in atl] == [[(0, 0), (1, 3)], [(2, 0), (3, 4)]]
+    with pytest.raises(ValueError, match="columns"):
+        fq.place([(2, 9)], 7)
+
+
+def test_apply_tables_cover_all_columns():
+    m, p, s, chunk = 7, 3, 5, 2
+    for k, (dots, sums, refl) in enumerate(fq.apply_geometries(m, p, s, chunk)):
+        got, _ = covered(refl, p, m)
+        assert got.all()
+        got, _ = covered(sums, p, 1)
+        assert got.all()
+        c0 = (k + 1) // chunk
+        if dots is None:
+            assert c0 >= -(-m // chunk)
+        else:
+            got, _ = covered(dots, p, -(-m // chunk))
+            assert got[c0:].all() and not got[:c0].any()
