@@ -32,9 +32,33 @@ NB = 32          # panel width: seed 004's tile (a multiple of 4, at most 32 her
 CHUNK = 256      # rows per fragment in the chunked reductions
 
 
-def _rect(K, x0, y0, x1, y1, t0=None):
-    key = ("bqr", x0, y0, x1, y1, t0)
-    return K.cached_store(key, lambda: [geo.rectangle(x0, y0, x1, y1, t0=t0)])[0]
+def _apply_tables(m, nq, kb, nch, nb):
+    """The Apply's three rectangles (on block grids) for the panel at kb."""
+    rows4 = -(-(m - kb) // 4)
+    return (geo.rectangle(0, 0, nq, nch * nb // 4), geo.rectangle(0, 0, nq, 1), geo.rectangle(0, 0, nq, rows4))
+
+
+def _factor_tables(m, n, nq, nb, chunk):
+    """Per column: (dots | None, sum, house, reflect | None, scale); per panel: (T,
+    Apply's three | None).  Built once per shape (Kernels.cached_steps)."""
+    s = min(m, n)
+    nch = -(-m // chunk)
+    front = (0.0, float(m), float(n))        # qr_sum_chunks reads (ox, m, n) from T0
+    steps = []
+    for kb in range(0, s, nb):
+        bw = min(nb, s - kb)
+        for k in range(kb, kb + bw):
+            c0 = (k + 1) // chunk
+            q_lo, q_hi = (k + 1) >> 2, -(-(kb + bw) // 4)
+            steps.append((geo.rectangle(0, c0, bw, nch) if c0 < nch else None,
+                          geo.rectangle(0, 0, bw, 1, t0=front),
+                          geo.rectangle(0, k - kb, bw, k - kb + 1),
+                          geo.rectangle(q_lo, k, q_hi, m) if q_lo < q_hi else None,
+                          geo.rectangle(k >> 2, k, (k >> 2) + 1, m)))
+        q0 = (kb + bw) >> 2
+        apply = _apply_tables(m, nq - q0, kb, nch, nb) if kb + bw < n else (None, None, None)
+        steps.append((geo.rectangle(kb, 0, kb + bw, bw),) + apply)
+    return steps
 
 
 class _Scratch:
@@ -54,18 +78,19 @@ class _Scratch:
         self.K.pool.give(self.part, self.g, self.yz, self.w1p, self.w2)
 
 
-def apply_block(K, a_tex, c_tex, tt, sc, kb, bw, m, q0, j0, nq, *, trans: bool):
+def apply_block(K, a_tex, c_tex, tt, sc, kb, bw, m, q0, j0, nq, spans, *, trans: bool):
     """C(:, texel columns q0 .. q0+nq-1) -= V T' V^T C for the panel at kb (width bw);
-    T' = T^T (trans, Q^T C) or T (Q C).  Columns left of j0 stay."""
+    T' = T^T (trans, Q^T C) or T (Q C).  Columns left of j0 stay.  spans: the
+    three rectangles of _apply_tables."""
     nch, nb, D = sc.nch, sc.nb, sc.defines
     u = {"u_kb": kb, "u_bw": bw, "u_m": m, "u_chunk": sc.chunk, "u_q0": q0}
-    K.draw("bqr_vtc", K.grid(nq, nch * nb // 4), _rect(K, 0, 0, nq, nch * nb // 4), {"V": a_tex}, u,
+    vtc, tw, cvw = spans
+    K.draw("bqr_vtc", K.grid(nq, nch * nb // 4), vtc, {"V": a_tex}, u,
            images={"C": c_tex, "W1PART": sc.w1p}, defines=D)
-    K.draw("bqr_tw", K.grid(nq, 1), _rect(K, 0, 0, nq, 1), {"TT": tt},
+    K.draw("bqr_tw", K.grid(nq, 1), tw, {"TT": tt},
            {"u_kb": kb, "u_bw": bw, "u_nch": nch, "u_trans": int(trans)},
            images={"W1PART": sc.w1p, "W2": sc.w2}, defines=D)
-    rows4 = -(-(m - kb) // 4)
-    K.draw("bqr_cvw", K.grid(nq, rows4), _rect(K, 0, 0, nq, rows4), {"V": a_tex}, dict(u, u_j0=j0),
+    K.draw("bqr_cvw", K.grid(nq, -(-(m - kb) // 4)), cvw, {"V": a_tex}, dict(u, u_j0=j0),
            images={"C": c_tex, "W2": sc.w2}, defines=D)
 
 
@@ -86,30 +111,28 @@ def factor_texture(a_tex, m: int, n: int, *, nb: int = NB, chunk: int = CHUNK, c
     tt = K.pool.take(nb, padded(s, nb), "QR T factors")
     sc = _Scratch(K, m, nq, nb, chunk)
     nch = sc.nch
-    front = (0.0, float(m), float(n))        # qr_sum_chunks reads (ox, m, n) from T0
+    steps = iter(K.cached_steps(("bqr", m, n, nq, nb, chunk), lambda: _factor_tables(m, n, nq, nb, chunk)))
     try:
         for kb in range(0, s, nb):
             bw = min(nb, s - kb)
             for k in range(kb, kb + bw):
+                dots, sums, house, reflect, scale = next(steps)
                 u = {"u_k": k, "u_kb": kb, "u_m": m, "u_chunk": chunk}
-                c0 = (k + 1) // chunk
-                if c0 < nch:
-                    K.draw("bqr_dots", sc.part, _rect(K, 0, c0, bw, nch), {"A": a_tex}, u)
-                K.draw("qr_sum_chunks", sc.g, _rect(K, 0, 0, bw, 1, front), {"PART": sc.part},
-                       {"u_k": k, "u_chunk": chunk})
-                K.draw("bqr_house", sc.yz, _rect(K, 0, k - kb, bw, k - kb + 1), {"A": a_tex, "G": sc.g},
-                       {"u_k": k, "u_kb": kb})
-                q_lo, q_hi = (k + 1) >> 2, -(-(kb + bw) // 4)
-                if q_lo < q_hi:
-                    K.draw("bqr_reflect", K.grid(q_hi, m), _rect(K, q_lo, k, q_hi, m), {"YZ": sc.yz},
+                if dots is not None:
+                    K.draw("bqr_dots", sc.part, dots, {"A": a_tex}, u)
+                K.draw("qr_sum_chunks", sc.g, sums, {"PART": sc.part}, {"u_k": k, "u_chunk": chunk})
+                K.draw("bqr_house", sc.yz, house, {"A": a_tex, "G": sc.g}, {"u_k": k, "u_kb": kb})
+                if reflect is not None:
+                    K.draw("bqr_reflect", K.grid(-(-(kb + bw) // 4), m), reflect, {"YZ": sc.yz},
                            {"u_k": k, "u_kb": kb, "u_bw": bw}, images={"A": a_tex})
-                K.draw("bqr_scale", K.grid(nq, m), _rect(K, k >> 2, k, (k >> 2) + 1, m), {"YZ": sc.yz},
+                K.draw("bqr_scale", K.grid(nq, m), scale, {"YZ": sc.yz},
                        {"u_k": k, "u_kb": kb}, images={"A": a_tex})
-            K.draw("bqr_t", tt, _rect(K, kb, 0, kb + bw, bw), {"YZ": sc.yz}, {"u_kb": kb}, defines=sc.defines)
+            tri, *apply = next(steps)
+            K.draw("bqr_t", tt, tri, {"YZ": sc.yz}, {"u_kb": kb}, defines=sc.defines)
             j0 = kb + bw
-            q0 = j0 >> 2
             if j0 < n:
-                apply_block(K, a_tex, a_tex, tt, sc, kb, bw, m, q0, j0, nq - q0, trans=True)
+                q0 = j0 >> 2
+                apply_block(K, a_tex, a_tex, tt, sc, kb, bw, m, q0, j0, nq - q0, apply, trans=True)
     finally:
         sc.give()
     return tt
@@ -159,10 +182,13 @@ def apply_q_texture(a_tex, tt, m: int, s: int, c_tex, p: int, *, trans: bool, nb
     K = ctx.kernels
     nq = c_tex.cols
     sc = _Scratch(K, m, nq, nb, chunk)
+    panels = list(range(0, s, nb))
+    tables = K.cached_steps(("bqr-apply", m, nq, s, nb, chunk),
+                            lambda: [_apply_tables(m, nq, kb, sc.nch, nb) for kb in panels])
     try:
-        panels = list(range(0, s, nb))
-        for kb in (panels if trans else panels[::-1]):
-            apply_block(K, a_tex, c_tex, tt, sc, kb, min(nb, s - kb), m, 0, 0, nq, trans=trans)
+        for i in (range(len(panels)) if trans else range(len(panels) - 1, -1, -1)):
+            kb = panels[i]
+            apply_block(K, a_tex, c_tex, tt, sc, kb, min(nb, s - kb), m, 0, 0, nq, tables[i], trans=trans)
     finally:
         sc.give()
     return c_tex

@@ -158,6 +158,24 @@ class Kernels:
             self._stores.pop(old).release()
         return st
 
+    def cached_steps(self, key, build):
+        """An algorithm's per-step tables, uploaded once and kept across calls:
+        `build()` returns a list of steps, each a tuple of geometries (or None for
+        a draw the step skips); returned with Spans in place of geometries.
+        `build` runs only when the key is not cached -- for long loops making the
+        tables costs more host time than drawing them."""
+        made = {}
+
+        def flat():
+            made["steps"] = build()
+            return [g for st in made["steps"] for g in st if g is not None]
+
+        store = self.cached_store(key, flat)
+        if not hasattr(store, "steps"):
+            spans = iter(store.spans)
+            store.steps = [tuple(None if g is None else next(spans) for g in st) for st in made["steps"]]
+        return store.steps
+
     def _scratch_span(self, geom, program: Program):
         data = geom.vertices
         if self._scratch is None or self._scratch.size < data.nbytes:

@@ -37,24 +37,6 @@ def _scale(A: np.ndarray):
     return (A * np.float32(f)).astype(np.float32), float(np.ldexp(1.0, int(e)))
 
 
-def _stored(K, key, build):
-    """Every step's tables uploaded once (a VertexStore kept across calls) and the
-    steps with spans in place of geometries (None stays None).  `build()` -> steps
-    of geometries runs only when the store is not cached: for large n, making the
-    tables costs more host time than drawing them."""
-    made = {}
-
-    def flat():
-        made["steps"] = build()
-        return [g for st in made["steps"] for g in st if g is not None]
-
-    store = K.cached_store(key, flat)
-    if not hasattr(store, "steps"):
-        spans = iter(store.spans)
-        store.steps = [tuple(None if g is None else next(spans) for g in st) for st in made["steps"]]
-    return store.steps
-
-
 def _factor_steps(fronts, chunk):
     """(dots, sum, house, update) per step k = 0, 1, ... until no front is left."""
     steps = []
@@ -74,7 +56,7 @@ def factor_atlas(tex, fronts, *, chunk: int = CHUNK, ctx: Context | None = None)
     part = K.pool.take(nch, W, "QR partial dots")
     g = K.pool.take(1, W, "QR column dots")
     hh = K.pool.take(1, W, "QR Householder scalars", components=4)
-    steps = _stored(K, ("qr", tuple(fronts), chunk), lambda: _factor_steps(fronts, chunk))
+    steps = K.cached_steps(("qr", tuple(fronts), chunk), lambda: _factor_steps(fronts, chunk))
     S, T = tex, K.pool.take(H, W, "QR ping-pong")
     last = {}
     for k, (dots, sums, house, update) in enumerate(steps):
@@ -159,7 +141,7 @@ def apply_q_texture(f_tex, hh, s: int, S, *, trans: bool, chunk: int = CHUNK, ct
     T = K.pool.take(m, p, "QR ping-pong")
     part = K.pool.take(-(-m // chunk), p, "QR partial dots")
     g = K.pool.take(1, p, "QR column dots")
-    steps = _stored(K, ("qr-apply", m, p, s, chunk), lambda: geo.qr.apply_geometries(m, p, s, chunk))
+    steps = K.cached_steps(("qr-apply", m, p, s, chunk), lambda: geo.qr.apply_geometries(m, p, s, chunk))
     for k in (range(s) if trans else range(s - 1, -1, -1)):
         u = {"u_k": k, "u_chunk": chunk}
         dots, sums, refl = steps[k]

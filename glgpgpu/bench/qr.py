@@ -1,0 +1,152 @@
+"""Seed 004's Tables I and II on this device: dense "short and fat" and "tall and
+skinny" QR, canonical and executed GFLOP/s, beside host sgeqrf (scipy's LAPACK)
+and, where installed, the GPU's compute path (torch.geqrf) in the same run; and
+the 2008 paper's Table 2 solved by QR vs the normal equations.
+
+Canonical flops are Golub & Van Loan's 2 m n^2 - 2 n^3 / 3 (m >= n; m and n
+swapped for wide matrices).  Executed flops add what our algorithms do beyond it:
+the reflectors' dots with earlier V columns (for T) and T itself, and the
+Apply's T^T W product, the way the seed counts its GPU GFlops.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import time
+
+import numpy as np
+
+from ..api import qr
+from ..gl import resolve
+from .ceiling import ceiling
+from .common import best_of, progress
+
+#: seed 004, C2070, double precision: (rows, cols, canonical GFlops, GPU GFlops)
+SEED = {1: [(128, 2048, 88.90, 89.60), (256, 4096, 110.30, 150.09), (384, 6144, 118.97, 159.17)],
+        2: [(2048, 128, 29.42, 45.47), (4096, 256, 47.40, 69.80), (6144, 384, 60.31, 87.03)]}
+
+
+def canonical_flops(m: int, n: int) -> float:
+    a, b = (m, n) if m >= n else (n, m)
+    return 2.0 * a * b * b - 2.0 * b ** 3 / 3
+
+
+def executed_flops(m: int, n: int, method: str, nb: int = 32) -> float:
+    s = min(m, n)
+    extra = 0.0
+    if method == "blocked":
+        for kb in range(0, s, nb):
+            bw = min(nb, s - kb)
+            extra += (m - kb) * bw * bw          # dots with the panel's earlier reflectors (z for T)
+            extra += bw ** 3 / 3                 # T by larft
+            extra += 2 * bw * bw / 2 * max(n - kb - bw, 0)   # W2 = T^T W1
+    return canonical_flops(m, n) + extra
+
+
+def _host_sgeqrf(A):
+    from scipy.linalg import lapack
+
+    return lapack.sgeqrf(A)
+
+
+def _torch_geqrf():
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            def run(A):
+                t = torch.from_numpy(A).cuda()
+                h, tau = torch.geqrf(t)
+                return h.cpu().numpy(), tau.cpu().numpy()
+            return run
+    except Exception:   # noqa: BLE001 - torch missing or broken: the column stays empty
+        pass
+    return None
+
+
+def run_tables(ctx=None, *, tables=(1, 2), methods=("paper", "blocked"), scale: float = 1.0, repeat: int = 2,
+               show=True) -> tuple:
+    """Rows of Tables I/II for our methods (end to end: numpy in, numpy out) and the
+    fragment FMA ceiling of this device; `scale` shrinks the shapes (CPU runs)."""
+    ctx = resolve(ctx)
+    ceil = ceiling(ctx, repeat=repeat)
+    tgeqrf = _torch_geqrf()
+    rng = np.random.default_rng(4)
+    rows = []
+    items = [(t, m, n, c, g) for t in tables for (m, n, c, g) in SEED[t]]
+    for t, m0, n0, seed_c, seed_g in (progress(items, "QR tables") if show else items):
+        m, n = max(1, int(m0 * scale)), max(1, int(n0 * scale))
+        A = rng.standard_normal((m, n)).astype(np.float32)
+        host = best_of(lambda: _host_sgeqrf(A), repeat)
+        tor = best_of(lambda: tgeqrf(A), repeat) if tgeqrf else float("nan")
+        for method in methods:
+            qr(A, mode="raw", method=method, ctx=ctx)          # compile, cache the tables
+            sec = best_of(lambda: qr(A, mode="raw", method=method, ctx=ctx), repeat)
+            cf, ef = canonical_flops(m, n), executed_flops(m, n, method)
+            rows.append({
+                "table": t, "device": ctx.caps.renderer, "date": _dt.date.today().isoformat(),
+                "m": m, "n": n, "method": method, "seconds": sec,
+                "gflops_canonical": cf / sec / 1e9, "gflops_executed": ef / sec / 1e9,
+                "frac_fma_ceiling": ef / sec / 1e12 / ceil["fma_tflop_s"],
+                "host_sgeqrf_s": host, "host_gflops": cf / host / 1e9, "gpu_over_host": host / sec,
+                "torch_geqrf_s": tor, "seed_canonical_gflops": seed_c, "seed_gpu_gflops": seed_g,
+            })
+    return rows, ceil
+
+
+def run_least_squares(ctx=None, sizes=(512, 1024), *, method: str = "auto") -> list:
+    """The 2008 paper's Table 2 (ill-conditioned WLS) by the normal equations and by QR."""
+    from .wls_tables import run
+
+    rows = []
+    for solver in ("normal", "qr"):
+        rows += run(2, sizes, method=method, ctx=ctx, solver=solver, progress=False, lstsq_reference=True)
+    return rows
+
+
+def format_tables(rows, ceil) -> str:
+    out = [f"fragment FMA ceiling {ceil['fma_tflop_s']:.3g} TFLOP/s"]
+    hdr = ["tab", "m", "n", "method", "seconds", "canon GF/s", "exec GF/s", "of FMA", "sgeqrf s", "GPU/host",
+           "torch s", "seed canon", "seed GPU"]
+    out.append("  ".join(f"{h:>10s}" for h in hdr))
+    for r in rows:
+        cells = [r["table"], r["m"], r["n"], r["method"], f"{r['seconds']:.4f}", f"{r['gflops_canonical']:.3g}",
+                 f"{r['gflops_executed']:.3g}", f"{100 * r['frac_fma_ceiling']:.2f}%", f"{r['host_sgeqrf_s']:.4f}",
+                 f"{r['gpu_over_host']:.3g}", f"{r['torch_geqrf_s']:.4f}", r["seed_canonical_gflops"],
+                 r["seed_gpu_gflops"]]
+        out.append("  ".join(f"{str(c):>10s}" for c in cells))
+    return "\n".join(out)
+
+
+def plot_tables(rows, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for ax, t in zip(axes, (1, 2)):
+        sel = [r for r in rows if r["table"] == t]
+        if not sel:
+            continue
+        labels = sorted({(r["m"], r["n"]) for r in sel}, key=lambda s: s[0] * s[1])
+        x = np.arange(len(labels))
+        methods = list(dict.fromkeys(r["method"] for r in sel))
+        w = 0.8 / (len(methods) + 2)
+        for i, meth in enumerate(methods):
+            ys = [next(r["gflops_canonical"] for r in sel if (r["m"], r["n"]) == s and r["method"] == meth)
+                  for s in labels]
+            ax.bar(x + i * w, ys, w, label=f"GPU fragments, {meth}")
+        ys = [next(r["host_gflops"] for r in sel if (r["m"], r["n"]) == s) for s in labels]
+        ax.bar(x + len(methods) * w, ys, w, label="host sgeqrf")
+        ys = [next(r["seed_canonical_gflops"] for r in sel if (r["m"], r["n"]) == s) for s in labels]
+        ax.bar(x + (len(methods) + 1) * w, ys, w, label="seed 004 (C2070, double)")
+        ax.set_xticks(x + w, [f"{m}x{n}" for m, n in labels])
+        ax.set_ylabel("canonical GFLOP/s")
+        ax.set_yscale("log")
+        ax.set_title(f"Table {'I short and fat' if t == 1 else 'II tall and skinny'}", fontsize=9)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
