@@ -2,10 +2,10 @@
 (issue 16, step 2), in place on RGBA32F storage through image load/store.
 
 For each panel of NB columns (seed 004's 32-column tile; `bench qr` measures others):
-  Factorize  per column k of the panel, five draws over the panel only:
+  Factorize  per column k of the panel, four draws over the panel only:
              dots (chunked reduction of A(k+1:m, k) against every panel column),
-             sum of chunks, Householder scalars + z (every fragment of the panel row
-             recomputes the scalars), reflection of the panel's trailing columns,
+             Householder scalars + z (every fragment of the panel row sums its
+             chunks and recomputes the scalars), reflection of the panel's trailing columns,
              rescaling of column k to (beta; v).  Then one draw builds T (larft),
              seed 004's T(1:k-1, k) = T(1:k-1, 1:k-1) z(1:k-1)^T, kept in TT.
   Apply      the block reflector to the columns right of the panel,
@@ -39,11 +39,10 @@ def _apply_tables(m, nq, kb, nch, nb):
 
 
 def _factor_tables(m, n, nq, nb, chunk):
-    """Per column: (dots | None, sum, house, reflect | None, scale); per panel: (T,
+    """Per column: (dots | None, house, reflect | None, scale); per panel: (T,
     Apply's three | None).  Built once per shape (Kernels.cached_steps)."""
     s = min(m, n)
     nch = -(-m // chunk)
-    front = (0.0, float(m), float(n))        # qr_sum_chunks reads (ox, m, n) from T0
     steps = []
     for kb in range(0, s, nb):
         bw = min(nb, s - kb)
@@ -51,7 +50,6 @@ def _factor_tables(m, n, nq, nb, chunk):
             c0 = (k + 1) // chunk
             q_lo, q_hi = (k + 1) >> 2, -(-(kb + bw) // 4)
             steps.append((geo.rectangle(0, c0, bw, nch) if c0 < nch else None,
-                          geo.rectangle(0, 0, bw, 1, t0=front),
                           geo.rectangle(0, k - kb, bw, k - kb + 1),
                           geo.rectangle(q_lo, k, q_hi, m) if q_lo < q_hi else None,
                           geo.rectangle(k >> 2, k, (k >> 2) + 1, m)))
@@ -69,13 +67,12 @@ class _Scratch:
         self.nch = nch = -(-m // chunk)
         self.defines = {"NB": nb}
         self.part = K.pool.take(nch, nb, "QR partial dots")
-        self.g = K.pool.take(1, nb, "QR column dots")
         self.yz = K.pool.take(nb, nb, "QR z and scalars", components=4)
         self.w1p = K.pool.take(nch * nb, max(ncols_q, 1), "QR V^T C partial", components=4)
         self.w2 = K.pool.take(nb, max(ncols_q, 1), "QR T V^T C", components=4)
 
     def give(self):
-        self.K.pool.give(self.part, self.g, self.yz, self.w1p, self.w2)
+        self.K.pool.give(self.part, self.yz, self.w1p, self.w2)
 
 
 def apply_block(K, a_tex, c_tex, tt, sc, kb, bw, m, q0, j0, nq, spans, *, trans: bool):
@@ -116,12 +113,11 @@ def factor_texture(a_tex, m: int, n: int, *, nb: int = NB, chunk: int = CHUNK, c
         for kb in range(0, s, nb):
             bw = min(nb, s - kb)
             for k in range(kb, kb + bw):
-                dots, sums, house, reflect, scale = next(steps)
+                dots, house, reflect, scale = next(steps)
                 u = {"u_k": k, "u_kb": kb, "u_m": m, "u_chunk": chunk}
                 if dots is not None:
                     K.draw("bqr_dots", sc.part, dots, {"A": a_tex}, u)
-                K.draw("qr_sum_chunks", sc.g, sums, {"PART": sc.part}, {"u_k": k, "u_chunk": chunk})
-                K.draw("bqr_house", sc.yz, house, {"A": a_tex, "G": sc.g}, {"u_k": k, "u_kb": kb})
+                K.draw("bqr_house", sc.yz, house, {"A": a_tex, "PART": sc.part}, u)
                 if reflect is not None:
                     K.draw("bqr_reflect", K.grid(-(-(kb + bw) // 4), m), reflect, {"YZ": sc.yz},
                            {"u_k": k, "u_kb": kb, "u_bw": bw}, images={"A": a_tex})

@@ -1,5 +1,5 @@
 #version 430
-// Blocked QR, Factorize, column k of the panel kb .. kb+bw-1 (draw 1 of 5):
+// Blocked QR, Factorize, column k of the panel kb .. kb+bw-1 (draw 1 of 4):
 // PART(c, jl) = sum over rows i > k of chunk c of A(i, k) A(i, kb + jl), for every
 // column of the panel: sigma (jl = k - kb), the dots for w (jl > k - kb) and, for
 // the reflectors already in the panel (jl < k - kb), v_l^T v_k for T (seed 004's

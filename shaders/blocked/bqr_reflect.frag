@@ -1,5 +1,5 @@
 #version 430
-// Blocked QR, Factorize, column k (draw 4 of 5): A(i, j) += v(i) z(j) for rows
+// Blocked QR, Factorize, column k (draw 3 of 4): A(i, j) += v(i) z(j) for rows
 // i >= k and the panel's columns k < j < kb + bw, in place; one fragment per
 // texel (4 columns), so no two fragments write one texel.  v(k) = 1,
 // v(i) = s A(i, k): column k itself is rescaled by the next draw, not here

@@ -1,5 +1,5 @@
 #version 430
-// Blocked QR, Factorize, column k (draw 5 of 5): column k becomes (beta; v) in
+// Blocked QR, Factorize, column k (draw 4 of 4): column k becomes (beta; v) in
 // place -- R's diagonal entry and the reflector below it (geqrf's layout).
 layout(rgba32f, binding = 0) uniform image2D A;
 uniform sampler2D YZ;
