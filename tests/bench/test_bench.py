@@ -16,3 +16,19 @@ def test_bench_cholesky_and_assembly_on_cpu(ctx, tmp_path, capsys):
     for r in rows:
         assert float(r["seconds"]) > 0 and float(r["host_over_gpu"]) > 0
     assert next(tmp_path.glob("assembly-*.png")).stat().st_size > 1000
+
+
+def test_qr_tables_and_least_squares_cli(ctx, tmp_path, capsys):
+    """`glgpgpu qr` on shrunken seed-004 shapes and a tiny Table 2: both methods, CSVs written."""
+    import csv
+
+    assert main(["qr", "--table", "both", "--scale", "0.02", "--repeat", "1", "--out", str(tmp_path)]) == 0
+    (tables,) = tmp_path.glob("qr-tables-*.csv")
+    rows = list(csv.DictReader(open(tables)))
+    assert {r["method"] for r in rows} == {"paper", "blocked"} and len(rows) == 12
+    assert all(float(r["gflops_canonical"]) > 0 for r in rows)
+    assert main(["qr", "--table", "ls", "--sizes", "16", "--out", str(tmp_path)]) == 0
+    (ls,) = tmp_path.glob("qr-vs-normal-*.csv")
+    rows = list(csv.DictReader(open(ls)))
+    assert {r["solver"] for r in rows} == {"normal", "qr"}
+    assert all(r["status"] == "converged" for r in rows)
