@@ -80,6 +80,13 @@ def plot(rows: list, path: Path, title: str, host_keys: dict) -> Path:
     ax.set_title(title, fontsize=9)
     ax.grid(True, which="both", alpha=.3)
     ax.legend(fontsize=8)
+    return save_figure(fig, path)
+
+
+def save_figure(fig, path: Path) -> Path:
+    """Write a matplotlib figure as PNG (folders made) and close it."""
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)

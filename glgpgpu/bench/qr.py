@@ -18,7 +18,7 @@ import numpy as np
 from ..api import qr
 from ..gl import resolve
 from .ceiling import ceiling
-from .common import best_of, progress
+from .common import best_of, progress, save_figure
 
 #: seed 004, C2070, double precision: (rows, cols, canonical GFlops, GPU GFlops)
 SEED = {1: [(128, 2048, 88.90, 89.60), (256, 4096, 110.30, 150.09), (384, 6144, 118.97, 159.17)],
@@ -145,8 +145,4 @@ def plot_tables(rows, path):
         ax.set_yscale("log")
         ax.set_title(f"Table {'I short and fat' if t == 1 else 'II tall and skinny'}", fontsize=9)
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

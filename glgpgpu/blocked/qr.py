@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import figures as geo
+from ..layouts.scaling import power_of_two_scale
 from ..gl import Context, Stopwatch, resolve
 from ..layouts.rgba import padded
 from ..layouts.transfer import read_rgba, upload_rgba
@@ -139,14 +140,6 @@ def _tau(tt, s, nb):
     return np.array([T[k % nb, k] for k in range(s)], np.float32)
 
 
-def _scale(A):
-    amax = float(np.max(np.abs(A))) if A.size else 0.0
-    if amax == 0.0:
-        return A, 1.0
-    e = int(np.frexp(amax)[1])
-    return (A * np.float32(np.ldexp(1.0, -e))).astype(np.float32), float(np.ldexp(1.0, e))
-
-
 def qr_raw(A: np.ndarray, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = None):
     """(F, tau) in geqrf's layout for a float32 matrix, by the tile algorithm.
     Scaled by a power of two first, as paper/qr.py (exact)."""
@@ -156,7 +149,7 @@ def qr_raw(A: np.ndarray, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | No
     m, n = A.shape
     np4 = padded(n, 4)
     ctx.check_size(m, np4 // 4, f"A ({m} x {n}, blocked)")
-    A, sc = _scale(A)
+    A, sc = power_of_two_scale(A)
     a_tex = upload_rgba(ctx, A, m, np4, "A")
     tt = None
     try:
@@ -244,7 +237,7 @@ class QRFactor:
         K = ctx.kernels
         self.a_tex = self.tt = self.l_tex = None
         try:
-            A, sc = _scale(A32)
+            A, sc = power_of_two_scale(A32)
             with self.watch("transfer"):
                 self.a_tex = upload_rgba(ctx, A, self.m, padded(self.n, 4), "A")
             with self.watch("factor"):

@@ -22,19 +22,10 @@ import numpy as np
 
 from .. import figures as geo
 from ..figures.qr import CHUNK, place, step_geometries
+from ..layouts.scaling import power_of_two_scale
 from ..gl import Context, Stopwatch, resolve
 from .packing import upload_lower
 from .triangular import substitute_texture
-
-
-def _scale(A: np.ndarray):
-    """(A * 2^-e, 2^e) with max |A| 2^-e in [0.5, 1); e = 0 for a zero matrix."""
-    amax = float(np.max(np.abs(A))) if A.size else 0.0
-    if amax == 0.0:
-        return A, 1.0
-    e = np.frexp(amax)[1]
-    f = np.ldexp(1.0, -int(e))
-    return (A * np.float32(f)).astype(np.float32), float(np.ldexp(1.0, int(e)))
 
 
 def _factor_steps(fronts, chunk):
@@ -102,7 +93,7 @@ def qr_batched(mats, *, chunk: int = CHUNK, ctx: Context | None = None):
         data = np.zeros((H, W), np.float32)
         scales = []
         for idx, f in atlas:
-            a, s = _scale(mats[idx])
+            a, s = power_of_two_scale(mats[idx])
             data[:f.m, f.ox:f.ox + f.n] = a
             scales.append(s)
         tex = K.pool.take(H, W, "QR atlas")

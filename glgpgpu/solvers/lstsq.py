@@ -57,6 +57,18 @@ def rank_deficient(R: np.ndarray) -> str:
     return ""
 
 
+def qr_factor(impl, A32: np.ndarray, ctx, watch, stacklevel: int):
+    """The QRFactor operation of `impl` for A32, or (None, message) -- with a
+    RuntimeWarning and nothing left on the GPU -- when A is rank deficient."""
+    fac = impl.QRFactor(A32, ctx=ctx, watch=watch)
+    msg = rank_deficient(fac.R)
+    if msg:
+        fac.release()
+        warnings.warn(msg, RuntimeWarning, stacklevel=stacklevel + 1)
+        return None, msg
+    return fac, ""
+
+
 def float64_floor(R: np.ndarray) -> float:
     """The relative accuracy float64 refinement can reach on min ||b - A x||: a
     backward-stable float64 solve is accurate to about kappa^2 u64 (nonzero
@@ -142,13 +154,10 @@ def lstsq(A, b, *, tol: float = 1e-12, max_iter: int = 30, method: str = "auto",
     impl = implementation(choose(method, ctx))
     watch = Stopwatch(ctx)
     with ctx.kernels.pool.scope():
-        fac = impl.QRFactor(A.astype(np.float32), ctx=ctx, watch=watch)
+        fac, msg = qr_factor(impl, A.astype(np.float32), ctx, watch, stacklevel=2)
+        if fac is None:
+            return np.full(n, np.nan), LstsqInfo("rank deficient", times=watch.as_dict(), message=msg)
         try:
-            msg = rank_deficient(fac.R)
-            if msg:
-                info = LstsqInfo("rank deficient", times=watch.as_dict(), message=msg)
-                warnings.warn(msg, RuntimeWarning, stacklevel=2)
-                return np.full(n, np.nan), info
             x, _, info = refine(fac, A, b, tol=tol, max_iter=max_iter, watch=watch)
         finally:
             fac.release()

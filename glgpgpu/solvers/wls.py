@@ -150,7 +150,7 @@ def wls(A, d2, b, *, tol: float = 1e-8, max_iter: int = 100, packed: bool = Fals
 def _wls_qr(A, d2, b, tol, max_iter, method, ctx):
     """wls by QR: min ||D b - (D A^T) x|| with Bjorck's refinement (lstsq.refine),
     stopped by the normal-equations residual the paper's path uses."""
-    from .lstsq import rank_deficient, refine
+    from .lstsq import qr_factor, refine
 
     impl = implementation(choose(method, ctx))
     m = A.shape[0]
@@ -172,13 +172,10 @@ def _wls_qr(A, d2, b, tol, max_iter, method, ctx):
     with ctx.kernels.pool.scope():
         with watch("transfer"):
             M32 = M.astype(np.float32)
-        fac = impl.QRFactor(M32, ctx=ctx, watch=watch)
+        fac, msg = qr_factor(impl, M32, ctx, watch, stacklevel=3)
+        if fac is None:
+            return np.full(m, np.nan), WLSInfo("rank deficient", times=watch.as_dict(), message=msg)
         try:
-            msg = rank_deficient(fac.R)
-            if msg:
-                info = WLSInfo("rank deficient", times=watch.as_dict(), message=msg)
-                warnings.warn(msg, RuntimeWarning, stacklevel=3)
-                return np.full(m, np.nan), info
             x, _, li = refine(fac, M, y, tol=0.0, max_iter=max_iter, watch=watch, stop=stop)
         finally:
             fac.release()
