@@ -9,6 +9,7 @@ import pytest
     ("examples/assemble_adat.py", ["5", "7"]),
     ("examples/cholesky_steps.py", ["4"]),
     ("examples/data_fitting.py", []),
+    ("examples/qr_least_squares.py", ["6"]),
 ])
 def test_example(ctx, script, args, tmp_path, monkeypatch, capsys):
     from pathlib import Path
