@@ -44,6 +44,7 @@ demo: check-egl $(STAMP)
 	$(PY) examples/cholesky_steps.py 4 | tail -n 3
 	$(PY) examples/data_fitting.py demo_out/data_fitting.png
 	$(PY) examples/qr_least_squares.py
+	$(PY) examples/lssvm_digits.py
 	$(VENV)/bin/glgpgpu demo --out demo_out
 
 test: check-egl $(STAMP)

@@ -22,7 +22,7 @@ from .errors import GLUnavailableError, NotPositiveDefiniteError
 from .gl import Capabilities, Context, MatrixTexture, PingPong, TexturePool, get_context, set_context
 from .layouts import FullLayout, PackedLayout, layout_for, pack, packed_shape, unpack
 from .paper import assemble_texture, check_pivots, factor_texture, substitute_texture
-from .solvers import LPResult, LSSVC, LstsqInfo, WLSInfo, linprog, lstsq, solve_mps, wls
+from .solvers import LPResult, LSSVC, LSSVR, LstsqInfo, WLSInfo, linprog, lstsq, solve_mps, wls
 from .solvers import lp
 
 _moved.install()
@@ -35,5 +35,5 @@ __all__ = [
     "pack", "unpack", "packed_shape", "FullLayout", "PackedLayout", "layout_for",
     "adat", "assemble_texture", "kernel_matrix",
     "cholesky", "factor_texture", "check_pivots", "NotPositiveDefiniteError",
-    "cho_solve", "solve_triangular", "qr", "apply_q", "qr_batched", "lstsq", "LstsqInfo", "substitute_texture", "wls", "WLSInfo", "linprog", "solve_mps", "LPResult", "LSSVC",
+    "cho_solve", "solve_triangular", "qr", "apply_q", "qr_batched", "lstsq", "LstsqInfo", "substitute_texture", "wls", "WLSInfo", "linprog", "solve_mps", "LPResult", "LSSVC", "LSSVR",
 ]

@@ -15,11 +15,14 @@ from .tiles import ADAT_TILE, ADAT_VARIANT, padded, rect_rows, require
 
 
 def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None, chunk: int = 1024,
-                 packed: bool = False, ctx: Context | None = None, variant: dict | None = None):
+                 packed: bool = False, ctx: Context | None = None, variant: dict | None = None,
+                 epilogue: tuple | None = None):
     """C (blocked RGBA, mp/4 x mp) from A (RGBA, n4 x >=m) and d (RGBA, n4 x 1);
     tile = (BR, BC): rows and columns of C per fragment, BR a multiple of BC;
     variant: shader defines for tuning (default ADAT_VARIANT; BUFFER_LOADS,
-    A_FROM_BUFFER, AD_FROM_BUFFER, HOLD_ROWS, KUNROLL: see blocked_adat.frag)."""
+    A_FROM_BUFFER, AD_FROM_BUFFER, HOLD_ROWS, KUNROLL: see blocked_adat.frag).
+    epilogue: (norms texture, kernel uniforms) runs blocked_kernel_matrix.frag
+    instead, which applies the kernel function to each block before storing it."""
     ctx = resolve(ctx)
     require(ctx)
     K = ctx.kernels
@@ -61,9 +64,15 @@ def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None,
     unroll = int(defines.get("KUNROLL", 1))
     if n4 % unroll:
         raise ValueError(f"KUNROLL={unroll} needs n/4 ({n4}) to be a multiple of it")
+    shader, inputs = "blocked_adat", {"A": a_tex, "AD": ad_tex}
+    if epilogue is not None:
+        shader = "blocked_kernel_matrix"
+        inputs["NORMS"] = epilogue[0]
+        uniforms.update(epilogue[1])
     for k0 in range(0, n4, chunk):
-        K.draw("blocked_adat", grid, tri, {"A": a_tex, "AD": ad_tex},
-               dict(uniforms, u_k0=k0, u_k1=min(n4, k0 + chunk), u_first=int(k0 == 0)),
+        K.draw(shader, grid, tri, inputs,
+               dict(uniforms, u_k0=k0, u_k1=min(n4, k0 + chunk), u_first=int(k0 == 0),
+                    u_last=int(k0 + chunk >= n4)),
                images={"C": c_tex}, defines=defines, buffers=buffers)
     K.pool.give(ad_tex)
     return c_tex

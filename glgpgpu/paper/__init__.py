@@ -14,7 +14,7 @@ Inputs here are already validated float32 arrays.
 """
 from .assemble import Accumulator, adat, assemble_resident, assemble_texture, assembly_geometries
 from .cholesky import VARIANTS, check_pivots, cholesky, factor_geometries, factor_texture
-from .kernel_matrix import KERNELS, kernel_matrix, kernel_texture
+from .kernel_matrix import KERNELS, KernelFactor, kernel_matrix, kernel_texture
 from .lu import lu_nopivot, lu_texture
 from .normal import NormalFactor, NormalSystem, ResidentNormal
 from .qr import QRFactor, apply_q, qr_batched, qr_raw
@@ -22,4 +22,4 @@ from .triangular import solve, substitute_texture
 
 __all__ = ["Accumulator", "adat", "assemble_resident", "assemble_texture", "assembly_geometries",
            "VARIANTS", "check_pivots", "cholesky", "factor_geometries", "factor_texture",
-           "KERNELS", "kernel_matrix", "kernel_texture", "lu_nopivot", "lu_texture", "NormalFactor", "NormalSystem", "ResidentNormal", "QRFactor", "apply_q", "qr_batched", "qr_raw", "solve", "substitute_texture"]
+           "KERNELS", "KernelFactor", "kernel_matrix", "kernel_texture", "lu_nopivot", "lu_texture", "NormalFactor", "NormalSystem", "ResidentNormal", "QRFactor", "apply_q", "qr_batched", "qr_raw", "solve", "substitute_texture"]

@@ -9,8 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import figures as geo
-from ..gl import resolve
+from ..gl import Stopwatch, resolve
 from .assemble import assemble_texture
+from .cholesky import diagonal_of, factor_texture
+from .triangular import substitute_texture
 from .packing import read_lower
 
 KERNELS = {"linear": 0, "poly": 1, "rbf": 2}
@@ -51,3 +53,36 @@ def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=F
         return read_lower(tex, X32.shape[0], packed, ctx)
     finally:
         ctx.kernels.pool.give(tex)
+
+
+class KernelFactor:
+    """L L^T = K + (1/C + jitter) I on the GPU by the paper's kernels (Algorithm 3's
+    Gram matrix, the kernel-function pass, Algorithm 5), kept for solves: solve(R)
+    runs both multipass substitutions on the columns of R (N x k, float64 in and out).
+    The same operation as blocked.KernelFactor."""
+
+    def __init__(self, X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):
+        self.ctx = ctx = resolve(ctx)
+        self.watch = watch or Stopwatch(ctx, enabled=False)
+        self.N, self.packed = X32.shape[0], packed
+        with self.watch("form"):
+            h_tex = kernel_texture(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, packed=packed,
+                                   diag=diag, ctx=ctx)
+        with self.watch("factor"):
+            self.l_tex = factor_texture(h_tex, self.N, packed=packed, ctx=ctx)
+            self.pivots = diagonal_of(self.l_tex, self.N, packed, ctx)
+
+    def solve(self, R: np.ndarray) -> np.ndarray:
+        K = self.ctx.kernels
+        with self.watch("solve"):
+            t = K.pool.take(self.N, R.shape[1], "LS-SVM right-hand sides")
+            t.write(R.astype(np.float32))
+            for backward in (False, True):
+                t = substitute_texture(self.l_tex, self.N, t, packed=self.packed, backward=backward, ctx=self.ctx)
+            out = t.read().astype(np.float64)
+            K.pool.give(t)
+        return out
+
+    def release(self) -> None:
+        self.ctx.kernels.pool.give(self.l_tex)
+        self.l_tex = None

@@ -6,8 +6,8 @@ lp   the primal-dual interior-point LP solver (2006, Mehrotra; MPS / linprog inp
 lssvm  LS-SVM training on the GPU's Cholesky (the PLSSVM thesis), LSSVC
 """
 from .lp import LPResult, linprog, solve_mps
-from .lssvm import LSSVC
+from .lssvm import LSSVC, LSSVR
 from .lstsq import LstsqInfo, lstsq
 from .wls import WLSInfo, wls
 
-__all__ = ["LPResult", "linprog", "solve_mps", "LSSVC", "WLSInfo", "wls", "LstsqInfo", "lstsq"]
+__all__ = ["LPResult", "linprog", "solve_mps", "LSSVC", "LSSVR", "WLSInfo", "wls", "LstsqInfo", "lstsq"]

@@ -120,6 +120,12 @@ class Vectors:
         self.K.draw("matvec", out, self._rect(out.rows), {"A": A, "x": x}, {"u_n": A.cols})
         return out
 
+    def symv_lower(self, out, L, x, *, packed: bool = False):
+        """out (m x 1) = S x for symmetric S stored as its lower triangle L (full or packed)."""
+        m = out.rows
+        self.K.draw("symv_lower", out, self._rect(m), {"L": L, "x": x}, {"u_m": m, "u_packed": int(packed)})
+        return out
+
     def matvec_t(self, out, A, y):
         """out (n x 1) = A^T y (y m x 1)."""
         self.K.draw("matvec_t", out, self._rect(out.rows), {"A": A, "x": y}, {"u_m": A.rows})

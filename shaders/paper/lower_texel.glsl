@@ -1,6 +1,6 @@
 // Shared by kernels that compute addresses themselves: the texel of element
 // (i, j), i >= j, of a lower-triangular matrix in the full or the rectangular
-// packed format (see glgpgpu/packed.py for the formula, from Figs. 3 and 4).
+// packed format (see glgpgpu/layouts/triangle.py for the formula, from Figs. 3 and 4).
 uniform int u_m;        // matrix order
 uniform int u_packed;   // 0: full format, 1: rectangular packed format
 

@@ -32,3 +32,22 @@ def test_qr_tables_and_least_squares_cli(ctx, tmp_path, capsys):
     rows = list(csv.DictReader(open(ls)))
     assert {r["solver"] for r in rows} == {"normal", "qr"}
     assert all(r["status"] == "converged" for r in rows)
+
+
+def test_lssvm_experiments_cli(ctx, tmp_path, capsys):
+    """`glgpgpu lssvm`: the thesis's Fig. 7.8 and progress runs at tiny N, and
+    Cholesky vs CG vs SVC on breast_cancer; CSVs written, accuracies sane."""
+    import csv
+
+    assert main(["lssvm", "--thesis", "fig7.8", "--sizes", "8,16", "--out", str(tmp_path)]) == 0
+    (f,) = tmp_path.glob("lssvm-fig78-*.csv")
+    rows = list(csv.DictReader(open(f)))
+    assert len(rows) == 8 and all(r["status"] == "ok" for r in rows if r["N"] == "8")
+    assert main(["lssvm", "--thesis", "progress", "--sizes", "8,12", "--out", str(tmp_path)]) == 0
+    (f,) = tmp_path.glob("lssvm-progress-*.csv")
+    assert len(list(csv.DictReader(open(f)))) == 10
+    assert main(["lssvm", "--dataset", "breast_cancer", "--out", str(tmp_path)]) == 0
+    (f,) = [p for p in tmp_path.glob("lssvm-breast_cancer-*.csv") if "cg-drift" not in p.name]
+    rows = list(csv.DictReader(open(f)))
+    assert {r["solver"].split()[0] for r in rows} >= {"cholesky/blocked", "cholesky/paper", "cg", "sklearn"}
+    assert all(float(r["test_acc"]) > 0.9 for r in rows)

@@ -10,6 +10,7 @@ import pytest
     ("examples/cholesky_steps.py", ["4"]),
     ("examples/data_fitting.py", []),
     ("examples/qr_least_squares.py", ["6"]),
+    ("examples/lssvm_digits.py", []),
 ])
 def test_example(ctx, script, args, tmp_path, monkeypatch, capsys):
     from pathlib import Path

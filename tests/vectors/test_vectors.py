@@ -91,3 +91,25 @@ def test_transpose(V, rng):
     V.transpose(row, tx)
     assert np.array_equal(row.read()[0], x.astype(np.float32))
     V.free(tx, row)
+
+
+@pytest.mark.parametrize("m", [1, 2, 5, 8])
+@pytest.mark.parametrize("packed", [False, True], ids=["full", "packed"])
+def test_symv_reads_only_the_lower_triangle(ctx, rng, m, packed):
+    """y = S x from S's lower triangle (full or packed): |y - S x| <= gamma_m |S||x|."""
+    from glgpgpu.layouts import pack
+    from glgpgpu.vectors import Vectors
+    from bounds import gamma
+
+    S = rng.standard_normal((m, m)).astype(np.float32)
+    S = (S + S.T) / 2
+    x = rng.standard_normal(m).astype(np.float32)
+    L = np.tril(S)
+    V = Vectors(ctx)
+    lt = ctx.kernels.pool.take(*(pack(L).shape if packed else L.shape))
+    lt.write(pack(L) if packed else L + np.triu(np.full((m, m), 99.0, np.float32), 1))   # garbage above
+    xt, yt = V.upload(x), V.new(m)
+    y = V.read(V.symv_lower(yt, lt, xt, packed=packed))
+    S64 = S.astype(np.float64)
+    assert (np.abs(y - S64 @ x) <= gamma(m) * (np.abs(S64) @ np.abs(x)) + 1e-30).all()
+    V.free(xt, yt, lt)
