@@ -150,61 +150,46 @@ def dataset(name: str = "digits", *, C: float = 10.0, cg_tol: float = 1e-3, ctx=
     return rows, drift
 
 
-def plot_fig78(rows, path):
+def _lines(series: dict, path, *, xlabel, ylabel, title, log2x=True):
+    """One log-scale line plot: series = {label: [(x, y), ...]}."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
-    for jit in sorted({r["jitter"] for r in rows}):
-        pts = [(r["N"], r["rel_frobenius_error"]) for r in rows if r["jitter"] == jit]
-        ax.plot(*zip(*pts), "o-", label=f"jitter {jit:g}")
-    ax.set_xscale("log", base=2)
+    for label, pts in series.items():
+        ax.plot(*zip(*pts), "o-" if len(pts) < 40 else "-", label=label)
+    if log2x:
+        ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel("N")
-    ax.set_ylabel("||L_gpu - L||_F / ||L||_F (missing: a pivot failed)")
-    ax.set_title("Fig. 7.8 analogue: float32 Cholesky of the thesis's L L^T", fontsize=9)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=9)
     ax.grid(True, which="both", alpha=.3)
     ax.legend(fontsize=8)
     return save_figure(fig, path)
+
+
+def plot_fig78(rows, path):
+    series = {f"jitter {j:g}": [(r["N"], r["rel_frobenius_error"]) for r in rows if r["jitter"] == j]
+              for j in sorted({r["jitter"] for r in rows})}
+    series["float64 host, no jitter"] = [(r["N"], r["float64_rel_error"]) for r in rows if r["jitter"] == 0.0]
+    return _lines(series, path, xlabel="N", ylabel="||L_gpu - L||_F / ||L||_F (missing: a pivot failed)",
+                  title="Fig. 7.8 analogue: float32 Cholesky of the thesis's L L^T")
 
 
 def plot_progress(rows, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 4.4))
-    for v in dict.fromkeys(r["variant"] for r in rows):
-        pts = [(r["N"], r["seconds"]) for r in rows if r["variant"] == v]
-        ax.plot(*zip(*pts), "o-", label=v)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("N")
-    ax.set_ylabel("seconds, end to end")
-    ax.set_title("Cholesky variants (the thesis's 01-07 progress, our kernels)", fontsize=9)
-    ax.grid(True, which="both", alpha=.3)
-    ax.legend(fontsize=8)
-    return save_figure(fig, path)
+    series = {v: [(r["N"], r["seconds"]) for r in rows if r["variant"] == v]
+              for v in dict.fromkeys(r["variant"] for r in rows)}
+    return _lines(series, path, xlabel="N", ylabel="seconds, end to end",
+                  title="Cholesky variants (the thesis's 01-07 progress, our kernels)")
 
 
 def plot_drift(drift, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 4.4))
-    it = [d["iteration"] for d in drift]
-    for key, label in (("recursive_residual", "recursive residual (float32, GPU)"),
-                       ("true_residual", "true residual ||b - Hx|| (float64)"),
-                       ("error", "error vs float64 solve")):
-        ax.plot(it, [d[key] for d in drift], label=label)
-    ax.set_yscale("log")
-    ax.set_xlabel("CG iteration")
-    ax.set_title("CG's drift on the GPU (LS-SVM, one right-hand side)", fontsize=9)
-    ax.grid(True, which="both", alpha=.3)
-    ax.legend(fontsize=8)
-    return save_figure(fig, path)
+    series = {label: [(d["iteration"], d[key]) for d in drift]
+              for key, label in (("recursive_residual", "recursive residual (float32, GPU)"),
+                                 ("true_residual", "true residual ||b - Hx|| (float64)"),
+                                 ("error", "error vs float64 solve"))}
+    return _lines(series, path, xlabel="CG iteration", ylabel="relative size", log2x=False,
+                  title="CG's drift on the GPU (LS-SVM, one right-hand side)")
