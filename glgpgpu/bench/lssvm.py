@@ -39,12 +39,25 @@ def thesis_matrix(N: int, rng):
     return L, L @ L.T
 
 
-def fig78(sizes, jitters=(0.0, 1e-3, 1e-2, 1e-1), *, method: str = "auto", seed: int = 3, ctx=None) -> list:
+def conditioned_matrix(N: int, rng, cond: float = 1e3):
+    """(L, A): A = Q diag(logspace(0, -log10 cond)) Q^T, L its float64 Cholesky factor --
+    the well-conditioned control the thesis proposes (section 7.4)."""
+    Q, _ = np.linalg.qr(rng.standard_normal((N, N)))
+    A = (Q * np.logspace(0, -np.log10(cond), N)) @ Q.T
+    A = (A + A.T) / 2
+    return np.linalg.cholesky(A), A
+
+
+FAMILIES = {"thesis": thesis_matrix, "conditioned": conditioned_matrix}
+
+
+def fig78(sizes, jitters=(0.0, 1e-3, 1e-2, 1e-1), *, method: str = "auto", seed: int = 3, ctx=None,
+          families=("thesis", "conditioned")) -> list:
     ctx = resolve(ctx)
     rng = np.random.default_rng(seed)
     rows = []
-    for N in sizes:
-        L, A = thesis_matrix(N, rng)
+    for family, N in [(f, N) for f in families for N in sizes]:
+        L, A = FAMILIES[family](N, rng)
         A32 = A.astype(np.float32)
         try:     # the same matrix in float64 on the host: how much of the error is the matrix's own
             e64 = float(np.linalg.norm(np.linalg.cholesky(A) - L) / np.linalg.norm(L))
@@ -61,7 +74,7 @@ def fig78(sizes, jitters=(0.0, 1e-3, 1e-2, 1e-1), *, method: str = "auto", seed:
                 err = abs_err = float("nan")
                 status = f"failed: {str(exc)[:60]}"
             rows.append({"experiment": "fig7.8", "device": ctx.caps.renderer, "date": _dt.date.today().isoformat(),
-                         "N": N, "jitter": jit, "method": method, "rel_frobenius_error": err,
+                         "matrix": family, "N": N, "jitter": jit, "method": method, "rel_frobenius_error": err,
                          "frobenius_error": abs_err, "float64_rel_error": e64, "seconds": time.perf_counter() - t0,
                          "status": status})
     return rows
@@ -172,9 +185,12 @@ def _lines(series: dict, path, *, xlabel, ylabel, title, log2x=True):
 
 
 def plot_fig78(rows, path):
-    series = {f"jitter {j:g}": [(r["N"], r["rel_frobenius_error"]) for r in rows if r["jitter"] == j]
-              for j in sorted({r["jitter"] for r in rows})}
-    series["float64 host, no jitter"] = [(r["N"], r["float64_rel_error"]) for r in rows if r["jitter"] == 0.0]
+    series = {}
+    for fam in dict.fromkeys(r.get("matrix", "thesis") for r in rows):
+        sel = [r for r in rows if r.get("matrix", "thesis") == fam]
+        for j in sorted({r["jitter"] for r in sel}):
+            series[f"{fam}, jitter {j:g}"] = [(r["N"], r["rel_frobenius_error"]) for r in sel if r["jitter"] == j]
+        series[f"{fam}, float64 host"] = [(r["N"], r["float64_rel_error"]) for r in sel if r["jitter"] == 0.0]
     return _lines(series, path, xlabel="N", ylabel="||L_gpu - L||_F / ||L||_F (missing: a pivot failed)",
                   title="Fig. 7.8 analogue: float32 Cholesky of the thesis's L L^T")
 

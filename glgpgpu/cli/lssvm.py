@@ -21,7 +21,7 @@ def run(args) -> int:
         rows = exp.fig78(sizes, method=args.method, ctx=ctx)
         print(f"Fig. 7.8 analogue on {ctx.caps.renderer}: relative Frobenius error of the float32 L (NaN: a pivot failed)")
         for r in rows:
-            print(f"  N={r['N']:>6d} jitter={r['jitter']:<6g} error={r['rel_frobenius_error']:.3e}  "
+            print(f"  {r['matrix']:<11s} N={r['N']:>6d} jitter={r['jitter']:<6g} error={r['rel_frobenius_error']:.3e}  "
                   f"(float64 on the host: {r['float64_rel_error']:.1e})  {r['status']}")
         files += [write_csv(rows, out / f"lssvm-fig78-{slug}-{stamp}.csv"),
                   exp.plot_fig78(rows, out / f"lssvm-fig78-{slug}-{stamp}.png")]
