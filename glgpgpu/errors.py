@@ -54,3 +54,8 @@ class NonFiniteResultError(FloatingPointError):
 
 class MissingFileError(FileNotFoundError, ValueError):
     """An input file does not exist (a FileNotFoundError and a ValueError both)."""
+
+
+class GPUMemoryError(MemoryError):
+    """A request that will not fit in the GPU's memory, refused before allocating
+    (gl/memory.py): names the bytes needed and available."""

@@ -9,6 +9,8 @@ tiles       tile and panel sizes (from `glgpgpu bench tune`), padding, the GL 4.
 adat        A D^2 A^T, full or blocked packed
 cholesky    right-looking panels: panel pass, trailing update, copy back
 triangular  one pass per panel of unknowns
+tiled       matrices beyond one texture: tile algorithms from the kernels above; the
+            public adat / cholesky / solve of the blocked path (one tile when it fits)
 kernel_matrix  LS-SVM kernel matrices: the Gram matrix with a kernel-function epilogue
 qr          Householder QR: seed 004's Factorize / Apply tile kernels
 normal      the solvers' normal-equations operation
@@ -16,14 +18,15 @@ normal      the solvers' normal-equations operation
 The operations `adat`, `cholesky`, `solve`, `NormalFactor`, `ResidentNormal`
 have the same signatures as in paper/; the two packages never import each other.
 """
-from .adat import adat, adat_texture
-from .cholesky import cholesky, diagonal, factor_texture
+from .adat import adat_texture, product_texture
+from .cholesky import diagonal, factor_texture
 from .kernel_matrix import KernelFactor, kernel_matrix, kernel_texture
 from .normal import NormalFactor, NormalSystem, ResidentNormal
 from .qr import QRFactor, apply_q, qr_raw
 from .tiles import ADAT_TILE, ADAT_VARIANT, B_TILE, P_PANEL, UPDATE_VARIANT, padded, require
-from .triangular import solve, substitute_texture
+from .triangular import substitute_texture
+from .tiled import TiledLower, adat, adat_tiled, cholesky, solve
 
-__all__ = ["KernelFactor", "kernel_matrix", "kernel_texture", "adat", "adat_texture", "cholesky", "diagonal", "factor_texture",
+__all__ = ["KernelFactor", "kernel_matrix", "kernel_texture", "adat", "adat_texture", "product_texture", "TiledLower", "adat_tiled", "cholesky", "diagonal", "factor_texture",
            "NormalFactor", "NormalSystem", "ResidentNormal", "QRFactor", "apply_q", "qr_raw", "ADAT_TILE", "ADAT_VARIANT", "B_TILE", "P_PANEL",
            "UPDATE_VARIANT", "padded", "require", "solve", "substitute_texture"]

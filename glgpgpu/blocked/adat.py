@@ -30,48 +30,77 @@ def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None,
     if BC % 4 or BR % BC:
         raise ValueError(f"tile {tile}: columns must be a multiple of 4 and rows a multiple of columns")
     mp = mp or padded(m, max(BR, 4))
-    gx, gy = -(-m // BC), -(-m // BR)
-    defines = {"BR": BR, "BC": BC, **(ADAT_VARIANT if variant is None else variant)}
     if packed:
         if BR != BC:
             raise ValueError("the packed blocked layout needs square tiles")
         rows, cols = packed_block_shape(m, BR)
         c_tex = K.pool.take(rows, cols // 4, components=4)
-        grid = K.grid(cols // BC, rows // BR)
+    else:
+        c_tex = K.pool.take(mp, mp // 4, components=4)
+    c_tex.clear(0.0)
+    try:
+        return product_texture(c_tex, a_tex, a_tex, d_tex, m, tile=tile, chunk=chunk, packed=packed, ctx=ctx,
+                               variant=variant, epilogue=epilogue)
+    except BaseException:
+        K.pool.give(c_tex)
+        raise
+
+
+def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, chunk: int = 1024,
+                    packed: bool = False, full: bool = False, first: bool = True, ctx: Context | None = None,
+                    variant: dict | None = None, epilogue: tuple | None = None):
+    """C (+)= (R D) S^T by blocked_adat into c_tex, for R = row_tex and S = col_tex
+    (RGBA, k along texels; the same texture for A D^2 A^T).  full=False draws the
+    lower block triangle of an m x m C (Fig. 2(b) on the block grid, or Fig. 4's
+    packed grid); full=True every block of C (an off-diagonal tile, issue 17).
+    first=False adds to what C holds (the tile algorithms' updates, with d = -1)."""
+    ctx = resolve(ctx)
+    K = ctx.kernels
+    BR, BC = tile
+    defines = {"BR": BR, "BC": BC, **(ADAT_VARIANT if variant is None else variant)}
+    if packed:
+        gx = -(-m // BC)
+        grid = K.grid(c_tex.cols * 4 // BC, c_tex.rows // BR)
         # Fig. 4 on the block grid: T0.y / T1.x carry the block row / column
         tri = K.cached_store(("blk-packed", gx), lambda: [geo.fig4_packed_outer_product_add(gx, 0)])[0]
         defines["PACKED"] = 1
+    elif full:
+        gx, gy = c_tex.cols * 4 // BC, c_tex.rows // BR
+        grid = K.grid(gx, gy)
+        tri = rect_rows(K, 0, gx, 0, gy)
+        defines["FULL"] = 1
     else:
-        c_tex = K.pool.take(mp, mp // 4, components=4)
+        gx, gy = -(-m // BC), -(-m // BR)
         grid = K.grid(gx, gy)
         tri = K.cached_store(("blk-tri", gx, gy, BR // BC), lambda: [geo.block_triangle(gx, gy, BR // BC)])[0]
-    c_tex.clear(0.0)
-    n4 = a_tex.cols
-    ad_tex = K.pool.take(a_tex.rows, n4, components=4)
-    K.draw("blocked_scale", ad_tex, rect_rows(K, 0, n4, 0, a_tex.rows), {"A": a_tex, "d": d_tex})
+    n4 = row_tex.cols
+    if col_tex.cols != n4:
+        raise ValueError(f"the two operands must share k: {n4} and {col_tex.cols} texels")
+    ad_tex = K.pool.take(row_tex.rows, n4, components=4)
+    K.draw("blocked_scale", ad_tex, rect_rows(K, 0, n4, 0, row_tex.rows), {"A": row_tex, "d": d_tex})
     buffers = None
     uniforms = {"u_m": m}
     if {"BUFFER_LOADS", "A_FROM_BUFFER", "AD_FROM_BUFFER"} & set(defines):
         # the same numbers, copied GPU-side into storage buffers (row-major vec4)
-        nbytes = a_tex.rows * n4 * 16
         buffers = {}
-        for binding, tex, flags in ((1, a_tex, ("BUFFER_LOADS", "A_FROM_BUFFER")),
+        for binding, tex, flags in ((1, col_tex, ("BUFFER_LOADS", "A_FROM_BUFFER")),
                                     (2, ad_tex, ("BUFFER_LOADS", "AD_FROM_BUFFER"))):
             if set(flags) & set(defines):      # copy only what the kernel reads from a buffer
-                buffers[binding] = K.scratch_buffer(f"adat{binding}", nbytes)
+                buffers[binding] = K.scratch_buffer(f"adat{binding}", tex.rows * n4 * 16)
                 tex.copy_into_buffer(buffers[binding])
         uniforms["u_n4"] = n4
     unroll = int(defines.get("KUNROLL", 1))
     if n4 % unroll:
+        K.pool.give(ad_tex)
         raise ValueError(f"KUNROLL={unroll} needs n/4 ({n4}) to be a multiple of it")
-    shader, inputs = "blocked_adat", {"A": a_tex, "AD": ad_tex}
+    shader, inputs = "blocked_adat", {"A": col_tex, "AD": ad_tex}
     if epilogue is not None:
         shader = "blocked_kernel_matrix"
         inputs["NORMS"] = epilogue[0]
         uniforms.update(epilogue[1])
     for k0 in range(0, n4, chunk):
         K.draw(shader, grid, tri, inputs,
-               dict(uniforms, u_k0=k0, u_k1=min(n4, k0 + chunk), u_first=int(k0 == 0),
+               dict(uniforms, u_k0=k0, u_k1=min(n4, k0 + chunk), u_first=int(first and k0 == 0),
                     u_last=int(k0 + chunk >= n4)),
                images={"C": c_tex}, defines=defines, buffers=buffers)
     K.pool.give(ad_tex)

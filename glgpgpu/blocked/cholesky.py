@@ -8,10 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import figures as geo
-from ..errors import NotPositiveDefiniteError
 from ..gl import Context, resolve
-from ..layouts.transfer import read_rgba, upload_rgba
-from .tiles import B_TILE, P_PANEL, UPDATE_VARIANT, padded, rect_rows, require
+from .tiles import B_TILE, P_PANEL, UPDATE_VARIANT, rect_rows, require
 
 
 
@@ -57,24 +55,3 @@ def diagonal(l_tex, m: int, ctx: Context | None = None) -> np.ndarray:
     d = out.read()[0]
     K.pool.give(out)
     return d
-
-
-def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | None = None,
-             P: int = P_PANEL, B: int = B_TILE) -> np.ndarray:
-    """L with L L^T = C by the blocked kernels; C float32, validated (glgpgpu.cholesky
-    chooses this for method="blocked").  The blocked path has no packed layout
-    and no other variant: dispatch refuses those before calling."""
-    if packed or variant != "outer":
-        raise ValueError("the blocked Cholesky has no packed layout and only the 'outer' variant")
-    ctx = resolve(ctx)
-    require(ctx)
-    m = C.shape[0]
-    mp = padded(m, P)
-    ctx.check_size(mp, mp // 4, f"C (m={m}, blocked)")
-    tex = upload_rgba(ctx, np.tril(C), mp, mp, "C")
-    try:
-        factor_texture(tex, m, P=P, B=B, ctx=ctx)
-        NotPositiveDefiniteError.check(diagonal(tex, m, ctx), m)
-        return np.tril(read_rgba(tex, m, m))
-    finally:
-        ctx.kernels.pool.give(tex)

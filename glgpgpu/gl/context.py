@@ -105,6 +105,8 @@ class Context:
                 f"{self.caps.renderer} cannot render into float32 (R32F) textures, "
                 "which every kernel here needs.")
         self.max_texture_size = min(driver_max, max_texture_size or driver_max)
+        # bytes a call may allocate; None: ask the driver (gl/memory.py)
+        self.memory_budget: int | None = None
         # Kernels and textures attach themselves here lazily (one per context).
         self._kernels = None
         _threads.current = self          # creation made it current on this thread

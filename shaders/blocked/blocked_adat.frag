@@ -7,4 +7,6 @@
 // *block* triangle (Fig. 2(b) on the block grid; its slope is BR / BC).
 // Storage: RGBA32F, texel (X, i) holds row i, columns 4X .. 4X+3.  C is read and
 // written in place through an image: each block belongs to one fragment.
+// With FULL defined (an off-diagonal tile of a tiled matrix, issue 17) every
+// block of C is drawn and kept: C = C + (A D) B^T for two different operands.
 #include "blocked_adat_body.glsl"

@@ -98,7 +98,9 @@ void main() {
 #ifdef KERNEL
             if (u_last == 1) v = kernel_texel(v, i, c0 + 4 * q);
 #endif
+#ifndef FULL
             v = mix(v, vec4(0.0), greaterThan(col, ivec4(i)));   // upper part stays zero
+#endif
             imageStore(C, ivec2(sc + q, s0 + r), v);
         }
     }

@@ -1,0 +1,282 @@
+"""Matrices larger than one texture (issue 17): tile algorithms on a grid of
+RGBA tiles (layouts/tiles.py), every tile operation one of the existing blocked
+kernels -- no new arithmetic:
+
+  POTRF  factor a diagonal tile            blocked Cholesky (cholesky.factor_texture)
+  TRINV  X = L_KK^-1                       blocked substitutions on the identity
+  TRSM   L_IK = A_IK X^T                   blocked_adat as a product (full tile)
+  SYRK / GEMM  A_IJ -= L_IK L_JK^T         blocked_adat with d = -1, accumulating
+  GEMV   b_I -= L_IJ y_J                   blocked_adat with y as a one-row operand
+
+Right-looking tiled Cholesky: for each tile column K, factor the diagonal tile,
+solve the tiles below it, update the trailing lower tiles.  A_IJ = sum over A's
+column chunks of (A_I D) A_J^T for A D A^T with m (and n) beyond one texture.
+The one-tile grid is the small-matrix case of the same code.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import figures as geo
+from ..errors import NotPositiveDefiniteError
+from ..gl import Context, memory, resolve
+from ..layouts.rgba import padded
+from ..layouts.tiles import TileGrid, tile_order
+from ..layouts.transfer import read_rgba, upload_rgba
+from .adat import adat as adat_one_texture, product_texture
+from .cholesky import diagonal, factor_texture
+from .tiles import ADAT_TILE, require
+from .triangular import substitute_texture
+
+
+def _rect(K, w, h):
+    return K.cached_store(("tiled-rect", w, h), lambda: [geo.rectangle(0, 0, w, h)])[0]
+
+
+class TiledLower:
+    """The lower tiles of a symmetric / lower-triangular m x m matrix on the GPU,
+    each a t x t RGBA texture (zero padded).  Release when done."""
+
+    def __init__(self, ctx, grid: TileGrid):
+        self.ctx, self.grid = ctx, grid
+        self.tiles: dict = {}
+
+    @classmethod
+    def upload(cls, ctx, C: np.ndarray, t: int) -> "TiledLower":
+        g = TileGrid(C.shape[0], t)
+        T = cls(ctx, g)
+        try:
+            for I, J in g.lower():
+                block = C[g.span(I), g.span(J)]
+                T.tiles[I, J] = upload_rgba(ctx, np.tril(block) if I == J else block, t, t, f"tile ({I},{J})")
+        except BaseException:
+            T.release()
+            raise
+        return T
+
+    def read(self) -> np.ndarray:
+        g = self.grid
+        out = np.zeros((g.m, g.m), np.float32)
+        for (I, J), tex in self.tiles.items():
+            out[g.span(I), g.span(J)] = read_rgba(tex, g.size(I), g.size(J))
+        return np.tril(out)
+
+    def release(self) -> None:
+        self.ctx.kernels.pool.give(*self.tiles.values())
+        self.tiles.clear()
+
+
+def _minus_ones(ctx, t):
+    return upload_rgba(ctx, -np.ones((1, t), np.float32), 1, t, "d = -1")
+
+
+def _ones(ctx, t):
+    return upload_rgba(ctx, np.ones((1, t), np.float32), 1, t, "d = 1")
+
+
+def inverse_lower(ctx, l_tex, mK: int, t: int):
+    """X = L^-1 of a factored diagonal tile (RGBA), by the blocked substitutions
+    on the identity's columns, moved into RGBA (rows_to_rgba)."""
+    K = ctx.kernels
+    eye = K.pool.take(t, t, "identity")
+    eye.write(np.eye(t, dtype=np.float32))
+    x = substitute_texture(l_tex, mK, eye, backward=False, ctx=ctx)
+    out = K.pool.take(t, t // 4, "tile inverse", components=4)
+    K.draw("rows_to_rgba", out, _rect(K, t // 4, t), {"S": x})
+    K.pool.give(x)
+    return out
+
+
+def factor(T: TiledLower, *, tile=ADAT_TILE) -> np.ndarray:
+    """Tiled right-looking Cholesky in place; returns the global diagonal of L.
+    Raises NotPositiveDefiniteError naming the global pivot that failed."""
+    ctx = T.ctx
+    require(ctx)
+    K = ctx.kernels
+    g = T.grid
+    t = g.t
+    full_tile = (tile[1], tile[1])
+    neg, pos = _minus_ones(ctx, t), _ones(ctx, t)
+    pivots = np.empty(g.m, np.float32)
+    try:
+        for Kc in range(g.count):
+            mK = g.size(Kc)
+            factor_texture(T.tiles[Kc, Kc], mK, ctx=ctx)                      # POTRF
+            d = diagonal(T.tiles[Kc, Kc], mK, ctx)
+            pivots[g.span(Kc)] = d
+            if not np.isfinite(d).all() or (d <= 0).any():
+                NotPositiveDefiniteError.check(pivots[:g.span(Kc).stop], g.span(Kc).stop)
+            if Kc + 1 == g.count:
+                break
+            X = inverse_lower(ctx, T.tiles[Kc, Kc], mK, t)                    # TRINV
+            try:
+                for I in range(Kc + 1, g.count):                              # TRSM
+                    new = K.pool.take(t, t // 4, f"tile ({I},{Kc})", components=4)
+                    product_texture(new, T.tiles[I, Kc], X, pos, t, tile=full_tile, full=True, first=True, ctx=ctx)
+                    K.pool.give(T.tiles[I, Kc])
+                    T.tiles[I, Kc] = new
+            finally:
+                K.pool.give(X)
+            for I in range(Kc + 1, g.count):                                  # SYRK / GEMM
+                for J in range(Kc + 1, I + 1):
+                    product_texture(T.tiles[I, J], T.tiles[I, Kc], T.tiles[J, Kc], neg, t,
+                                    tile=tile if I == J else full_tile, full=I != J, first=False, ctx=ctx)
+    finally:
+        K.pool.give(neg, pos)
+    return pivots
+
+
+def _transpose(ctx, tex, t):
+    K = ctx.kernels
+    out = K.pool.take(t, t // 4, "tile transpose", components=4)
+    K.draw("transpose_rgba", out, _rect(K, t // 4, t), {"S": tex})
+    return out
+
+
+def solve_tiled(T: TiledLower, B: np.ndarray, steps) -> np.ndarray:
+    """Substitutions with a factored TiledLower (False: L y = b, True: L^T x = y) on
+    the columns of B (m x nrhs float32): per tile the blocked substitution of the
+    diagonal tile; the off-diagonal products (GEMV, 8 right-hand sides at a time)
+    by blocked_adat with the solved part as an 8-row operand -- for L^T on the
+    transposed tile (transpose_rgba, data movement)."""
+    ctx = T.ctx
+    K = ctx.kernels
+    g = T.grid
+    t = g.t
+    X = np.array(B, np.float32, copy=True)
+    ones = _ones(ctx, t)
+    out = K.pool.take(t, 2, "tile product", components=4)        # 8 columns: one 8-wide block
+    try:
+        for backward in steps:
+            for Kc in (range(g.count - 1, -1, -1) if backward else range(g.count)):
+                sK = g.span(Kc)
+                rhs = X[sK].copy()
+                for J in (range(Kc + 1, g.count) if backward else range(Kc)):
+                    op = _transpose(ctx, T.tiles[J, Kc], t) if backward else T.tiles[Kc, J]
+                    try:
+                        for c0 in range(0, X.shape[1], 8):
+                            cols = X[g.span(J), c0:c0 + 8]
+                            yJ = np.zeros((8, t), np.float32)
+                            yJ[:cols.shape[1], :g.size(J)] = cols.T
+                            y_tex = upload_rgba(ctx, yJ, 8, t, "y")
+                            product_texture(out, op, y_tex, ones, t, tile=(8, 8), full=True, first=True, ctx=ctx)
+                            K.pool.give(y_tex)
+                            rhs[:, c0:c0 + 8] -= read_rgba(out, g.size(Kc), cols.shape[1])
+                    finally:
+                        if backward:
+                            K.pool.give(op)
+                b = K.pool.take(t, X.shape[1], "tile right-hand sides")
+                full = np.zeros((t, X.shape[1]), np.float32)
+                full[:g.size(Kc)] = rhs
+                b.write(full)
+                b = substitute_texture(T.tiles[Kc, Kc], g.size(Kc), b, backward=backward, ctx=ctx)
+                X[sK] = b.read()[:g.size(Kc)]
+                K.pool.give(b)
+    finally:
+        K.pool.give(ones, out)
+    return X
+
+
+# -- what a call needs, before it allocates ------------------------------------------
+
+def cholesky_bytes(g: TileGrid) -> int:
+    """The lower tiles plus the scratch one tile column needs (inverse, identity,
+    the substitutions' ping-pong, a new tile, the product's A D copy and buffer)."""
+    return g.lower_bytes() + 6 * 4 * g.t * g.t
+
+
+def adat_bytes(g: TileGrid, n: int) -> int:
+    """C's lower tiles, A's row bands (one column chunk: all of n here), scratch."""
+    n4 = padded(n, 4)
+    return g.lower_bytes() + g.count * g.t * n4 * 4 + 2 * g.t * n4 * 4
+
+
+# -- the public operations of the blocked path (numpy in, numpy out) ----------------
+
+def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | None = None) -> np.ndarray:
+    """L with L L^T = C by the tiled blocked Cholesky: one tile when C fits one
+    texture (the blocked Cholesky of a single texture), tiles of layouts.tiles's
+    order when it does not.  C float32, validated (glgpgpu.cholesky chooses this
+    for method="blocked").  No packed layout and no other variant: dispatch
+    refuses those before calling."""
+    if packed or variant != "outer":
+        raise ValueError("the blocked Cholesky has no packed layout and only the 'outer' variant")
+    ctx = resolve(ctx)
+    require(ctx)
+    m = C.shape[0]
+    g = TileGrid(m, tile_order(m, ctx.max_texture_size))
+    memory.require(ctx, cholesky_bytes(g), f"the Cholesky factorization of a {m} x {m} matrix ({g.count}^2 tiles)")
+    T = TiledLower.upload(ctx, C, g.t)
+    try:
+        factor(T)
+        return T.read()
+    finally:
+        T.release()
+
+
+def solve(L_lower: np.ndarray, Bm: np.ndarray, steps, *, packed: bool = False, ctx: Context | None = None):
+    """Substitutions `steps` (False forward with L, True backward with L^T) on the
+    right-hand sides Bm (m x nrhs float32), tiled when L passes one texture; the
+    same signature as paper.solve."""
+    if packed:
+        raise ValueError("the blocked solves have no packed layout")
+    ctx = resolve(ctx)
+    require(ctx)
+    m = L_lower.shape[0]
+    g = TileGrid(m, tile_order(m, ctx.max_texture_size))
+    memory.require(ctx, cholesky_bytes(g), f"triangular solves with a {m} x {m} factor")
+    T = TiledLower.upload(ctx, L_lower, g.t)
+    try:
+        return solve_tiled(T, Bm, steps)
+    finally:
+        T.release()
+
+
+def adat(A, d2, *, packed: bool = False, ctx: Context | None = None, tile=ADAT_TILE) -> np.ndarray:
+    """C = A diag(d2) A^T (float32, lower triangle): one texture when C fits one,
+    else tiles of C, each the sum over A's column chunks of (A_I D) A_J^T."""
+    ctx = resolve(ctx)
+    require(ctx)
+    m, n = A.shape
+    fits = padded(m, max(tile[0], 4)) <= ctx.max_texture_size and padded(n, 4) // 4 <= ctx.max_texture_size
+    if packed or fits:
+        mp = padded(m, max(tile[0], 4))
+        memory.require(ctx, 4 * mp * mp + 3 * 4 * mp * padded(n, 4), f"A diag(d2) A^T with A of {m} x {n}")
+        return adat_one_texture(A, d2, packed=packed, ctx=ctx, tile=tile)
+    T = adat_tiled(ctx, A, d2, tile_order(m, ctx.max_texture_size), tile=tile)
+    try:
+        return T.read()
+    finally:
+        T.release()
+
+
+def adat_tiled(ctx, A, d2, t: int, *, tile=ADAT_TILE) -> TiledLower:
+    """The lower tiles of A diag(d2) A^T on the GPU (A float32 m x n, any m, n)."""
+    K = ctx.kernels
+    m, n = A.shape
+    g = TileGrid(m, t)
+    width = 4 * ctx.max_texture_size                 # columns of A one band texture holds
+    memory.require(ctx, adat_bytes(g, min(n, width)), f"A diag(d2) A^T with A of {m} x {n} ({g.count}^2 tiles of C)")
+    T = TiledLower(ctx, g)
+    full_tile = (tile[1], tile[1])
+    try:
+        for I, J in g.lower():
+            T.tiles[I, J] = K.pool.take(t, t // 4, f"tile ({I},{J})", components=4)
+            T.tiles[I, J].clear(0.0)
+        for c0 in range(0, n, width):
+            c1 = min(n, c0 + width)
+            n4 = padded(c1 - c0, 4)
+            d_tex = upload_rgba(ctx, d2[None, c0:c1], 1, n4, "d")
+            bands = []
+            try:
+                for I in range(g.count):
+                    bands.append(upload_rgba(ctx, A[g.span(I), c0:c1], t, n4, f"A rows of tile {I}"))
+                for I, J in g.lower():
+                    product_texture(T.tiles[I, J], bands[I], bands[J], d_tex, t,
+                                    tile=tile if I == J else full_tile, full=I != J, first=c0 == 0, ctx=ctx)
+            finally:
+                K.pool.give(d_tex, *bands)
+    except BaseException:
+        T.release()
+        raise
+    return T

@@ -1,0 +1,79 @@
+"""How much memory the GPU has free, asked before a large allocation (issue 17),
+so a request that cannot fit is refused with the sizes named, never a driver
+crash or a silent wrong result.
+
+Sources, in order: a budget set on the context (`ctx.memory_budget`, bytes: tests
+and users who share the GPU), NVIDIA's GL_NVX_gpu_memory_info (current available
+video memory), AMD's GL_ATI_meminfo (free texture memory), and for a software
+renderer (llvmpipe: textures live in host memory) the host's MemAvailable.
+Otherwise nothing is known and nothing is refused (documented, not guessed).
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+
+from ..errors import GPUMemoryError
+
+_GPU_MEMORY_INFO_CURRENT_AVAILABLE_VIDMEM_NVX = 0x9049
+_TEXTURE_FREE_MEMORY_ATI = 0x87FC
+
+
+def _gl_integers(pname: int, count: int):
+    """glGetIntegerv through the GL dispatch library (the context must be current)."""
+    for name in ("OpenGL", "GL"):
+        path = ctypes.util.find_library(name)
+        if not path:
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+            fn = lib.glGetIntegerv
+        except (OSError, AttributeError):
+            continue
+        out = (ctypes.c_int * count)()
+        fn(ctypes.c_uint(pname), out)
+        return list(out)
+    return None
+
+
+def _host_available() -> int | None:
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def available(ctx) -> tuple:
+    """(bytes or None, where the number came from)."""
+    budget = getattr(ctx, "memory_budget", None)
+    if budget is not None:
+        return int(budget), "the context's memory_budget"
+    ctx.make_current()
+    ext = getattr(ctx.gl, "extensions", set()) or set()
+    if "GL_NVX_gpu_memory_info" in ext:
+        v = _gl_integers(_GPU_MEMORY_INFO_CURRENT_AVAILABLE_VIDMEM_NVX, 1)
+        if v and v[0] > 0:
+            return v[0] * 1024, "GL_NVX_gpu_memory_info"
+    if "GL_ATI_meminfo" in ext:
+        v = _gl_integers(_TEXTURE_FREE_MEMORY_ATI, 4)
+        if v and v[0] > 0:
+            return v[0] * 1024, "GL_ATI_meminfo"
+    if "llvmpipe" in ctx.caps.renderer.lower() or "softpipe" in ctx.caps.renderer.lower():
+        host = _host_available()
+        if host:
+            return host, "host MemAvailable (software renderer)"
+    return None, "unknown (no memory-info extension)"
+
+
+def require(ctx, need: int, what: str) -> None:
+    """Raise GPUMemoryError if `need` bytes will not fit in what is free."""
+    have, source = available(ctx)
+    if have is not None and need > have:
+        raise GPUMemoryError(
+            f"{what} needs about {need / 2 ** 30:.2f} GiB of GPU memory but {have / 2 ** 30:.2f} GiB are "
+            f"available ({source}); solve a smaller problem, free other GPU work, or raise ctx.memory_budget "
+            "if the estimate is too cautious")

@@ -1,0 +1,50 @@
+"""Matrices larger than one texture (issue 17): a grid of t x t tiles.
+
+Tile (I, J) holds rows I t .. I t + t - 1 and columns J t .. J t + t - 1, zero
+padded past the matrix.  A symmetric or triangular matrix keeps only its lower
+tiles, J <= I -- the packed format's idea at tile granularity: about half the
+memory.  A matrix that fits one tile is the one-tile grid, so the tile
+algorithms are also the small-matrix path.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: the tile order the H100 runs used (benchmarks/RESULTS.md, "Beyond one texture")
+DEFAULT_TILE = 8192
+
+
+@dataclass(frozen=True)
+class TileGrid:
+    m: int          # matrix order (rows; columns too for the square grids)
+    t: int          # tile order
+
+    @property
+    def count(self) -> int:
+        """Tiles along one side."""
+        return -(-self.m // self.t)
+
+    def span(self, I: int) -> slice:
+        """The matrix rows (or columns) of tile row I."""
+        return slice(I * self.t, min(self.m, (I + 1) * self.t))
+
+    def size(self, I: int) -> int:
+        """How many matrix rows tile row I holds (t but for the last)."""
+        s = self.span(I)
+        return s.stop - s.start
+
+    def lower(self):
+        """The (I, J) of the stored tiles of a lower triangle, J <= I."""
+        return [(I, J) for I in range(self.count) for J in range(I + 1)]
+
+    def lower_bytes(self, components: int = 4) -> int:
+        """float32 bytes of the lower tiles (each a full t x t texture)."""
+        return len(self.lower()) * self.t * self.t * 4
+
+
+def tile_order(m: int, limit: int, *, multiple: int = 16, default: int = DEFAULT_TILE) -> int:
+    """The tile order for an m x m matrix: one tile when it fits, else the
+    default (or the texture limit if smaller), a multiple of `multiple`."""
+    cap = max(multiple, (min(limit, default) // multiple) * multiple)
+    whole = -(-m // multiple) * multiple
+    return whole if whole <= limit else cap

@@ -1,0 +1,96 @@
+"""Matrices larger than one texture (issue 17), with a context whose texture
+limit is 16 texels, so a 40 x 40 matrix is 3 x 3 tiles: the tiled blocked
+Cholesky, solves and A D A^T against float64 numpy within the single-texture
+tests' float32 bounds (bounds.py), the global pivot named on failure, and a
+request over the GPU memory budget refused with the sizes named."""
+import numpy as np
+import pytest
+
+import glgpgpu
+from glgpgpu.errors import GPUMemoryError
+from bounds import check_adat, check_factor, residual_ok, spd
+
+SIZES = [17, 31, 32, 33, 40, 47]
+
+
+@pytest.fixture(scope="module")
+def small():
+    c = glgpgpu.Context(max_texture_size=16)
+    yield c
+    c.release()
+
+
+@pytest.mark.parametrize("m", SIZES)
+def test_tiled_cholesky(small, rng, m):
+    C = spd(m, 1e3, rng)
+    L = glgpgpu.cholesky(C, method="blocked", ctx=small)
+    check_factor(L, C)
+
+
+def test_one_tile_is_the_single_texture_result(ctx, rng):
+    """Below the limit the tiled code is the single-texture blocked Cholesky: bit for bit
+    the same factor whatever the context's limit, while it fits one tile."""
+    C = spd(12, 1e2, rng).astype(np.float32)
+    small = glgpgpu.Context(max_texture_size=16)
+    try:
+        a = glgpgpu.cholesky(C, method="blocked", ctx=small)
+    finally:
+        small.release()
+    assert np.array_equal(a, glgpgpu.cholesky(C, method="blocked", ctx=ctx))
+
+
+def test_failed_pivot_is_named_globally(small, rng):
+    m = 40
+    C = spd(m, 10, rng)
+    C[35, :] *= 1e-3                 # row and column 35 (tile 2) lose positive definiteness
+    C[:, 35] *= 1e-3
+    C[35, 35] = -1.0
+    with pytest.raises(np.linalg.LinAlgError, match="35"):
+        glgpgpu.cholesky(C, method="blocked", ctx=small)
+    assert small.kernels.pool.outstanding == 0
+
+
+@pytest.mark.parametrize("m", [20, 40])
+@pytest.mark.parametrize("lower, trans", [(True, False), (True, True), (False, False), (False, True)])
+def test_tiled_triangular_solves(small, rng, m, lower, trans):
+    L = np.linalg.cholesky(spd(m, 1e2, rng)).astype(np.float32)
+    T = L if lower else L.T.copy()
+    B = rng.standard_normal((m, 3)).astype(np.float32)
+    X = glgpgpu.solve_triangular(T, B, lower=lower, trans=trans, method="blocked", ctx=small)
+    op = (T.T if trans else T).astype(np.float64)
+    ok, worst = residual_ok(op, X, B)       # |B - T X| <= gamma_{m+1} |T||X|, as one texture
+    assert ok, worst
+
+
+def test_tiled_cho_solve(small, rng):
+    m = 45
+    C = spd(m, 1e2, rng)
+    L = glgpgpu.cholesky(C, method="blocked", ctx=small)
+    b = rng.standard_normal(m)
+    x = glgpgpu.cho_solve(L, b, method="blocked", ctx=small)
+    assert x.shape == (m,)
+    ref = np.linalg.solve(C, b)
+    assert np.linalg.norm(x - ref) <= 8 * m * 2.0 ** -24 * np.linalg.cond(C) * np.linalg.norm(ref)
+
+
+@pytest.mark.parametrize("m, n", [(17, 9), (40, 30), (33, 70)])
+def test_tiled_adat(small, rng, m, n):
+    """m beyond the texture limit (C in tiles) and n beyond 4x it (A in column chunks)."""
+    A = rng.random((m, n))
+    d2 = rng.random(n)
+    check_adat(glgpgpu.adat(A, d2, method="blocked", ctx=small), A, d2)
+
+
+def test_over_the_memory_budget_is_refused(small, rng):
+    C = spd(40, 10, rng)
+    small.memory_budget = 1_000
+    try:
+        with pytest.raises(GPUMemoryError, match=r"needs about .* GiB .* available .*memory_budget"):
+            glgpgpu.cholesky(C, method="blocked", ctx=small)
+        with pytest.raises(MemoryError):
+            glgpgpu.adat(rng.random((40, 8)), np.ones(8), method="blocked", ctx=small)
+        with pytest.raises(MemoryError):
+            glgpgpu.adat(rng.random((8, 8)), np.ones(8), method="blocked", ctx=small)    # one texture too
+    finally:
+        small.memory_budget = None
+    assert small.kernels.pool.outstanding == 0
