@@ -193,6 +193,15 @@ def adat_bytes(g: TileGrid, n: int) -> int:
 
 # -- the public operations of the blocked path (numpy in, numpy out) ----------------
 
+def _upload_lower(ctx, M: np.ndarray, what: str) -> TiledLower:
+    """M's lower triangle in tiles (one when it fits), after checking the memory."""
+    require(ctx)
+    m = M.shape[0]
+    g = TileGrid(m, tile_order(m, ctx.max_texture_size))
+    memory.require(ctx, cholesky_bytes(g), f"{what} of a {m} x {m} matrix ({g.count} x {g.count} tiles)")
+    return TiledLower.upload(ctx, M, g.t)
+
+
 def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | None = None) -> np.ndarray:
     """L with L L^T = C by the tiled blocked Cholesky: one tile when C fits one
     texture (the blocked Cholesky of a single texture), tiles of layouts.tiles's
@@ -201,12 +210,7 @@ def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | 
     refuses those before calling."""
     if packed or variant != "outer":
         raise ValueError("the blocked Cholesky has no packed layout and only the 'outer' variant")
-    ctx = resolve(ctx)
-    require(ctx)
-    m = C.shape[0]
-    g = TileGrid(m, tile_order(m, ctx.max_texture_size))
-    memory.require(ctx, cholesky_bytes(g), f"the Cholesky factorization of a {m} x {m} matrix ({g.count}^2 tiles)")
-    T = TiledLower.upload(ctx, C, g.t)
+    T = _upload_lower(resolve(ctx), C, "the Cholesky factorization")
     try:
         factor(T)
         return T.read()
@@ -220,12 +224,7 @@ def solve(L_lower: np.ndarray, Bm: np.ndarray, steps, *, packed: bool = False, c
     same signature as paper.solve."""
     if packed:
         raise ValueError("the blocked solves have no packed layout")
-    ctx = resolve(ctx)
-    require(ctx)
-    m = L_lower.shape[0]
-    g = TileGrid(m, tile_order(m, ctx.max_texture_size))
-    memory.require(ctx, cholesky_bytes(g), f"triangular solves with a {m} x {m} factor")
-    T = TiledLower.upload(ctx, L_lower, g.t)
+    T = _upload_lower(resolve(ctx), L_lower, "triangular solves")
     try:
         return solve_tiled(T, Bm, steps)
     finally:
