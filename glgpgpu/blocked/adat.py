@@ -80,6 +80,11 @@ def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, c
     K.draw("blocked_scale", ad_tex, rect_rows(K, 0, n4, 0, row_tex.rows), {"A": row_tex, "d": d_tex})
     buffers = None
     uniforms = {"u_m": m}
+    if max(col_tex.rows, row_tex.rows) * n4 * 16 > ctx.caps.max_storage_block:
+        # an operand larger than one storage block (128 MiB on llvmpipe, 2 GiB on the
+        # H100): bound anyway it would be read short, silently -- use the texture units
+        for flag in ("BUFFER_LOADS", "A_FROM_BUFFER", "AD_FROM_BUFFER"):
+            defines.pop(flag, None)
     if {"BUFFER_LOADS", "A_FROM_BUFFER", "AD_FROM_BUFFER"} & set(defines):
         # the same numbers, copied GPU-side into storage buffers (row-major vec4)
         buffers = {}

@@ -45,6 +45,7 @@ class Capabilities:
     float_render_targets: bool
     backend: str
     image_load_store: bool = False     # GL 4.3+: what the blocked kernels need
+    max_storage_block: int = 0         # bytes one shader storage block may span (0: none)
 
 
 def _probe_float_target(gl: moderngl.Context):
@@ -99,6 +100,7 @@ class Context:
             float_render_targets=float_ok,
             backend=backend,
             image_load_store=self.gl.version_code >= 430,
+            max_storage_block=int(info.get("GL_MAX_SHADER_STORAGE_BLOCK_SIZE", 0) or 0),
         )
         if not self.caps.float_render_targets:
             raise GLUnavailableError(

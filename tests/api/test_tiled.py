@@ -94,3 +94,20 @@ def test_over_the_memory_budget_is_refused(small, rng):
     finally:
         small.memory_budget = None
     assert small.kernels.pool.outstanding == 0
+
+
+def test_operands_beyond_one_storage_block_read_through_textures(rng):
+    """blocked_adat reads one operand through a storage buffer; one larger than the
+    driver's GL_MAX_SHADER_STORAGE_BLOCK_SIZE (128 MiB on llvmpipe) would be read
+    short without an error.  Past the limit the texture units are used: same numbers."""
+    import dataclasses
+
+    c = glgpgpu.Context()
+    try:
+        A = rng.random((24, 40)).astype(np.float32)
+        d2 = rng.random(40).astype(np.float32)
+        with_buffer = glgpgpu.adat(A, d2, method="blocked", ctx=c)
+        c.caps = dataclasses.replace(c.caps, max_storage_block=1024)
+        assert np.array_equal(glgpgpu.adat(A, d2, method="blocked", ctx=c), with_buffer)
+    finally:
+        c.release()
