@@ -3,8 +3,8 @@ RGBA tiles (layouts/tiles.py), every tile operation one of the existing blocked
 kernels -- no new arithmetic:
 
   POTRF  factor a diagonal tile            blocked Cholesky (cholesky.factor_texture)
-  TRINV  X = L_KK^-1                       blocked substitutions on the identity
-  TRSM   L_IK = A_IK X^T                   blocked_adat as a product (full tile)
+  TRSM   L_IK = A_IK L_KK^-T               blocked substitutions, A_IK's rows as right-hand
+                                           sides (two transposing copies around them)
   SYRK / GEMM  A_IJ -= L_IK L_JK^T         blocked_adat with d = -1, accumulating
   GEMV   b_I -= L_IJ y_J                   blocked_adat with y as a one-row operand
 
@@ -74,16 +74,20 @@ def _ones(ctx, t):
     return upload_rgba(ctx, np.ones((1, t), np.float32), 1, t, "d = 1")
 
 
-def inverse_lower(ctx, l_tex, mK: int, t: int):
-    """X = L^-1 of a factored diagonal tile (RGBA), by the blocked substitutions
-    on the identity's columns, moved into RGBA (rows_to_rgba)."""
+def trsm(ctx, l_tex, mK: int, a_tex, t: int):
+    """X = A L^-T for a factored diagonal tile L (RGBA) and a tile A below it,
+    returned as a new RGBA tile: A's rows become the right-hand sides of the
+    blocked forward substitution (L Y = A^T, t / P passes), moved there and back
+    by two transposing copies (data movement).  Substitution, not an explicit
+    inverse: its backward error does not grow with kappa(L), which the thesis's
+    matrices make astronomically large."""
     K = ctx.kernels
-    eye = K.pool.take(t, t, "identity")
-    eye.write(np.eye(t, dtype=np.float32))
-    x = substitute_texture(l_tex, mK, eye, backward=False, ctx=ctx)
-    out = K.pool.take(t, t // 4, "tile inverse", components=4)
-    K.draw("rows_to_rgba", out, _rect(K, t // 4, t), {"S": x})
-    K.pool.give(x)
+    b = K.pool.take(t, t, "A^T (right-hand sides)")
+    K.draw("rgba_transpose_rows", b, _rect(K, t, t), {"S": a_tex})
+    y = substitute_texture(l_tex, mK, b, backward=False, ctx=ctx)
+    out = K.pool.take(t, t // 4, "solved tile", components=4)
+    K.draw("rows_transpose_rgba", out, _rect(K, t // 4, t), {"S": y})
+    K.pool.give(y)
     return out
 
 
@@ -96,7 +100,7 @@ def factor(T: TiledLower, *, tile=ADAT_TILE) -> np.ndarray:
     g = T.grid
     t = g.t
     full_tile = (tile[1], tile[1])
-    neg, pos = _minus_ones(ctx, t), _ones(ctx, t)
+    neg = _minus_ones(ctx, t)
     pivots = np.empty(g.m, np.float32)
     try:
         for Kc in range(g.count):
@@ -108,21 +112,16 @@ def factor(T: TiledLower, *, tile=ADAT_TILE) -> np.ndarray:
                 NotPositiveDefiniteError.check(pivots[:g.span(Kc).stop], g.span(Kc).stop)
             if Kc + 1 == g.count:
                 break
-            X = inverse_lower(ctx, T.tiles[Kc, Kc], mK, t)                    # TRINV
-            try:
-                for I in range(Kc + 1, g.count):                              # TRSM
-                    new = K.pool.take(t, t // 4, f"tile ({I},{Kc})", components=4)
-                    product_texture(new, T.tiles[I, Kc], X, pos, t, tile=full_tile, full=True, first=True, ctx=ctx)
-                    K.pool.give(T.tiles[I, Kc])
-                    T.tiles[I, Kc] = new
-            finally:
-                K.pool.give(X)
+            for I in range(Kc + 1, g.count):                                  # TRSM
+                new = trsm(ctx, T.tiles[Kc, Kc], mK, T.tiles[I, Kc], t)
+                K.pool.give(T.tiles[I, Kc])
+                T.tiles[I, Kc] = new
             for I in range(Kc + 1, g.count):                                  # SYRK / GEMM
                 for J in range(Kc + 1, I + 1):
                     product_texture(T.tiles[I, J], T.tiles[I, Kc], T.tiles[J, Kc], neg, t,
                                     tile=tile if I == J else full_tile, full=I != J, first=False, ctx=ctx)
     finally:
-        K.pool.give(neg, pos)
+        K.pool.give(neg)
     return pivots
 
 
@@ -180,9 +179,9 @@ def solve_tiled(T: TiledLower, B: np.ndarray, steps) -> np.ndarray:
 # -- what a call needs, before it allocates ------------------------------------------
 
 def cholesky_bytes(g: TileGrid) -> int:
-    """The lower tiles plus the scratch one tile column needs (inverse, identity,
-    the substitutions' ping-pong, a new tile, the product's A D copy and buffer)."""
-    return g.lower_bytes() + 6 * 4 * g.t * g.t
+    """The lower tiles plus the scratch one tile step needs (A^T and the
+    substitutions' ping-pong, a new tile, the product's A D copy and buffer)."""
+    return g.lower_bytes() + 5 * 4 * g.t * g.t
 
 
 def adat_bytes(g: TileGrid, n: int) -> int:

@@ -12,6 +12,9 @@ from dataclasses import dataclass
 
 #: the tile order the H100 runs used (benchmarks/RESULTS.md, "Beyond one texture")
 DEFAULT_TILE = 8192
+#: the largest one-tile order: an RGBA32F texture of 16384 x 4096 texels is 1 GiB; at
+#: 32768 (4 GiB) the H100 run read back a wrong factor, so bigger matrices are tiled
+MAX_ONE_TILE = 16384
 
 
 @dataclass(frozen=True)
@@ -43,8 +46,9 @@ class TileGrid:
 
 
 def tile_order(m: int, limit: int, *, multiple: int = 16, default: int = DEFAULT_TILE) -> int:
-    """The tile order for an m x m matrix: one tile when it fits, else the
-    default (or the texture limit if smaller), a multiple of `multiple`."""
+    """The tile order for an m x m matrix: one tile when it fits (the texture limit
+    and MAX_ONE_TILE), else the default (or the limit if smaller), a multiple of
+    `multiple`."""
     cap = max(multiple, (min(limit, default) // multiple) * multiple)
     whole = -(-m // multiple) * multiple
-    return whole if whole <= limit else cap
+    return whole if whole <= min(limit, MAX_ONE_TILE) else cap

@@ -20,3 +20,4 @@ def test_tile_order_is_one_tile_when_it_fits():
     assert tile_order(100, 32768) == 112               # one tile, padded to the panel width
     assert tile_order(40000, 32768) == 8192            # the default tile order
     assert tile_order(40000, 4100) == 4096             # the limit, rounded down to the panel width
+    assert tile_order(20000, 32768) == 8192            # past MAX_ONE_TILE: tiled though one texture would hold it
