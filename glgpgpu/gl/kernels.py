@@ -101,6 +101,9 @@ class Recorder:
 class Kernels:
     """Program cache + draw call for one Context."""
 
+    #: texels of render targets drawn before draw() waits for the GPU (see __init__)
+    QUEUE_LIMIT = 1 << 29
+
     def __init__(self, ctx):
         self.ctx = ctx
         self.gl = ctx.gl
@@ -114,6 +117,12 @@ class Kernels:
         # what keeping the figures' tables in one static buffer saves.
         self.static_geometry = True
         self.pool = TexturePool(ctx)
+        # Target texels drawn since the GPU last caught up.  The H100's GL driver
+        # returned wrong results, silently, when long chains of dependent passes
+        # were queued without a wait (the blocked substitution with 8192 unknowns
+        # and 1024 right-hand sides: ~4e9 fragments queued; 2e9 was still right;
+        # benchmarks/debug_solve.py).  Waiting every QUEUE_LIMIT texels bounds it.
+        self.queued = 0
 
     def program(self, name: str, defines: dict | None = None) -> Program:
         key = (name, tuple(sorted(defines.items()))) if defines else name   # plain name: the common, fast case
@@ -233,6 +242,10 @@ class Kernels:
         else:
             vao, first, count = self._scratch_span(geometry, prog)
             geom = geometry
+        self.queued += target.cols * target.rows
+        if self.queued > self.QUEUE_LIMIT:
+            self.gl.finish()
+            self.queued = 0
         rec = self.recorder
         if rec is None:
             vao.render(moderngl.TRIANGLES, vertices=count, first=first)
