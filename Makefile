@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test check-egl venv bench-cpu clean help
+.PHONY: demo test check-egl check-xvfb venv bench-cpu clean help
 
 help:
 	@echo "make demo   - set up .venv and run the main example headless"
@@ -38,6 +38,16 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# The demo-window test runs under Xvfb: installed here where we can (root + apt),
+# else the exact command is named (the test fails without it, it does not skip).
+check-xvfb:
+	@if ! command -v xvfb-run >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq xvfb xauth) >/dev/null 2>&1 || true; fi
+	@if ! command -v xvfb-run >/dev/null 2>&1; then \
+	  echo "ERROR: xvfb-run not found: the demo-window test needs it."; \
+	  echo "       Debian/Ubuntu: sudo apt-get install xvfb xauth"; \
+	  exit 1; fi
+
 demo: check-egl $(STAMP)
 	$(VENV)/bin/glgpgpu info
 	$(PY) examples/assemble_adat.py
@@ -47,7 +57,7 @@ demo: check-egl $(STAMP)
 	$(PY) examples/lssvm_digits.py
 	$(VENV)/bin/glgpgpu demo --out demo_out
 
-test: check-egl $(STAMP)
+test: check-egl check-xvfb $(STAMP)
 	$(PY) -m pytest -q
 
 clean:

@@ -19,9 +19,8 @@ import numpy as np
 import glgpgpu
 from glgpgpu.bench.ceiling import ceiling
 from glgpgpu.blocked import tiled
-from glgpgpu.layouts.rgba import padded
 from glgpgpu.layouts.tiles import TileGrid, tile_order
-from glgpgpu.layouts.transfer import read_rgba, upload_rgba
+from glgpgpu.layouts.transfer import read_rgba
 
 p = argparse.ArgumentParser()
 p.add_argument("N", type=int, nargs="+")
