@@ -8,7 +8,7 @@ read back and a probed backward error ||L (L^T x) - (A + jitter I) x|| / (||A|| 
 in float64 (exact products of the float32 L, O(N^2)), relative to ||(A + jitter I) x||.  Optionally the public
 glgpgpu.cholesky end to end (numpy in, numpy out) as well.
 
-    python3 benchmarks/gpu_tiled.py N [N ...] [--tile T] [--e2e] [--csv PATH]
+    python3 benchmarks/gpu_tiled.py N [N ...] [--tile T] [--e2e] [--profile] [--csv PATH]
 """
 import argparse
 import csv
@@ -28,8 +28,27 @@ p.add_argument("--tile", type=int, default=None)
 p.add_argument("--jitter", type=float, default=0.1)
 p.add_argument("--e2e", action="store_true")
 p.add_argument("--csv", default=None)
+p.add_argument("--slab", type=int, default=None, help="TRSM slab width (tiled.TRSM_SLAB)")
+p.add_argument("--profile", action="store_true", help="time POTRF / TRSM / update (waits at each phase)")
 a = p.parse_args()
 
+
+
+def llt_times(L, x, g):
+    """L (L^T x) in float64, a row band at a time (float64 never holds all of L)."""
+    v = np.zeros(len(x))
+    for I in range(g.count):
+        s = g.span(I)
+        v += L[s].T.astype(np.float64) @ x[s]
+    out = np.empty(len(x))
+    for I in range(g.count):
+        s = g.span(I)
+        out[s] = L[s].astype(np.float64) @ v
+    return out
+
+
+if a.slab:
+    tiled.TRSM_SLAB = a.slab
 ctx = glgpgpu.get_context()
 fma = ceiling(ctx, repeat=2)["fma_tflop_s"]
 print(f"{ctx.caps.renderer}: fragment FMA ceiling {fma:.2f} TFLOP/s", flush=True)
@@ -57,8 +76,9 @@ for N in a.N:
         T.tiles[I, I].write(D.reshape(t, t // 4, 4))
     ctx.finish()
     t0 = time.perf_counter()
+    prof = {} if a.profile else None
     try:
-        tiled.factor(T)
+        tiled.factor(T, profile=prof)
         ctx.finish()
         status = "ok"
     except np.linalg.LinAlgError as exc:
@@ -69,15 +89,15 @@ for N in a.N:
     err = float("nan")
     if Lg is not None:
         x = np.random.default_rng(5).standard_normal(N)
-        L64x = L.T.astype(np.float64) @ x
-        ax = L.astype(np.float64) @ L64x + a.jitter * x
-        lx = Lg.astype(np.float64) @ (Lg.T.astype(np.float64) @ x)
+        ax = llt_times(L, x, g) + a.jitter * x
+        lx = llt_times(Lg, x, g)
         err = float(np.linalg.norm(lx - ax) / (np.linalg.norm(ax)))
     flops = N ** 3 / 3
     row = {"device": ctx.caps.renderer, "date": time.strftime("%Y-%m-%d"), "N": N, "tile": t, "tiles": g.count,
            "jitter": a.jitter, "form_LLt_s": t_form, "factor_s": t_factor,
            "factor_tflop_s": flops / t_factor / 1e12, "frac_fma_ceiling": flops / t_factor / 1e12 / fma,
-           "probe_backward_error": err, "status": status}
+           "probe_backward_error": err, "status": status,
+           **{f"{k}_s": v for k, v in (prof or {}).items() if not k.startswith("_")}}
     if a.e2e and Lg is not None:
         A = (L.astype(np.float32) @ L.T.astype(np.float32)) if N <= 16384 else None
         if A is not None:

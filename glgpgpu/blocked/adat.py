@@ -48,12 +48,16 @@ def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None,
 
 def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, chunk: int = 1024,
                     packed: bool = False, full: bool = False, first: bool = True, ctx: Context | None = None,
-                    variant: dict | None = None, epilogue: tuple | None = None):
+                    variant: dict | None = None, epilogue: tuple | None = None, k_range: tuple | None = None,
+                    col_blocks: tuple | None = None):
     """C (+)= (R D) S^T by blocked_adat into c_tex, for R = row_tex and S = col_tex
     (RGBA, k along texels; the same texture for A D^2 A^T).  full=False draws the
     lower block triangle of an m x m C (Fig. 2(b) on the block grid, or Fig. 4's
     packed grid); full=True every block of C (an off-diagonal tile, issue 17).
-    first=False adds to what C holds (the tile algorithms' updates, with d = -1)."""
+    first=False adds to what C holds (the tile algorithms' updates, with d = -1).
+    k_range = (k0, k1) texels sums over k = 4 k0 .. 4 k1 - 1 only; col_blocks =
+    (x0, x1) (full=True) draws only those BC-wide block columns of C -- the
+    blocked TRSM's trailing update (tiled.trsm)."""
     ctx = resolve(ctx)
     K = ctx.kernels
     BR, BC = tile
@@ -67,7 +71,8 @@ def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, c
     elif full:
         gx, gy = c_tex.cols * 4 // BC, c_tex.rows // BR
         grid = K.grid(gx, gy)
-        tri = rect_rows(K, 0, gx, 0, gy)
+        x0, x1 = col_blocks or (0, gx)
+        tri = rect_rows(K, x0, x1, 0, gy)
         defines["FULL"] = 1
     else:
         gx, gy = -(-m // BC), -(-m // BR)
@@ -103,10 +108,11 @@ def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, c
         shader = "blocked_kernel_matrix"
         inputs["NORMS"] = epilogue[0]
         uniforms.update(epilogue[1])
-    for k0 in range(0, n4, chunk):
+    kr0, kr1 = k_range or (0, n4)
+    for k0 in range(kr0, kr1, chunk):
         K.draw(shader, grid, tri, inputs,
-               dict(uniforms, u_k0=k0, u_k1=min(n4, k0 + chunk), u_first=int(first and k0 == 0),
-                    u_last=int(k0 + chunk >= n4)),
+               dict(uniforms, u_k0=k0, u_k1=min(kr1, k0 + chunk), u_first=int(first and k0 == kr0),
+                    u_last=int(k0 + chunk >= kr1)),
                images={"C": c_tex}, defines=defines, buffers=buffers)
     K.pool.give(ad_tex)
     return c_tex

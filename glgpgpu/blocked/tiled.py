@@ -3,8 +3,8 @@ RGBA tiles (layouts/tiles.py), every tile operation one of the existing blocked
 kernels -- no new arithmetic:
 
   POTRF  factor a diagonal tile            blocked Cholesky (cholesky.factor_texture)
-  TRSM   L_IK = A_IK L_KK^-T               blocked substitutions, A_IK's rows as right-hand
-                                           sides (two transposing copies around them)
+  TRSM   L_IK = A_IK L_KK^-T               in place: slabs of 16-wide panel solves
+                                           (blocked_trsm_panel, blocked_update) + blocked_adat
   SYRK / GEMM  A_IJ -= L_IK L_JK^T         blocked_adat with d = -1, accumulating
   GEMV   b_I -= L_IJ y_J                   blocked_adat with y as a one-row operand
 
@@ -14,6 +14,8 @@ column chunks of (A_I D) A_J^T for A D A^T with m (and n) beyond one texture.
 The one-tile grid is the small-matrix case of the same code.
 """
 from __future__ import annotations
+
+import time
 
 import numpy as np
 
@@ -25,7 +27,7 @@ from ..layouts.tiles import TileGrid, tile_order
 from ..layouts.transfer import read_rgba, upload_rgba
 from .adat import adat as adat_one_texture, product_texture
 from .cholesky import diagonal, factor_texture
-from .tiles import ADAT_TILE, require
+from .tiles import ADAT_TILE, B_TILE, P_PANEL, rect_rows, require
 from .triangular import substitute_texture
 
 
@@ -74,26 +76,61 @@ def _ones(ctx, t):
     return upload_rgba(ctx, np.ones((1, t), np.float32), 1, t, "d = 1")
 
 
-def trsm(ctx, l_tex, mK: int, a_tex, t: int):
-    """X = A L^-T for a factored diagonal tile L (RGBA) and a tile A below it,
-    returned as a new RGBA tile: A's rows become the right-hand sides of the
-    blocked forward substitution (L Y = A^T, t / P passes), moved there and back
-    by two transposing copies (data movement).  Substitution, not an explicit
-    inverse: its backward error does not grow with kappa(L), which the thesis's
-    matrices make astronomically large."""
+#: columns of a TRSM slab: solved in P-wide panels, then the rest of the tile updated
+#: by one blocked_adat product over the slab (rank-TRSM_SLAB, compute-bound)
+TRSM_SLAB = 512
+
+
+def trsm(ctx, l_tex, mK: int, a_tex, t: int, neg, *, slab: int | None = None, tile=ADAT_TILE) -> None:
+    """X = A L^-T in place of the tile A, for the factored diagonal tile L (both RGBA,
+    t x t; L of order mK, the identity past it).  Blocked right-looking
+    substitution, no inverse (its backward error does not grow with kappa(L), which
+    the thesis's matrices make astronomically large): the columns go in slabs of
+    `slab`; inside a slab, per P columns, blocked_trsm_panel solves every row's P
+    unknowns against L's P x P diagonal block, blocked_update (TRSM) subtracts them
+    from the slab's later columns, blocked_copyback stores them; after the slab one
+    product_texture (d = -1) updates all later columns of the tile at once."""
     K = ctx.kernels
-    b = K.pool.take(t, t, "A^T (right-hand sides)")
-    K.draw("rgba_transpose_rows", b, _rect(K, t, t), {"S": a_tex})
-    y = substitute_texture(l_tex, mK, b, backward=False, ctx=ctx)
-    out = K.pool.take(t, t // 4, "solved tile", components=4)
-    K.draw("rows_transpose_rgba", out, _rect(K, t // 4, t), {"S": y})
-    K.pool.give(y)
-    return out
+    P, B = P_PANEL, B_TILE
+    BC = tile[1]
+    slab = slab or TRSM_SLAB
+    if slab % P or t % P:
+        raise ValueError(f"the TRSM slab ({slab}) and the tile ({t}) must be multiples of P={P}")
+    pnl = K.pool.take(t, P // 4, "TRSM panel", components=4)
+    try:
+        for s0 in range(0, t, slab):
+            s1 = min(t, s0 + slab)
+            for kb in range(s0, s1, P):
+                K.draw("blocked_trsm_panel", K.grid(1, t), rect_rows(K, 0, 1, 0, t), {"LT": l_tex},
+                       {"u_kb": kb, "u_m": mK}, images={"A": a_tex, "PNL": pnl}, defines={"P": P})
+                if kb + P < s1:
+                    K.draw("blocked_update", K.grid(t // B, t // B), rect_rows(K, (kb + P) // B, s1 // B, 0, t // B),
+                           {"PNL": pnl, "LT": l_tex}, {"u_lq": kb // 4}, images={"A": a_tex},
+                           defines={"P": P, "B": B, "TRSM": 1})
+                K.draw("blocked_copyback", K.grid(P // 4, t), rect_rows(K, 0, P // 4, 0, t), {"PNL": pnl},
+                       {"u_kb": kb}, images={"A": a_tex})
+            if s1 < t:
+                product_texture(a_tex, a_tex, l_tex, neg, t, tile=(BC, BC), full=True, first=False,
+                                k_range=(s0 // 4, s1 // 4), col_blocks=(s1 // BC, t // BC), ctx=ctx)
+    finally:
+        K.pool.give(pnl)
 
 
-def factor(T: TiledLower, *, tile=ADAT_TILE) -> np.ndarray:
+def _lap(ctx, profile, phase) -> None:
+    """Add the seconds since the last lap to profile[phase] (after the GPU is done)."""
+    if profile is None:
+        return
+    ctx.finish()
+    now = time.perf_counter()
+    profile[phase] = profile.get(phase, 0.0) + now - profile.get("_t", now)
+    profile["_t"] = now
+
+
+def factor(T: TiledLower, *, tile=ADAT_TILE, profile: dict | None = None) -> np.ndarray:
     """Tiled right-looking Cholesky in place; returns the global diagonal of L.
-    Raises NotPositiveDefiniteError naming the global pivot that failed."""
+    Raises NotPositiveDefiniteError naming the global pivot that failed.
+    profile: a dict that gets the seconds of each phase (potrf, trsm, update),
+    measured by waiting for the GPU at every phase boundary (benchmarks only)."""
     ctx = T.ctx
     require(ctx)
     K = ctx.kernels
@@ -102,6 +139,9 @@ def factor(T: TiledLower, *, tile=ADAT_TILE) -> np.ndarray:
     full_tile = (tile[1], tile[1])
     neg = _minus_ones(ctx, t)
     pivots = np.empty(g.m, np.float32)
+    if profile is not None:
+        ctx.finish()
+        profile["_t"] = time.perf_counter()
     try:
         for Kc in range(g.count):
             mK = g.size(Kc)
@@ -111,15 +151,17 @@ def factor(T: TiledLower, *, tile=ADAT_TILE) -> np.ndarray:
             if not np.isfinite(d).all() or (d <= 0).any():
                 NotPositiveDefiniteError.check(pivots[:g.span(Kc).stop], g.span(Kc).stop)
             if Kc + 1 == g.count:
+                _lap(ctx, profile, "potrf")
                 break
+            _lap(ctx, profile, "potrf")
             for I in range(Kc + 1, g.count):                                  # TRSM
-                new = trsm(ctx, T.tiles[Kc, Kc], mK, T.tiles[I, Kc], t)
-                K.pool.give(T.tiles[I, Kc])
-                T.tiles[I, Kc] = new
+                trsm(ctx, T.tiles[Kc, Kc], mK, T.tiles[I, Kc], t, neg, tile=tile)
+            _lap(ctx, profile, "trsm")
             for I in range(Kc + 1, g.count):                                  # SYRK / GEMM
                 for J in range(Kc + 1, I + 1):
                     product_texture(T.tiles[I, J], T.tiles[I, Kc], T.tiles[J, Kc], neg, t,
                                     tile=tile if I == J else full_tile, full=I != J, first=False, ctx=ctx)
+            _lap(ctx, profile, "update")
     finally:
         K.pool.give(neg)
     return pivots
@@ -265,13 +307,18 @@ def adat_tiled(ctx, A, d2, t: int, *, tile=ADAT_TILE) -> TiledLower:
             c1 = min(n, c0 + width)
             n4 = padded(c1 - c0, 4)
             d_tex = upload_rgba(ctx, d2[None, c0:c1], 1, n4, "d")
-            bands = []
+            bands, ends = [], []
             try:
                 for I in range(g.count):
-                    bands.append(upload_rgba(ctx, A[g.span(I), c0:c1], t, n4, f"A rows of tile {I}"))
+                    band = A[g.span(I), c0:c1]
+                    bands.append(upload_rgba(ctx, band, t, n4, f"A rows of tile {I}"))
+                    nz = np.flatnonzero(band.any(axis=0))           # a band's zero trailing columns
+                    ends.append(-(-(int(nz[-1]) + 1) // 4) if nz.size else 0)   # add nothing: skip them
                 for I, J in g.lower():
-                    product_texture(T.tiles[I, J], bands[I], bands[J], d_tex, t,
-                                    tile=tile if I == J else full_tile, full=I != J, first=c0 == 0, ctx=ctx)
+                    k1 = min(ends[I], ends[J])
+                    if k1:
+                        product_texture(T.tiles[I, J], bands[I], bands[J], d_tex, t, tile=tile if I == J else full_tile,
+                                        full=I != J, first=False, k_range=(0, k1), ctx=ctx)
             finally:
                 K.pool.give(d_tex, *bands)
     except BaseException:

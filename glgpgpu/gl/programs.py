@@ -75,8 +75,10 @@ class Program:
             self.prog = gl.program(vertex_shader=load_shader("common.vert"), fragment_shader=frag)
         except moderngl.Error as exc:
             raise RuntimeError(f"shader {name}.frag does not compile: {exc}") from None
-        # Texture units follow the order the samplers are declared in the shader.
-        self.samplers = re.findall(r"^uniform\s+sampler2D\s+(\w+)\s*;", frag, flags=re.M)
+        # Texture units follow the order the samplers are declared in the shader; a
+        # sampler an #ifdef left out (not in the compiled program) needs no input.
+        self.samplers = [s for s in re.findall(r"^uniform\s+sampler2D\s+(\w+)\s*;", frag, flags=re.M)
+                         if s in self.prog]
         # image units come from the shader's own layout(binding = N)
         self.images = {name: int(unit) for unit, name in re.findall(
             r"^layout\(rgba32f,\s*binding\s*=\s*(\d+)\)\s*uniform\s+(?:\w+\s+)*image2D\s+(\w+)\s*;",

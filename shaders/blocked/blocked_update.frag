@@ -11,7 +11,14 @@
 #endif
 layout(rgba32f, binding = 0) uniform image2D A;   // updated in place, block by block
 uniform sampler2D PNL;                            // P/4 x mp, the panel's L rows
-#ifdef COLS_FROM_BUFFER
+#ifdef TRSM
+// the tiled TRSM's update inside a slab (tiled.trsm): A(i, j) -= sum_l X(i, l) L(j, l),
+// the column side from the factored diagonal tile, its panel columns at texels u_lq ..;
+// drawn as a rectangle (every row of the tile, the slab's columns after the panel)
+uniform sampler2D LT;
+uniform int u_lq;
+#define FETCH_COL(q, j) texelFetch(LT, ivec2(u_lq + (q), j), 0)
+#elif defined(COLS_FROM_BUFFER)
 // the column side read through a storage buffer copy of PNL (the load/store
 // pipe), the row side through the texture units, as blocked_adat does
 layout(std430, binding = 1) readonly buffer PBuf { vec4 p_buf[]; };

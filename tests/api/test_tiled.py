@@ -81,6 +81,15 @@ def test_tiled_adat(small, rng, m, n):
     check_adat(glgpgpu.adat(A, d2, method="blocked", ctx=small), A, d2)
 
 
+@pytest.mark.parametrize("m", [33, 40])
+def test_tiled_adat_of_a_lower_triangular_factor(small, rng, m):
+    """L L^T, as the thesis's matrices are formed: each row band of L ends in zero
+    columns, which the tiled product skips (k_range) -- the result must not change."""
+    L = np.tril(rng.uniform(-1, 1, (m, m)))
+    L[np.diag_indices(m)] = rng.uniform(0.5, 2, m)
+    check_adat(glgpgpu.adat(L, np.ones(m), method="blocked", ctx=small), L, np.ones(m))
+
+
 def test_over_the_memory_budget_is_refused(small, rng):
     C = spd(40, 10, rng)
     small.memory_budget = 1_000
@@ -109,5 +118,22 @@ def test_operands_beyond_one_storage_block_read_through_textures(rng):
         with_buffer = glgpgpu.adat(A, d2, method="blocked", ctx=c)
         c.caps = dataclasses.replace(c.caps, max_storage_block=1024)
         assert np.array_equal(glgpgpu.adat(A, d2, method="blocked", ctx=c), with_buffer)
+    finally:
+        c.release()
+
+
+@pytest.mark.parametrize("m", [97, 150])
+def test_tiled_trsm_in_slabs(rng, m, monkeypatch):
+    """The TRSM's two levels: with 16-column slabs in 64-texel tiles every tile below
+    the diagonal is solved in four slabs, each followed by the blocked_adat update of
+    the later columns (k_range, col_blocks) -- the path the large GPU runs take."""
+    from glgpgpu.blocked import tiled
+
+    monkeypatch.setattr(tiled, "TRSM_SLAB", 16)
+    c = glgpgpu.Context(max_texture_size=64)
+    try:
+        C = spd(m, 1e3, rng)
+        check_factor(glgpgpu.cholesky(C, method="blocked", ctx=c), C)
+        assert c.kernels.pool.outstanding == 0
     finally:
         c.release()
