@@ -18,6 +18,7 @@ import numpy as np
 
 import glgpgpu
 from glgpgpu.bench.ceiling import ceiling
+from glgpgpu.bench.tiled import probe_backward_error, thesis_factor
 from glgpgpu.blocked import tiled
 from glgpgpu.layouts.tiles import TileGrid, tile_order
 from glgpgpu.layouts.transfer import read_rgba
@@ -31,22 +32,6 @@ p.add_argument("--csv", default=None)
 p.add_argument("--slab", type=int, default=None, help="TRSM slab width (tiled.TRSM_SLAB)")
 p.add_argument("--profile", action="store_true", help="time POTRF / TRSM / update (waits at each phase)")
 a = p.parse_args()
-
-
-
-def llt_times(L, x, g):
-    """L (L^T x) in float64, a row band at a time (float64 never holds all of L)."""
-    v = np.zeros(len(x))
-    for I in range(g.count):
-        s = g.span(I)
-        v += L[s].T.astype(np.float64) @ x[s]
-    out = np.empty(len(x))
-    for I in range(g.count):
-        s = g.span(I)
-        out[s] = L[s].astype(np.float64) @ v
-    return out
-
-
 if a.slab:
     tiled.TRSM_SLAB = a.slab
 ctx = glgpgpu.get_context()
@@ -56,15 +41,7 @@ rows = []
 for N in a.N:
     t = a.tile or tile_order(N, ctx.max_texture_size)
     g = TileGrid(N, t)
-    L = np.empty((N, N), np.float32)
-    for I in range(g.count):                       # row bands, so float64 never holds all of L
-        s = g.span(I)
-        r = np.random.default_rng(1000 + I)
-        band = r.uniform(-1, 1, (s.stop - s.start, N)).astype(np.float32)
-        rows_i = np.arange(s.start, s.stop)
-        band[np.arange(len(rows_i)), rows_i] = r.uniform(0.5, 2.0, len(rows_i))
-        band[np.arange(N)[None, :] > rows_i[:, None]] = 0.0
-        L[s] = band
+    L = thesis_factor(N, g)
     ctx.finish()
     t0 = time.perf_counter()
     T = tiled.adat_tiled(ctx, L, np.ones(N, np.float32), t)          # A = L L^T, on the GPU
@@ -88,10 +65,7 @@ for N in a.N:
     T.release()
     err = float("nan")
     if Lg is not None:
-        x = np.random.default_rng(5).standard_normal(N)
-        ax = llt_times(L, x, g) + a.jitter * x
-        lx = llt_times(Lg, x, g)
-        err = float(np.linalg.norm(lx - ax) / (np.linalg.norm(ax)))
+        err = probe_backward_error(L, Lg, a.jitter, g)
     flops = N ** 3 / 3
     row = {"device": ctx.caps.renderer, "date": time.strftime("%Y-%m-%d"), "N": N, "tile": t, "tiles": g.count,
            "jitter": a.jitter, "form_LLt_s": t_form, "factor_s": t_factor,

@@ -113,7 +113,8 @@ def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, c
         K.draw(shader, grid, tri, inputs,
                dict(uniforms, u_k0=k0, u_k1=min(kr1, k0 + chunk), u_first=int(first and k0 == kr0),
                     u_last=int(k0 + chunk >= kr1)),
-               images={"C": c_tex}, defines=defines, buffers=buffers)
+               images={"C": c_tex}, defines=defines, buffers=buffers,
+               weight=(min(kr1, k0 + chunk) - k0) * BR * BC // 64)
     K.pool.give(ad_tex)
     return c_tex
 

@@ -133,7 +133,12 @@ class Kernels:
 
     # -- storage buffers (blocked path) ------------------------------------------------
     def scratch_buffer(self, slot: str, nbytes: int):
-        """A storage buffer of at least nbytes, kept per slot and reused across calls."""
+        """A storage buffer of at least nbytes, kept per slot and reused across calls.
+        The caller is about to overwrite it: queued draws may still read it through
+        the storage-buffer path, so wait for them first (a GB-sized operand's copy
+        raced ahead of the draws before it on the H100: the 32768 L L^T's tile (3, 1)
+        came back wrong; see benchmarks/debug_thesis.py)."""
+        self.wait()
         cache = self.__dict__.setdefault("_buffers", {})
         buf = cache.get(slot)
         if buf is None or buf.size < nbytes:
@@ -141,6 +146,12 @@ class Kernels:
                 buf.release()
             buf = cache[slot] = self.gl.buffer(reserve=nbytes)
         return buf
+
+    def wait(self) -> None:
+        """Let the GPU catch up with everything queued (glFinish)."""
+        if self.queued:
+            self.gl.finish()
+            self.queued = 0
 
     def grid(self, cols: int, rows: int) -> GridTarget:
         """An attachment-less target of cols x rows fragments, kept per size."""
@@ -203,13 +214,15 @@ class Kernels:
 
     # -- the draw call ----------------------------------------------------------------
     def draw(self, kernel: str, target, geometry, inputs=None, uniforms=None, images=None,
-             defines=None, buffers=None) -> None:
+             defines=None, buffers=None, weight: int = 1) -> None:
         """Run `kernel` over the fragments `geometry` covers in `target`.
 
         inputs: {sampler name: MatrixTexture}; uniforms: {name: value};
         images: {image name: MatrixTexture} for kernels that load/store (blocked
         path), after which a memory barrier makes the stores visible to the next draw;
         buffers: {binding: moderngl.Buffer} read as shader storage buffers.
+        weight: the work of one target texel relative to a light pass (e.g. the
+        inner-loop length of a product), so heavy draws count fully toward QUEUE_LIMIT.
         """
         self.ctx.make_current()         # never draw on a context that is not current here
         prog = self.program(kernel, defines)
@@ -242,10 +255,9 @@ class Kernels:
         else:
             vao, first, count = self._scratch_span(geometry, prog)
             geom = geometry
-        self.queued += target.cols * target.rows
+        self.queued += target.cols * target.rows * max(1, int(weight))
         if self.queued > self.QUEUE_LIMIT:
-            self.gl.finish()
-            self.queued = 0
+            self.wait()
         rec = self.recorder
         if rec is None:
             vao.render(moderngl.TRIANGLES, vertices=count, first=first)
