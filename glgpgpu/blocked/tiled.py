@@ -77,8 +77,9 @@ def _ones(ctx, t):
 
 
 #: columns of a TRSM slab: solved in P-wide panels, then the rest of the tile updated
-#: by one blocked_adat product over the slab (rank-TRSM_SLAB, compute-bound)
-TRSM_SLAB = 512
+#: by one blocked_adat product over the slab (rank-TRSM_SLAB, compute-bound); 1024 measured
+#: 2x faster than 512 on the H100 (8192 tiles, benchmarks/RESULTS.md)
+TRSM_SLAB = 1024
 
 
 def trsm(ctx, l_tex, mK: int, a_tex, t: int, neg, *, slab: int | None = None, tile=ADAT_TILE) -> None:
