@@ -49,7 +49,7 @@ def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None,
 def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, chunk: int = 1024,
                     packed: bool = False, full: bool = False, first: bool = True, ctx: Context | None = None,
                     variant: dict | None = None, epilogue: tuple | None = None, k_range: tuple | None = None,
-                    col_blocks: tuple | None = None):
+                    col_blocks: tuple | None = None, row_blocks: int | None = None):
     """C (+)= (R D) S^T by blocked_adat into c_tex, for R = row_tex and S = col_tex
     (RGBA, k along texels; the same texture for A D^2 A^T).  full=False draws the
     lower block triangle of an m x m C (Fig. 2(b) on the block grid, or Fig. 4's
@@ -57,7 +57,8 @@ def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, c
     first=False adds to what C holds (the tile algorithms' updates, with d = -1).
     k_range = (k0, k1) texels sums over k = 4 k0 .. 4 k1 - 1 only; col_blocks =
     (x0, x1) (full=True) draws only those BC-wide block columns of C -- the
-    blocked TRSM's trailing update (tiled.trsm)."""
+    blocked TRSM's trailing update (tiled.trsm); row_blocks (full=True) only the
+    first row_blocks BR-tall block rows (a tile's real rows, not its padding)."""
     ctx = resolve(ctx)
     K = ctx.kernels
     BR, BC = tile
@@ -72,7 +73,7 @@ def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, c
         gx, gy = c_tex.cols * 4 // BC, c_tex.rows // BR
         grid = K.grid(gx, gy)
         x0, x1 = col_blocks or (0, gx)
-        tri = rect_rows(K, x0, x1, 0, gy)
+        tri = rect_rows(K, x0, x1, 0, min(gy, row_blocks or gy))
         defines["FULL"] = 1
     else:
         gx, gy = -(-m // BC), -(-m // BR)

@@ -82,7 +82,8 @@ def _ones(ctx, t):
 TRSM_SLAB = 1024
 
 
-def trsm(ctx, l_tex, mK: int, a_tex, t: int, neg, *, slab: int | None = None, tile=ADAT_TILE) -> None:
+def trsm(ctx, l_tex, mK: int, a_tex, t: int, neg, *, rows: int | None = None, slab: int | None = None,
+         tile=ADAT_TILE) -> None:
     """X = A L^-T in place of the tile A, for the factored diagonal tile L (both RGBA,
     t x t; L of order mK, the identity past it).  Blocked right-looking
     substitution, no inverse (its backward error does not grow with kappa(L), which
@@ -90,31 +91,48 @@ def trsm(ctx, l_tex, mK: int, a_tex, t: int, neg, *, slab: int | None = None, ti
     `slab`; inside a slab, per P columns, blocked_trsm_panel solves every row's P
     unknowns against L's P x P diagonal block, blocked_update (TRSM) subtracts them
     from the slab's later columns, blocked_copyback stores them; after the slab one
-    product_texture (d = -1) updates all later columns of the tile at once."""
+    product_texture (d = -1) updates all later columns of the tile at once.  rows:
+    the tile's real rows (the last tile row's padding is not drawn)."""
     K = ctx.kernels
     P, B = P_PANEL, B_TILE
     BC = tile[1]
     slab = slab or TRSM_SLAB
     if slab % P or t % P:
         raise ValueError(f"the TRSM slab ({slab}) and the tile ({t}) must be multiples of P={P}")
+    rows = -(-(rows or t) // P) * P                  # whole panels of rows and of columns
+    cols = -(-mK // P) * P
     pnl = K.pool.take(t, P // 4, "TRSM panel", components=4)
     try:
-        for s0 in range(0, t, slab):
-            s1 = min(t, s0 + slab)
+        for s0 in range(0, cols, slab):
+            s1 = min(cols, s0 + slab)
             for kb in range(s0, s1, P):
-                K.draw("blocked_trsm_panel", K.grid(1, t), rect_rows(K, 0, 1, 0, t), {"LT": l_tex},
+                K.draw("blocked_trsm_panel", K.grid(1, t), rect_rows(K, 0, 1, 0, rows), {"LT": l_tex},
                        {"u_kb": kb, "u_m": mK}, images={"A": a_tex, "PNL": pnl}, defines={"P": P})
                 if kb + P < s1:
-                    K.draw("blocked_update", K.grid(t // B, t // B), rect_rows(K, (kb + P) // B, s1 // B, 0, t // B),
+                    K.draw("blocked_update", K.grid(t // B, t // B),
+                           rect_rows(K, (kb + P) // B, s1 // B, 0, rows // B),
                            {"PNL": pnl, "LT": l_tex}, {"u_lq": kb // 4}, images={"A": a_tex},
                            defines={"P": P, "B": B, "TRSM": 1})
-                K.draw("blocked_copyback", K.grid(P // 4, t), rect_rows(K, 0, P // 4, 0, t), {"PNL": pnl},
+                K.draw("blocked_copyback", K.grid(P // 4, t), rect_rows(K, 0, P // 4, 0, rows), {"PNL": pnl},
                        {"u_kb": kb}, images={"A": a_tex})
-            if s1 < t:
+            if s1 < cols:
                 product_texture(a_tex, a_tex, l_tex, neg, t, tile=(BC, BC), full=True, first=False,
-                                k_range=(s0 // 4, s1 // 4), col_blocks=(s1 // BC, t // BC), ctx=ctx)
+                                k_range=(s0 // 4, s1 // 4), col_blocks=(s1 // BC, -(-cols // BC)),
+                                row_blocks=-(-rows // BC), ctx=ctx)
     finally:
         K.pool.give(pnl)
+
+
+def _tile_product(c_tex, row_tex, col_tex, d_tex, g: TileGrid, I: int, J: int, k_range, tile, ctx) -> None:
+    """C_IJ += R_I D S_J^T over k_range (texels), drawing only the tile's real rows
+    and columns: a diagonal tile's lower block triangle of order size(I), an
+    off-diagonal tile's size(I) x size(J) blocks (the last tile row is mostly padding)."""
+    if I == J:
+        product_texture(c_tex, row_tex, col_tex, d_tex, g.size(I), tile=tile, first=False, k_range=k_range, ctx=ctx)
+    else:
+        BC = tile[1]
+        product_texture(c_tex, row_tex, col_tex, d_tex, g.t, tile=(BC, BC), full=True, first=False, k_range=k_range,
+                        row_blocks=-(-g.size(I) // BC), col_blocks=(0, -(-g.size(J) // BC)), ctx=ctx)
 
 
 def _lap(ctx, profile, phase) -> None:
@@ -137,7 +155,6 @@ def factor(T: TiledLower, *, tile=ADAT_TILE, profile: dict | None = None) -> np.
     K = ctx.kernels
     g = T.grid
     t = g.t
-    full_tile = (tile[1], tile[1])
     neg = _minus_ones(ctx, t)
     pivots = np.empty(g.m, np.float32)
     if profile is not None:
@@ -156,12 +173,12 @@ def factor(T: TiledLower, *, tile=ADAT_TILE, profile: dict | None = None) -> np.
                 break
             _lap(ctx, profile, "potrf")
             for I in range(Kc + 1, g.count):                                  # TRSM
-                trsm(ctx, T.tiles[Kc, Kc], mK, T.tiles[I, Kc], t, neg, tile=tile)
+                trsm(ctx, T.tiles[Kc, Kc], mK, T.tiles[I, Kc], t, neg, rows=g.size(I), tile=tile)
             _lap(ctx, profile, "trsm")
             for I in range(Kc + 1, g.count):                                  # SYRK / GEMM
                 for J in range(Kc + 1, I + 1):
-                    product_texture(T.tiles[I, J], T.tiles[I, Kc], T.tiles[J, Kc], neg, t,
-                                    tile=tile if I == J else full_tile, full=I != J, first=False, ctx=ctx)
+                    _tile_product(T.tiles[I, J], T.tiles[I, Kc], T.tiles[J, Kc], neg, g, I, J, (0, -(-mK // 4)),
+                                  tile, ctx)
             _lap(ctx, profile, "update")
     finally:
         K.pool.give(neg)
@@ -299,7 +316,6 @@ def adat_tiled(ctx, A, d2, t: int, *, tile=ADAT_TILE) -> TiledLower:
     width = 4 * ctx.max_texture_size                 # columns of A one band texture holds
     memory.require(ctx, adat_bytes(g, min(n, width)), f"A diag(d2) A^T with A of {m} x {n} ({g.count}^2 tiles of C)")
     T = TiledLower(ctx, g)
-    full_tile = (tile[1], tile[1])
     try:
         for I, J in g.lower():
             T.tiles[I, J] = K.pool.take(t, t // 4, f"tile ({I},{J})", components=4)
@@ -318,8 +334,7 @@ def adat_tiled(ctx, A, d2, t: int, *, tile=ADAT_TILE) -> TiledLower:
                 for I, J in g.lower():
                     k1 = min(ends[I], ends[J])
                     if k1:
-                        product_texture(T.tiles[I, J], bands[I], bands[J], d_tex, t, tile=tile if I == J else full_tile,
-                                        full=I != J, first=False, k_range=(0, k1), ctx=ctx)
+                        _tile_product(T.tiles[I, J], bands[I], bands[J], d_tex, g, I, J, (0, k1), tile, ctx)
             finally:
                 K.pool.give(d_tex, *bands)
     except BaseException:
