@@ -13,11 +13,13 @@ from ..layouts.rgba import to_rgba
 from ..layouts.transfer import solve_column, upload_rgba
 from .adat import adat_texture
 from .cholesky import diagonal, factor_texture
+from ..layouts.tiles import MAX_ONE_TILE
+from .tiled_normal import TiledNormalSystem
 from .tiles import padded, require
 from .triangular import substitute_texture
 
 
-class NormalSystem(ResidentFactor):
+class OneTextureNormal(ResidentFactor):
     """A D A^T for a fixed A and changing weights d (blocked RGBA, order padded to
     a multiple of the panel): A uploaded once, `factor(d)` per weight vector,
     `solve(r)` against the float32 factor, float64 out."""
@@ -64,7 +66,31 @@ class NormalSystem(ResidentFactor):
                                                                   ctx=self.ctx),
                             self.watch, phase)
 
-NormalFactor = single_factor(NormalSystem)
+def fits_one_texture(ctx, m: int, n: int) -> bool:
+    """A (m x n/4 RGBA) and C (padded m square) each fit one texture."""
+    lim = ctx.max_texture_size
+    return padded(m) <= min(lim, MAX_ONE_TILE) and -(-n // 4) <= lim
+
+
+def _chosen(ctx, shape):
+    return OneTextureNormal if fits_one_texture(ctx, *shape) else TiledNormalSystem
+
+
+def NormalSystem(A32, *, packed: bool = False, variant: str = "outer", ctx=None, watch: Stopwatch | None = None):
+    """The normal-equations operation for A (m x n float32): OneTextureNormal when
+    A and C fit one texture, else TiledNormalSystem (issue 17) -- the same methods."""
+    ctx = resolve(ctx)
+    return _chosen(ctx, A32.shape)(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
+
+
+_FACTORS = {cls: single_factor(cls) for cls in (OneTextureNormal, TiledNormalSystem)}
+
+
+def NormalFactor(A32, d32, *, packed: bool = False, ctx=None, watch: Stopwatch | None = None):
+    """The factor of A diag(d32) A^T for one weight vector (NotPositiveDefiniteError
+    if a pivot failed), on one texture or on tiles as NormalSystem chooses."""
+    ctx = resolve(ctx)
+    return _FACTORS[_chosen(ctx, A32.shape)](A32, d32, packed=packed, ctx=ctx, watch=watch)
 
 
 class ResidentNormal(ResidentFactor):

@@ -145,11 +145,13 @@ def _lap(ctx, profile, phase) -> None:
     profile["_t"] = now
 
 
-def factor(T: TiledLower, *, tile=ADAT_TILE, profile: dict | None = None) -> np.ndarray:
+def factor(T: TiledLower, *, tile=ADAT_TILE, profile: dict | None = None, pivot_floor: float | None = None,
+           regularize: bool = False) -> np.ndarray:
     """Tiled right-looking Cholesky in place; returns the global diagonal of L.
     Raises NotPositiveDefiniteError naming the global pivot that failed.
     profile: a dict that gets the seconds of each phase (potrf, trsm, update),
-    measured by waiting for the GPU at every phase boundary (benchmarks only)."""
+    measured by waiting for the GPU at every phase boundary (benchmarks only).
+    pivot_floor / regularize: as cholesky.factor_texture (the LP solver's floors)."""
     ctx = T.ctx
     require(ctx)
     K = ctx.kernels
@@ -163,7 +165,7 @@ def factor(T: TiledLower, *, tile=ADAT_TILE, profile: dict | None = None) -> np.
     try:
         for Kc in range(g.count):
             mK = g.size(Kc)
-            factor_texture(T.tiles[Kc, Kc], mK, ctx=ctx)                      # POTRF
+            factor_texture(T.tiles[Kc, Kc], mK, pivot_floor=pivot_floor, regularize=regularize, ctx=ctx)  # POTRF
             d = diagonal(T.tiles[Kc, Kc], mK, ctx)
             pivots[g.span(Kc)] = d
             if not np.isfinite(d).all() or (d <= 0).any():

@@ -137,3 +137,30 @@ def test_tiled_trsm_in_slabs(rng, m, monkeypatch):
         assert c.kernels.pool.outstanding == 0
     finally:
         c.release()
+
+
+@pytest.mark.parametrize("m, n", [(17, 40), (40, 70), (33, 90)])
+def test_wls_on_tiled_normal_equations(small, rng, m, n):
+    """wls unchanged on tiles (blocked.NormalSystem chooses TiledNormalSystem beyond
+    one texture; n = 90 also splits A into two column chunks): refinement reaches
+    float64 accuracy, nothing left on the GPU."""
+    A = rng.standard_normal((m, n))
+    d2 = rng.uniform(0.5, 2, n)
+    b = rng.standard_normal(n)
+    x, info = glgpgpu.wls(A, d2, b, method="blocked", ctx=small)
+    w = np.sqrt(d2)
+    ref = np.linalg.lstsq((A * w).T, w * b, rcond=None)[0]
+    assert info.status == "converged"
+    assert np.abs(x - ref).max() <= 1e-10 * np.abs(ref).max()
+    assert small.kernels.pool.outstanding == 0
+
+
+@pytest.mark.parametrize("name, optimum", [("afiro", -464.7531428), ("sc50b", -70.0)])
+def test_lp_on_tiled_normal_equations(small, name, optimum):
+    """The mixed-precision LP solver on tiles (27 and 50 rows in 16-texel tiles)."""
+    from glgpgpu.bench import lp_table3
+
+    res = glgpgpu.solve_mps(lp_table3.data_dir() / f"{name}.mps.gz", method="blocked", ctx=small)
+    assert res.status == "optimal", res.message
+    assert abs(res.objective - optimum) <= 1e-7 * abs(optimum)
+    assert small.kernels.pool.outstanding == 0
