@@ -58,10 +58,11 @@ class TiledLower:
 
     def read(self) -> np.ndarray:
         g = self.grid
-        out = np.zeros((g.m, g.m), np.float32)
+        out = np.zeros((g.m, g.m), np.float32)          # the upper tiles stay zero
         for (I, J), tex in self.tiles.items():
-            out[g.span(I), g.span(J)] = read_rgba(tex, g.size(I), g.size(J))
-        return np.tril(out)
+            block = read_rgba(tex, g.size(I), g.size(J))
+            out[g.span(I), g.span(J)] = np.tril(block) if I == J else block   # no N x N tril copy
+        return out
 
     def release(self) -> None:
         self.ctx.kernels.pool.give(*self.tiles.values())
