@@ -1,50 +1,142 @@
-"""The user's call as the benchmark (`glgpgpu bench e2e`): the public functions,
-numpy in and numpy out, best of `repeat` after a warm-up, beside the host's best
-in the same run.  (Issue 14 asks more: kernel-only seconds and the transfer floor
-in every suite; this is the end-to-end column it starts from.)"""
+"""The user's call as the benchmark (`glgpgpu bench e2e`, issue 14): the public
+functions, numpy in and numpy out, best of `repeat` after a warm-up, beside
+
+* the kernel alone (`kernel_s`: the same work on data already on the GPU, for
+  adat and cholesky; blank where the call has no single kernel to isolate),
+* the transfer floor (`transfer_floor_s`: the call's bytes in and out divided by
+  the upload / download bandwidth of a plain texture transfer measured in the
+  same run), and `over_floor` = end to end / (kernel + transfer floor),
+* the host's best in the same run (numpy, LAPACK spotrf / potrs / trtrs, lstsq)."""
 from __future__ import annotations
 
 import time
 
 import numpy as np
 
-from .. import api
-from ..gl import resolve
+from .. import api, blocked
+from ..gl import Stopwatch, resolve
+from ..layouts.transfer import upload_lower, upload_rgba
+from ..paper import assemble_texture, factor_texture
+from ..solvers.wls import wls
+from .assembly import time_blocked_adat
 from .common import best_of, progress
 
+MIB = 1 << 20
 
-def _host_chol(C):
+
+def transfer_rates(ctx, nbytes: int = 256 * MIB, repeat: int = 3) -> tuple:
+    """(upload, download) bytes per second of a plain RGBA32F texture transfer."""
+    cols = 2048                                     # texels per row
+    rows = max(1, nbytes // (16 * cols))
+    data = np.ones((rows, cols, 4), np.float32)
+    tex = ctx.kernels.pool.take(rows, cols, "bandwidth probe", components=4)
+    try:
+        tex.write(data)
+        up = best_of(lambda: (tex.write(data), ctx.finish()), repeat)
+        tex.read()
+        down = best_of(lambda: tex.read(), repeat)
+    finally:
+        ctx.kernels.pool.give(tex)
+    return data.nbytes / up, data.nbytes / down
+
+
+def _kernel_adat(ctx, A, d2, method, packed, repeat):
+    if method == "blocked":
+        return time_blocked_adat(ctx, A, d2, repeat, packed=packed)
+    best = float("inf")
+    for _ in range(max(1, repeat) + 1):             # the first one warms up
+        w = Stopwatch(ctx)
+        ctx.kernels.pool.give(assemble_texture(A, d2, packed=packed, ctx=ctx, watch=w))
+        best = min(best, w.as_dict().get("assemble", float("inf")))
+    return best
+
+
+def _kernel_cholesky(ctx, C, method, packed, repeat):
+    m = C.shape[0]
+
+    def run():
+        if method == "blocked":
+            tex = upload_rgba(ctx, np.tril(C), blocked.padded(m), blocked.padded(m), "C")
+        else:
+            tex = upload_lower(C, packed, ctx, "C")
+        ctx.finish()
+        t0 = time.perf_counter()
+        out = (blocked.factor_texture(tex, m, ctx=ctx) if method == "blocked"
+               else factor_texture(tex, m, packed=packed, ctx=ctx))
+        ctx.finish()
+        dt = time.perf_counter() - t0
+        ctx.kernels.pool.give(out)
+        return dt
+
+    run()
+    return min(run() for _ in range(max(1, repeat)))
+
+
+def _host(name, A, d2, C, L, b):
+    import scipy.linalg as sla
     import scipy.linalg.lapack as lapack
 
-    return lapack.spotrf(C, lower=1)
+    if name == "adat":
+        return lambda: (A * d2) @ A.T
+    if name == "cholesky":
+        return lambda: lapack.spotrf(C, lower=1)
+    if name == "cho_solve":
+        return lambda: lapack.spotrs(L, b, lower=1)
+    if name == "solve_triangular":
+        return lambda: lapack.strtrs(L, b, lower=1)
+    w = np.sqrt(d2)
+    return lambda: sla.lstsq((A * w).T.astype(np.float64), (w * b[:A.shape[1]]).astype(np.float64))
 
 
 def end_to_end(ctx=None, sizes=(256, 512), repeat: int = 3, ceil=None) -> list:
     ctx = resolve(ctx)
     rng = np.random.default_rng(14)
+    up, down = transfer_rates(ctx)
     rows = []
     methods = ["paper", "blocked"] if ctx.caps.image_load_store else ["paper"]
     for m in progress(list(sizes), "end to end"):
         n = 2 * m
         A = rng.random((m, n), dtype=np.float32)
-        d2 = rng.random(n, dtype=np.float32)
+        d2 = rng.random(n, dtype=np.float32) + 0.5
         X = rng.random((m, m), dtype=np.float32)
         C = (X @ X.T + m * np.eye(m, dtype=np.float32)).astype(np.float32)
-        host_adat = best_of(lambda: (A * d2) @ A.T, repeat)
-        host_chol = best_of(lambda: _host_chol(C), repeat)
+        L = np.linalg.cholesky(C.astype(np.float64)).astype(np.float32)
+        b = rng.random(m, dtype=np.float32)
+        bw = rng.random(n).astype(np.float32)
+        f4, tri = 4.0, m * (m + 1) / 2
+        # (call, packed) -> (the call, bytes in, bytes out, host twin)
         calls = []
         for method in methods:
             for packed in (False, True):
+                sq = tri if packed else m * m
                 calls.append(("adat", method, packed, lambda: api.adat(A, d2, packed=packed, method=method, ctx=ctx),
-                              host_adat))
+                              f4 * (m * n + n), f4 * sq, _host("adat", A, d2, C, L, b)))
                 if method == "paper" or not packed:
                     calls.append(("cholesky", method, packed,
-                                  lambda: api.cholesky(C, packed=packed, method=method, ctx=ctx), host_chol))
-        for name, method, packed, fn, host in calls:
+                                  lambda: api.cholesky(C, packed=packed, method=method, ctx=ctx),
+                                  f4 * sq, f4 * m * m, _host("cholesky", A, d2, C, L, b)))
+                    calls.append(("cho_solve", method, packed,
+                                  lambda: api.cho_solve(L, b, packed=packed, method=method, ctx=ctx),
+                                  f4 * (sq + m), f4 * m, _host("cho_solve", A, d2, C, L, b)))
+                    calls.append(("solve_triangular", method, packed,
+                                  lambda: api.solve_triangular(L, b, packed=packed, method=method, ctx=ctx),
+                                  f4 * (sq + m), f4 * m, _host("solve_triangular", A, d2, C, L, b)))
+                    calls.append(("wls", method, packed,
+                                  lambda: wls(A, d2, bw, packed=packed, method=method, ctx=ctx),
+                                  f4 * (m * n + 2 * n), f4 * m, _host("wls", A, d2, C, L, bw)))
+        for name, method, packed, fn, b_in, b_out, host_fn in calls:
             fn()                                          # warm-up: programs, vertex stores, pool
             t = best_of(lambda: (fn(), ctx.finish()), repeat)
+            host = best_of(host_fn, repeat)
+            kernel = (_kernel_adat(ctx, A, d2, method, packed, repeat) if name == "adat" else
+                      _kernel_cholesky(ctx, C, method, packed, repeat) if name == "cholesky" else None)
+            floor = b_in / up + b_out / down
             rows.append({"suite": "e2e", "device": ctx.caps.renderer, "date": time.strftime("%Y-%m-%d"),
                          "call": name, "method": method, "layout": "packed" if packed else "full", "m": m,
-                         "n": n if name == "adat" else m, "variant": f"{name}-{method}-{'packed' if packed else 'full'}",
-                         "seconds": t, "end_to_end_s": t, "host_seconds": host, "host_over_gpu": host / t})
+                         "n": n if name in ("adat", "wls") else m,
+                         "variant": f"{name}-{method}-{'packed' if packed else 'full'}",
+                         "seconds": t, "end_to_end_s": t, "kernel_s": "" if kernel is None else kernel,
+                         "transfer_floor_s": floor, "upload_gb_s": up / 1e9, "download_gb_s": down / 1e9,
+                         "over_floor": "" if kernel is None else t / (kernel + floor),
+                         "host_seconds": host, "host_over_gpu": host / t})
     return rows

@@ -52,3 +52,20 @@ def test_lssvm_experiments_cli(ctx, tmp_path, capsys):
     rows = list(csv.DictReader(open(f)))
     assert {r["solver"].split()[0] for r in rows} >= {"cholesky/blocked", "cholesky/paper", "cg", "sklearn"}
     assert all(float(r["test_acc"]) > 0.9 for r in rows)
+
+
+def test_end_to_end_reports_kernel_and_transfer_floor(ctx):
+    """Every public call end to end, beside the measured transfer floor; adat and
+    cholesky also beside their kernel alone (issue 14's columns)."""
+    from glgpgpu.bench.endtoend import end_to_end
+
+    rows = end_to_end(ctx, sizes=(12,), repeat=1)
+    calls = {(r["call"], r["method"], r["layout"]) for r in rows}
+    for method in ("paper", "blocked"):
+        for call in ("adat", "cholesky", "cho_solve", "solve_triangular", "wls"):
+            assert (call, method, "full") in calls
+    assert ("adat", "paper", "packed") in calls and ("cholesky", "paper", "packed") in calls
+    for r in rows:
+        assert r["end_to_end_s"] > 0 and r["transfer_floor_s"] > 0
+        if r["call"] in ("adat", "cholesky"):
+            assert r["kernel_s"] > 0 and r["over_floor"] > 0
