@@ -49,8 +49,9 @@ class TiledLower:
         T = cls(ctx, g)
         try:
             for I, J in g.lower():
-                block = C[g.span(I), g.span(J)]
-                T.tiles[I, J] = upload_rgba(ctx, np.tril(block) if I == J else block, t, t, f"tile ({I},{J})")
+                # a diagonal tile goes up whole: the kernels read only its lower triangle
+                # and read() keeps only that (one host pass less than np.tril here)
+                T.tiles[I, J] = upload_rgba(ctx, C[g.span(I), g.span(J)], t, t, f"tile ({I},{J})")
         except BaseException:
             T.release()
             raise

@@ -164,3 +164,13 @@ def test_lp_on_tiled_normal_equations(small, name, optimum):
     assert res.status == "optimal", res.message
     assert abs(res.objective - optimum) <= 1e-7 * abs(optimum)
     assert small.kernels.pool.outstanding == 0
+
+
+@pytest.mark.parametrize("m", [12, 40])
+def test_cholesky_reads_only_the_lower_triangle(small, rng, m):
+    """Like numpy.linalg.cholesky: the upper triangle of C is never read (here it
+    holds large garbage), on one tile and on 3 x 3 tiles."""
+    C = spd(m, 1e2, rng)
+    junk = np.tril(C) + np.triu(rng.uniform(-1e6, 1e6, (m, m)), 1)
+    assert np.array_equal(glgpgpu.cholesky(junk, method="blocked", ctx=small),
+                          glgpgpu.cholesky(np.tril(C) + np.tril(C, -1).T, method="blocked", ctx=small))
