@@ -21,7 +21,7 @@ def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None,
     tile = (BR, BC): rows and columns of C per fragment, BR a multiple of BC;
     variant: shader defines for tuning (default ADAT_VARIANT; BUFFER_LOADS,
     A_FROM_BUFFER, AD_FROM_BUFFER, HOLD_ROWS, KUNROLL: see blocked_adat.frag).
-    epilogue: (norms texture, kernel uniforms) runs blocked_kernel_matrix.frag
+    epilogue: (norms texture, kernel uniforms[, column norms]) runs blocked_kernel_matrix.frag
     instead, which applies the kernel function to each block before storing it."""
     ctx = resolve(ctx)
     require(ctx)
@@ -108,6 +108,9 @@ def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, c
     if epilogue is not None:
         shader = "blocked_kernel_matrix"
         inputs["NORMS"] = epilogue[0]
+        if len(epilogue) > 2:                      # the columns' own norms (a tiled off-diagonal tile)
+            inputs["NORMS_J"] = epilogue[2]
+            defines["COL_NORMS"] = 1
         uniforms.update(epilogue[1])
     kr0, kr1 = k_range or (0, n4)
     for k0 in range(kr0, kr1, chunk):

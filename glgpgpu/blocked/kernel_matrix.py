@@ -10,9 +10,11 @@ import numpy as np
 from ..gl import Context, Stopwatch, resolve
 from ..layouts.rgba import unpack_blocks
 from ..layouts.transfer import read_rgba, upload_rgba
-from .adat import adat_texture
+from ..layouts.tiles import MAX_ONE_TILE, TileGrid, tile_order
+from .adat import adat_texture, product_texture
 from .cholesky import diagonal, factor_texture
 from .tiles import ADAT_TILE, P_PANEL, padded, require
+from .tiled import TiledLower, factor as tiled_factor, solve_tiled
 from .triangular import substitute_texture
 
 KERNELS = {"linear": 0, "poly": 1, "rbf": 2}
@@ -55,7 +57,7 @@ def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=F
         ctx.kernels.pool.give(tex)
 
 
-class KernelFactor:
+class OneTextureKernelFactor:
     """L L^T = K + (1/C + jitter) I on the GPU (formed with the kernel epilogue,
     factored by the blocked Cholesky) and kept for solves: solve(R) runs both
     substitutions on the columns of R (N x k float64 in, float64 out)."""
@@ -94,3 +96,69 @@ class KernelFactor:
     def release(self) -> None:
         self.ctx.kernels.pool.give(self.l_tex)
         self.l_tex = None
+
+
+class TiledKernelFactor:
+    """OneTextureKernelFactor for N beyond one texture (issue 17): K's lower tiles,
+    tile (I, J) = the kernel function of X_I X_J^T (the epilogue with row band I's
+    and band J's squared norms; 1/C + jitter only on diagonal tiles), factored by
+    tiled.factor, solved by tiled.solve_tiled.  The same methods."""
+
+    def __init__(self, X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):
+        if packed:
+            raise ValueError("the blocked LS-SVM factor has no packed layout; use method='paper' for packed=True")
+        self.ctx = ctx = resolve(ctx)
+        require(ctx)
+        self.watch = watch or Stopwatch(ctx, enabled=False)
+        self.N, d = X32.shape
+        g = TileGrid(self.N, tile_order(self.N, ctx.max_texture_size))
+        n4 = -(-d // 4) * 4
+        ctx.check_size(g.t, n4 // 4, f"X (N={self.N}, d={d}, blocked)")
+        K = ctx.kernels
+        self.T = TiledLower(ctx, g)
+        uni = {"u_kind": KERNELS[kernel], "u_gamma": float(gamma), "u_coef0": float(coef0), "u_degree": int(degree)}
+        bands, norms = [], []
+        ones = upload_rgba(ctx, np.ones((1, d), np.float32), 1, n4, "ones")
+        try:
+            with self.watch("form"):
+                for I in range(g.count):
+                    XI = X32[g.span(I)]
+                    bands.append(upload_rgba(ctx, XI, g.t, n4, f"X rows of tile {I}"))
+                    norms.append(upload_rgba(ctx, np.einsum("ij,ij->i", XI, XI)[None, :].astype(np.float32), 1, g.t,
+                                             "squared norms"))
+                for I, J in g.lower():
+                    tex = self.T.tiles[I, J] = K.pool.take(g.t, g.t // 4, f"tile ({I},{J})", components=4)
+                    tex.clear(0.0)
+                    if I == J:
+                        product_texture(tex, bands[I], bands[I], ones, g.size(I), ctx=ctx,
+                                        epilogue=(norms[I], dict(uni, u_diag=float(diag))))
+                    else:
+                        BC = ADAT_TILE[1]
+                        product_texture(tex, bands[I], bands[J], ones, g.t, tile=(BC, BC), full=True, ctx=ctx,
+                                        row_blocks=-(-g.size(I) // BC), col_blocks=(0, -(-g.size(J) // BC)),
+                                        epilogue=(norms[I], dict(uni, u_diag=0.0), norms[J]))
+            with self.watch("factor"):
+                self.pivots = tiled_factor(self.T)
+        except BaseException:
+            self.release()
+            raise
+        finally:
+            K.pool.give(ones, *bands, *norms)
+
+    def solve(self, R: np.ndarray) -> np.ndarray:
+        with self.watch("solve"):
+            return solve_tiled(self.T, np.asarray(R, np.float32), (False, True)).astype(np.float64)
+
+    def release(self) -> None:
+        if self.T is not None:
+            self.T.release()
+            self.T = None
+
+
+def KernelFactor(X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):
+    """The LS-SVM factor on one texture when K fits one, else on tiles (the same methods)."""
+    ctx = resolve(ctx)
+    one = padded(X32.shape[0], P_PANEL) <= min(ctx.max_texture_size, MAX_ONE_TILE)
+    cls = OneTextureKernelFactor if one else TiledKernelFactor
+    return cls(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, diag=diag, packed=packed, ctx=ctx,
+               watch=watch)

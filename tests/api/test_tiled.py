@@ -174,3 +174,33 @@ def test_cholesky_reads_only_the_lower_triangle(small, rng, m):
     junk = np.tril(C) + np.triu(rng.uniform(-1e6, 1e6, (m, m)), 1)
     assert np.array_equal(glgpgpu.cholesky(junk, method="blocked", ctx=small),
                           glgpgpu.cholesky(np.tril(C) + np.tril(C, -1).T, method="blocked", ctx=small))
+
+
+@pytest.mark.parametrize("N, kernel", [(33, "rbf"), (40, "poly"), (47, "linear")])
+def test_lssvm_kernel_factor_on_tiles(small, rng, N, kernel):
+    """The LS-SVM factor beyond one texture: each tile is the kernel function of X_I X_J^T
+    (the epilogue with both bands' norms; 1/C + jitter on diagonal tiles only), factored
+    on the tiles -- L L^T = K + diag I within the Cholesky bound, and training converges
+    to the one-texture answer."""
+    from glgpgpu import blocked
+    from glgpgpu.blocked.kernel_matrix import TiledKernelFactor
+    from glgpgpu.solvers import lssvm
+
+    X = rng.standard_normal((N, 6))
+    fac = blocked.KernelFactor(X.astype(np.float32), kernel=kernel, gamma=0.3, degree=3, coef0=1.0, diag=0.5,
+                               ctx=small)
+    try:
+        assert isinstance(fac, TiledKernelFactor)
+        # against the kernel matrix the GPU forms on one texture (float32 products and
+        # kernel function: the formation's own rounding is not the factor's error)
+        Kl = blocked.kernel_matrix(X.astype(np.float32), kernel=kernel, gamma=0.3, degree=3, coef0=1.0)
+        Kx = Kl.astype(np.float64) + np.tril(Kl, -1).T + 0.5 * np.eye(N)
+        check_factor(fac.T.read(), Kx)
+    finally:
+        fac.release()
+    Y = np.sign(rng.standard_normal((N, 1)))
+    a1, b1, info = lssvm.train(X, Y, kernel=kernel, gamma=0.3, coef0=1.0, C=2.0, method="blocked", ctx=small)
+    a2, b2, _ = lssvm.train(X, Y, kernel=kernel, gamma=0.3, coef0=1.0, C=2.0, method="blocked")
+    assert info["converged"] and len(info["refinement"]) <= 4
+    assert np.allclose(a1, a2, rtol=0, atol=1e-9 * np.abs(a2).max()) and np.allclose(b1, b2, rtol=0, atol=1e-9)
+    assert small.kernels.pool.outstanding == 0
