@@ -15,7 +15,7 @@ from .adat import adat_texture
 from .cholesky import diagonal, factor_texture
 from ..layouts.tiles import MAX_ONE_TILE
 from .tiled_normal import TiledNormalSystem
-from .tiles import padded, require
+from .tiles import padded, require, start_normal
 from .triangular import substitute_texture
 
 
@@ -26,12 +26,8 @@ class OneTextureNormal(ResidentFactor):
 
     def __init__(self, A32, *, packed: bool = False, variant: str = "outer", ctx=None,
                  watch: Stopwatch | None = None):
-        if packed or variant != "outer":
-            raise ValueError("the blocked normal equations have no packed layout and only the outer variant")
-        self.ctx = ctx = resolve(ctx)
-        require(ctx)
-        self.watch = watch or Stopwatch(ctx, enabled=False)
-        self.m, self.n = A32.shape
+        start_normal(self, A32, packed, variant, ctx, watch)
+        ctx = self.ctx
         self.l_tex = self.pivots = None
         self.n4 = -(-self.n // 4) * 4
         self.rows = padded(self.m)

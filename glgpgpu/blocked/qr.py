@@ -108,7 +108,6 @@ def factor_texture(a_tex, m: int, n: int, *, nb: int = NB, chunk: int = CHUNK, c
     nq = a_tex.cols
     tt = K.pool.take(nb, padded(s, nb), "QR T factors")
     sc = _Scratch(K, m, nq, nb, chunk)
-    nch = sc.nch
     steps = iter(K.cached_steps(("bqr", m, n, nq, nb, chunk), lambda: _factor_tables(m, n, nq, nb, chunk)))
     try:
         for kb in range(0, s, nb):
@@ -234,7 +233,6 @@ class QRFactor:
         self.nb, self.chunk = nb, chunk
         self.watch = watch or Stopwatch(ctx, enabled=False)
         self.m, self.n = A32.shape
-        K = ctx.kernels
         self.a_tex = self.tt = self.l_tex = None
         try:
             A, sc = power_of_two_scale(A32)

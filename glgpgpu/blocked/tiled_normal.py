@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..gl import Stopwatch, resolve
+from ..gl import Stopwatch
 from ..gl.resident import ResidentFactor
 from ..layouts.rgba import padded, to_rgba
 from ..layouts.tiles import TileGrid, tile_order
 from ..layouts.transfer import upload_rgba
 from .tiled import TiledLower, _tile_product, factor as tiled_factor, solve_tiled
-from .tiles import ADAT_TILE, require
+from .tiles import ADAT_TILE, start_normal
 
 
 class TiledNormalSystem(ResidentFactor):
@@ -23,12 +23,8 @@ class TiledNormalSystem(ResidentFactor):
 
     def __init__(self, A32, *, packed: bool = False, variant: str = "outer", ctx=None,
                  watch: Stopwatch | None = None):
-        if packed or variant != "outer":
-            raise ValueError("the blocked normal equations have no packed layout and only the outer variant")
-        self.ctx = ctx = resolve(ctx)
-        require(ctx)
-        self.watch = watch or Stopwatch(ctx, enabled=False)
-        self.m, self.n = A32.shape
+        start_normal(self, A32, packed, variant, ctx, watch)
+        ctx = self.ctx
         self.grid = TileGrid(self.m, tile_order(self.m, ctx.max_texture_size))
         width = 4 * ctx.max_texture_size
         self.chunks = [(c0, min(self.n, c0 + width)) for c0 in range(0, self.n, width)]

@@ -21,6 +21,7 @@ multiple of P with the identity.  Tile sizes and variants come from
 from __future__ import annotations
 
 from .. import figures as geo
+from ..gl import Stopwatch, resolve
 from ..layouts.rgba import padded as _padded
 
 ADAT_TILE = (8, 8)   # rows x columns of the C block one fragment of blocked_adat owns
@@ -48,3 +49,14 @@ def padded(m: int, P: int = P_PANEL) -> int:
 def rect_rows(K, x0, x1, y0, y1):
     """A cached rectangle x0..x1 by y0..y1 (blocks or texels)."""
     return K.cached_store(("blk-rect", x0, x1, y0, y1), lambda: [geo.rectangle(x0, y0, x1, y1)])[0]
+
+
+def start_normal(system, A32, packed: bool, variant: str, ctx, watch) -> None:
+    """What every blocked normal-equations system sets first (one texture or tiles):
+    the options checked, the context and stopwatch, A's shape."""
+    if packed or variant != "outer":
+        raise ValueError("the blocked normal equations have no packed layout and only the outer variant")
+    system.ctx = ctx = resolve(ctx)
+    require(ctx)
+    system.watch = watch or Stopwatch(ctx, enabled=False)
+    system.m, system.n = A32.shape
