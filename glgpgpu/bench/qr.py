@@ -11,7 +11,6 @@ Apply's T^T W product, the way the seed counts its GPU GFlops.
 from __future__ import annotations
 
 import datetime as _dt
-import time
 
 import numpy as np
 

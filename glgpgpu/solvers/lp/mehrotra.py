@@ -23,7 +23,6 @@ conditions to within 1e-6 is reported as the certificate.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -238,7 +237,7 @@ def _start(p, normal, U, L):
 def _certificate(p, st, U, normal):
     """A Farkas ray in the iterate, if its normalized form proves infeasibility
     (A^T y + z - w ~ 0, b^T y - u^T w > 0) or unboundedness (A x ~ 0, c^T x < 0)."""
-    A, b, c, u = p.A, p.b, p.c, p.u
+    b, c, u = p.b, p.c, p.u
     ny = max(np.abs(st.y).max(initial=0), np.abs(st.z).max(initial=0), np.abs(st.w).max(initial=0))
     if ny > 1e8 * (1 + np.abs(c).max(initial=0)):
         wf = np.zeros(len(c))
