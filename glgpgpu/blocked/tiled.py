@@ -59,6 +59,8 @@ class TiledLower:
 
     def read(self) -> np.ndarray:
         g = self.grid
+        if g.count == 1:                                # one tile: one copy, no N x N zeros first
+            return np.tril(read_rgba(self.tiles[0, 0], g.m, g.m))
         out = np.zeros((g.m, g.m), np.float32)          # the upper tiles stay zero
         for (I, J), tex in self.tiles.items():
             block = read_rgba(tex, g.size(I), g.size(J))
