@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..gl import Context, Stopwatch, resolve
+from ..gl import Context, Stopwatch, memory, resolve
 from ..layouts.rgba import unpack_blocks
 from ..layouts.transfer import read_rgba, upload_rgba
 from ..layouts.tiles import MAX_ONE_TILE, TileGrid, tile_order
 from .adat import adat_texture, product_texture
 from .cholesky import diagonal, factor_texture
 from .tiles import ADAT_TILE, P_PANEL, padded, require
-from .tiled import TiledLower, factor as tiled_factor, solve_tiled
+from .tiled import TiledLower, cholesky_bytes, factor as tiled_factor, solve_tiled
 from .triangular import substitute_texture
 
 KERNELS = {"linear": 0, "poly": 1, "rbf": 2}
@@ -114,6 +114,8 @@ class TiledKernelFactor:
         g = TileGrid(self.N, tile_order(self.N, ctx.max_texture_size))
         n4 = -(-d // 4) * 4
         ctx.check_size(g.t, n4 // 4, f"X (N={self.N}, d={d}, blocked)")
+        memory.require(ctx, cholesky_bytes(g) + g.count * g.t * n4 * 4,
+                       f"the LS-SVM kernel matrix of {self.N} points on {g.count}^2 tiles")
         K = ctx.kernels
         self.T = TiledLower(ctx, g)
         uni = {"u_kind": KERNELS[kernel], "u_gamma": float(gamma), "u_coef0": float(coef0), "u_degree": int(degree)}

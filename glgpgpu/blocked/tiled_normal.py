@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..gl import Stopwatch
+from ..gl import Stopwatch, memory
 from ..gl.resident import ResidentFactor
 from ..layouts.rgba import padded, to_rgba
 from ..layouts.tiles import TileGrid, tile_order
 from ..layouts.transfer import upload_rgba
-from .tiled import TiledLower, _tile_product, factor as tiled_factor, solve_tiled
+from .tiled import TiledLower, _tile_product, cholesky_bytes, factor as tiled_factor, solve_tiled
 from .tiles import ADAT_TILE, start_normal
 
 
@@ -28,6 +28,9 @@ class TiledNormalSystem(ResidentFactor):
         self.grid = TileGrid(self.m, tile_order(self.m, ctx.max_texture_size))
         width = 4 * ctx.max_texture_size
         self.chunks = [(c0, min(self.n, c0 + width)) for c0 in range(0, self.n, width)]
+        g = self.grid
+        memory.require(ctx, cholesky_bytes(g) + g.count * g.t * padded(self.n, 4) * 4,
+                       f"the normal equations of A ({self.m} x {self.n}) on {g.count}^2 tiles")
         self.T = self.pivots = None
         self.bands: dict = {}
         self.d_texs: list = []

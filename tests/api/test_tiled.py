@@ -204,3 +204,19 @@ def test_lssvm_kernel_factor_on_tiles(small, rng, N, kernel):
     assert info["converged"] and len(info["refinement"]) <= 4
     assert np.allclose(a1, a2, rtol=0, atol=1e-9 * np.abs(a2).max()) and np.allclose(b1, b2, rtol=0, atol=1e-9)
     assert small.kernels.pool.outstanding == 0
+
+
+def test_tiled_wls_and_lssvm_refuse_what_does_not_fit(small, rng):
+    """The normal equations and the LS-SVM factor on tiles check GPU memory first."""
+    from glgpgpu import blocked
+
+    small.memory_budget = 1_000
+    try:
+        with pytest.raises(GPUMemoryError, match="normal equations"):
+            glgpgpu.wls(rng.standard_normal((40, 70)), np.ones(70), np.ones(70), method="blocked", ctx=small)
+        with pytest.raises(GPUMemoryError, match="LS-SVM"):
+            blocked.KernelFactor(rng.standard_normal((40, 3)).astype(np.float32), kernel="rbf", gamma=1.0, degree=3,
+                                 coef0=0.0, diag=1.0, ctx=small)
+    finally:
+        small.memory_budget = None
+    assert small.kernels.pool.outstanding == 0
