@@ -12,6 +12,7 @@ from .ceiling import ceiling
 from .cholesky import cholesky
 from .common import device_slug, plot, write_csv
 from .endtoend import end_to_end
+from .host import host_overhead
 from .tune import tune_blocked
 
 
@@ -19,6 +20,7 @@ from .tune import tune_blocked
 FIGURES = {
     "e2e": (end_to_end, "public calls end to end (numpy in, numpy out)",
             {"host_seconds": "host best (numpy / spotrf)"}),
+    "host": (host_overhead, "host seconds per call (Python + numpy, GL driver time excluded)", {}),
     "assembly": (assembly, "A D^2 A^T, n = 2m (Fig. 8)",
                  {"host_numpy_s": "host (A*d2) @ A.T", "host_ssyrk_s": "host ssyrk"}),
     "cholesky": (cholesky, "Cholesky (Fig. 9)", {"host_spotrf_s": "host spotrf", "host_sgetrf_s": "host sgetrf"}),
@@ -50,5 +52,5 @@ def run_suite(suite: str, sizes, repeat: int, out: Path, ctx=None) -> dict:
         result["files"].append(write_csv(rows, out / f"tune-{stem}.csv"))
         result["tune"] = rows
     elif suite != "ceiling":
-        raise ValueError(f"unknown suite {suite!r}: ceiling, assembly, cholesky, tune, e2e")
+        raise ValueError(f"unknown suite {suite!r}: ceiling, assembly, cholesky, tune, e2e, host")
     return result

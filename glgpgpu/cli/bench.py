@@ -32,7 +32,7 @@ def run(args) -> int:
     rows = res.get("rows", [])
     if rows:
         cols = ["m", "n", "variant", "seconds", "gfrag_s", "gb_s", "frac_copy_ceiling", "tflop_s",
-                "frac_fma_ceiling", "host_seconds", "host_over_gpu", "over_floor"]
+                "frac_fma_ceiling", "host_seconds", "host_over_gpu", "over_floor", "host_s_per_gb"]
         print("  ".join(f"{c:>12s}" for c in cols))
         for r in rows:
             print("  ".join(f"{r.get(c, ''):>12.4g}" if isinstance(r.get(c), float) else f"{str(r.get(c, '')):>12s}"
@@ -46,8 +46,8 @@ def run(args) -> int:
 
 
 def register(sub):
-    s = sub.add_parser("bench", help="benchmarks: ceiling | assembly | cholesky | tune | e2e | wls | lp")
-    s.add_argument("suite", choices=["ceiling", "assembly", "cholesky", "tune", "e2e", "wls", "lp"])
+    s = sub.add_parser("bench", help="benchmarks: ceiling | assembly | cholesky | tune | e2e | host | wls | lp")
+    s.add_argument("suite", choices=["ceiling", "assembly", "cholesky", "tune", "e2e", "host", "wls", "lp"])
     s.add_argument("--sizes", default="64,128", help="comma-separated m (default 64,128)")
     s.add_argument("--repeat", type=int, default=2, help="timed runs per point (best is kept)")
     s.add_argument("--out", default="benchmarks/results", help="folder for CSV and PNG")

@@ -2,6 +2,8 @@
 rows, ratios and files must all be there)."""
 import csv
 
+import pytest
+
 from glgpgpu.cli import main
 
 
@@ -69,3 +71,15 @@ def test_end_to_end_reports_kernel_and_transfer_floor(ctx):
         assert r["end_to_end_s"] > 0 and r["transfer_floor_s"] > 0
         if r["call"] in ("adat", "cholesky"):
             assert r["kernel_s"] > 0 and r["over_floor"] > 0
+
+
+def test_host_overhead_separates_host_from_driver_time(ctx):
+    """bench host: every public call's host seconds (Python + numpy) apart from the time
+    inside moderngl, per GB moved -- visible without a GPU."""
+    from glgpgpu.bench.host import host_overhead
+
+    rows = host_overhead(ctx, sizes=(12,), repeat=1)
+    assert {r["call"] for r in rows} == {"adat", "cholesky", "cho_solve", "wls"}
+    for r in rows:
+        assert 0 <= r["host_s"] <= r["total_s"] and r["gl_s"] >= 0
+        assert r["host_s_per_gb"] == pytest.approx(r["host_s"] / (r["bytes"] / 1e9))
