@@ -8,6 +8,8 @@ import re
 import time
 from pathlib import Path
 
+import numpy as np
+
 
 def device_slug(ctx) -> str:
     """The renderer's name as a file-name stem."""
@@ -92,3 +94,17 @@ def save_figure(fig, path: Path) -> Path:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def call_inputs(rng, m: int):
+    """The inputs the end-to-end and host suites hand the public calls at order m
+    (n = 2m): A, d2 > 0, an SPD C with its float64-exact factor L, b (m), bw (n)."""
+    n = 2 * m
+    A = rng.random((m, n), dtype=np.float32)
+    d2 = rng.random(n, dtype=np.float32) + 0.5
+    X = rng.random((m, m), dtype=np.float32)
+    C = (X @ X.T + m * np.eye(m, dtype=np.float32)).astype(np.float32)
+    L = np.linalg.cholesky(C.astype(np.float64)).astype(np.float32)
+    b = rng.random(m, dtype=np.float32)
+    bw = rng.random(n).astype(np.float32)
+    return A, d2, C, L, b, bw

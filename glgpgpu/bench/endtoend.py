@@ -19,7 +19,7 @@ from ..layouts.transfer import upload_lower, upload_rgba
 from ..paper import assemble_texture, factor_texture
 from ..solvers.wls import wls
 from .assembly import time_blocked_adat
-from .common import best_of, progress
+from .common import best_of, call_inputs, progress
 
 MIB = 1 << 20
 
@@ -96,13 +96,7 @@ def end_to_end(ctx=None, sizes=(256, 512), repeat: int = 3, ceil=None) -> list:
     methods = ["paper", "blocked"] if ctx.caps.image_load_store else ["paper"]
     for m in progress(list(sizes), "end to end"):
         n = 2 * m
-        A = rng.random((m, n), dtype=np.float32)
-        d2 = rng.random(n, dtype=np.float32) + 0.5
-        X = rng.random((m, m), dtype=np.float32)
-        C = (X @ X.T + m * np.eye(m, dtype=np.float32)).astype(np.float32)
-        L = np.linalg.cholesky(C.astype(np.float64)).astype(np.float32)
-        b = rng.random(m, dtype=np.float32)
-        bw = rng.random(n).astype(np.float32)
+        A, d2, C, L, b, bw = call_inputs(rng, m)
         f4, tri = 4.0, m * (m + 1) / 2
         # (call, packed) -> (the call, bytes in, bytes out, host twin)
         calls = []

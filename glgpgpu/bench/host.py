@@ -18,7 +18,7 @@ import numpy as np
 from .. import api
 from ..gl import resolve
 from ..solvers.wls import wls
-from .common import progress
+from .common import call_inputs, progress
 
 
 def _split(fn) -> tuple:
@@ -41,12 +41,7 @@ def host_overhead(ctx=None, sizes=(128, 256), repeat: int = 2, ceil=None) -> lis
     rows = []
     for m in progress(list(sizes), "host overhead"):
         n = 2 * m
-        A = rng.random((m, n), dtype=np.float32)
-        d2 = rng.random(n, dtype=np.float32) + 0.5
-        X = rng.random((m, m), dtype=np.float32)
-        C = (X @ X.T + m * np.eye(m, dtype=np.float32)).astype(np.float32)
-        L = np.linalg.cholesky(C.astype(np.float64)).astype(np.float32)
-        b, bw = rng.random(m, dtype=np.float32), rng.random(n).astype(np.float32)
+        A, d2, C, L, b, bw = call_inputs(rng, m)
         for method in methods:
             calls = {"adat": (lambda: api.adat(A, d2, method=method, ctx=ctx), 4 * (m * n + n + m * m)),
                      "cholesky": (lambda: api.cholesky(C, method=method, ctx=ctx), 8 * m * m),
