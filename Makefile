@@ -55,6 +55,7 @@ demo: check-egl $(STAMP)
 	$(PY) examples/data_fitting.py demo_out/data_fitting.png
 	$(PY) examples/qr_least_squares.py
 	$(PY) examples/lssvm_digits.py
+	$(PY) examples/tiled_cholesky.py
 	$(VENV)/bin/glgpgpu demo --out demo_out
 
 test: check-egl check-xvfb $(STAMP)

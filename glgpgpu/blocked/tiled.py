@@ -23,7 +23,7 @@ from .. import figures as geo
 from ..errors import NotPositiveDefiniteError
 from ..gl import Context, memory, resolve
 from ..layouts.rgba import padded
-from ..layouts.tiles import TileGrid, tile_order
+from ..layouts.tiles import TileGrid, cholesky_steps, tile_order
 from ..layouts.transfer import read_rgba, upload_rgba
 from .adat import adat as adat_one_texture, product_texture
 from .cholesky import diagonal, factor_texture
@@ -167,25 +167,24 @@ def factor(T: TiledLower, *, tile=ADAT_TILE, profile: dict | None = None, pivot_
         ctx.finish()
         profile["_t"] = time.perf_counter()
     try:
-        for Kc in range(g.count):
+        phase = None
+        for op, I, J, Kc in cholesky_steps(g.count):
+            if phase is not None and op != phase:
+                _lap(ctx, profile, phase)
+            phase = op
             mK = g.size(Kc)
-            factor_texture(T.tiles[Kc, Kc], mK, pivot_floor=pivot_floor, regularize=regularize, ctx=ctx)  # POTRF
-            d = diagonal(T.tiles[Kc, Kc], mK, ctx)
-            pivots[g.span(Kc)] = d
-            if not np.isfinite(d).all() or (d <= 0).any():
-                NotPositiveDefiniteError.check(pivots[:g.span(Kc).stop], g.span(Kc).stop)
-            if Kc + 1 == g.count:
-                _lap(ctx, profile, "potrf")
-                break
-            _lap(ctx, profile, "potrf")
-            for I in range(Kc + 1, g.count):                                  # TRSM
+            if op == "potrf":
+                factor_texture(T.tiles[Kc, Kc], mK, pivot_floor=pivot_floor, regularize=regularize, ctx=ctx)
+                d = diagonal(T.tiles[Kc, Kc], mK, ctx)
+                pivots[g.span(Kc)] = d
+                if not np.isfinite(d).all() or (d <= 0).any():
+                    NotPositiveDefiniteError.check(pivots[:g.span(Kc).stop], g.span(Kc).stop)
+            elif op == "trsm":
                 trsm(ctx, T.tiles[Kc, Kc], mK, T.tiles[I, Kc], t, neg, rows=g.size(I), tile=tile)
-            _lap(ctx, profile, "trsm")
-            for I in range(Kc + 1, g.count):                                  # SYRK / GEMM
-                for J in range(Kc + 1, I + 1):
-                    _tile_product(T.tiles[I, J], T.tiles[I, Kc], T.tiles[J, Kc], neg, g, I, J, (0, -(-mK // 4)),
-                                  tile, ctx)
-            _lap(ctx, profile, "update")
+            else:                                                             # SYRK / GEMM
+                _tile_product(T.tiles[I, J], T.tiles[I, Kc], T.tiles[J, Kc], neg, g, I, J, (0, -(-mK // 4)),
+                              tile, ctx)
+        _lap(ctx, profile, phase)
     finally:
         K.pool.give(neg)
     return pivots

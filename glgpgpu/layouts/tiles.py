@@ -52,3 +52,16 @@ def tile_order(m: int, limit: int, *, multiple: int = 16, default: int = DEFAULT
     cap = max(multiple, (min(limit, default) // multiple) * multiple)
     whole = -(-m // multiple) * multiple
     return whole if whole <= min(limit, MAX_ONE_TILE) else cap
+
+
+def cholesky_steps(count: int):
+    """The tile operations of the right-looking tiled Cholesky, in the order they
+    are drawn: (op, I, J, K) with op "potrf" (I = J = K), "trsm" (tile (I, K), J = K)
+    or "update" (A_IJ -= L_IK L_JK^T; a SYRK when I == J)."""
+    for K in range(count):
+        yield "potrf", K, K, K
+        for I in range(K + 1, count):
+            yield "trsm", I, K, K
+        for I in range(K + 1, count):
+            for J in range(K + 1, I + 1):
+                yield "update", I, J, K
