@@ -82,8 +82,10 @@ def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, c
     n4 = row_tex.cols
     if col_tex.cols != n4:
         raise ValueError(f"the two operands must share k: {n4} and {col_tex.cols} texels")
+    kr0, kr1 = k_range or (0, n4)
     ad_tex = K.pool.take(row_tex.rows, n4, components=4)
-    K.draw("blocked_scale", ad_tex, rect_rows(K, 0, n4, 0, row_tex.rows), {"A": row_tex, "d": d_tex})
+    # R D only where the product reads it: the k range (a TRSM slab is an eighth of a tile)
+    K.draw("blocked_scale", ad_tex, rect_rows(K, kr0, kr1, 0, row_tex.rows), {"A": row_tex, "d": d_tex})
     buffers = None
     uniforms = {"u_m": m}
     if max(col_tex.rows, row_tex.rows) * n4 * 16 > ctx.caps.max_storage_block:
@@ -112,7 +114,6 @@ def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, c
             inputs["NORMS_J"] = epilogue[2]
             defines["COL_NORMS"] = 1
         uniforms.update(epilogue[1])
-    kr0, kr1 = k_range or (0, n4)
     for k0 in range(kr0, kr1, chunk):
         K.draw(shader, grid, tri, inputs,
                dict(uniforms, u_k0=k0, u_k1=min(kr1, k0 + chunk), u_first=int(first and k0 == kr0),

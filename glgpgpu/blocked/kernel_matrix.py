@@ -117,7 +117,7 @@ class TiledKernelFactor:
         memory.require(ctx, cholesky_bytes(g) + g.count * g.t * n4 * 4,
                        f"the LS-SVM kernel matrix of {self.N} points on {g.count}^2 tiles")
         K = ctx.kernels
-        self.T = TiledLower(ctx, g)
+        self.T = TiledLower.zeros(ctx, g)
         uni = {"u_kind": KERNELS[kernel], "u_gamma": float(gamma), "u_coef0": float(coef0), "u_degree": int(degree)}
         bands, norms = [], []
         ones = upload_rgba(ctx, np.ones((1, d), np.float32), 1, n4, "ones")
@@ -129,8 +129,7 @@ class TiledKernelFactor:
                     norms.append(upload_rgba(ctx, np.einsum("ij,ij->i", XI, XI)[None, :].astype(np.float32), 1, g.t,
                                              "squared norms"))
                 for I, J in g.lower():
-                    tex = self.T.tiles[I, J] = K.pool.take(g.t, g.t // 4, f"tile ({I},{J})", components=4)
-                    tex.clear(0.0)
+                    tex = self.T.tiles[I, J]
                     if I == J:
                         product_texture(tex, bands[I], bands[I], ones, g.size(I), ctx=ctx,
                                         epilogue=(norms[I], dict(uni, u_diag=float(diag))))

@@ -19,8 +19,7 @@ import time
 
 import numpy as np
 
-from .. import figures as geo
-from ..errors import NotPositiveDefiniteError
+from ..errors import GPUMemoryError, NotPositiveDefiniteError
 from ..gl import Context, memory, resolve
 from ..layouts.rgba import padded
 from ..layouts.tiles import TileGrid, cholesky_steps, tile_order
@@ -31,10 +30,6 @@ from .tiles import ADAT_TILE, B_TILE, P_PANEL, rect_rows, require
 from .triangular import substitute_texture
 
 
-def _rect(K, w, h):
-    return K.cached_store(("tiled-rect", w, h), lambda: [geo.rectangle(0, 0, w, h)])[0]
-
-
 class TiledLower:
     """The lower tiles of a symmetric / lower-triangular m x m matrix on the GPU,
     each a t x t RGBA texture (zero padded).  Release when done."""
@@ -42,6 +37,37 @@ class TiledLower:
     def __init__(self, ctx, grid: TileGrid):
         self.ctx, self.grid = ctx, grid
         self.tiles: dict = {}
+        self.transposes: dict = {}      # (I, J) -> tile (I, J) transposed, made once for the solves
+
+    def transposed(self, I: int, J: int):
+        """Tile (I, J) transposed (transpose_rgba, data movement), kept for later solves
+        (the LP solver and wls solve many times per factor) while GPU memory allows;
+        (texture, True) when it is a temporary the caller gives back.  Valid while
+        the tiles are not changed (solves come after the factorization)."""
+        if (I, J) in self.transposes:
+            return self.transposes[I, J], False
+        K, t = self.ctx.kernels, self.grid.t
+        out = K.pool.take(t, t // 4, "tile transpose", components=4)
+        K.draw("transpose_rgba", out, rect_rows(K, 0, t // 4, 0, t), {"S": self.tiles[I, J]})
+        try:
+            memory.require(self.ctx, 2 * 4 * t * t, "keeping a transposed tile")
+        except GPUMemoryError:
+            return out, True
+        self.transposes[I, J] = out
+        return out, False
+
+    @classmethod
+    def zeros(cls, ctx, g: TileGrid) -> "TiledLower":
+        """Zero lower tiles, for products to accumulate into."""
+        T = cls(ctx, g)
+        try:
+            for I, J in g.lower():
+                T.tiles[I, J] = ctx.kernels.pool.take(g.t, g.t // 4, f"tile ({I},{J})", components=4)
+                T.tiles[I, J].clear(0.0)
+        except BaseException:
+            T.release()
+            raise
+        return T
 
     @classmethod
     def upload(cls, ctx, C: np.ndarray, t: int) -> "TiledLower":
@@ -68,8 +94,9 @@ class TiledLower:
         return out
 
     def release(self) -> None:
-        self.ctx.kernels.pool.give(*self.tiles.values())
+        self.ctx.kernels.pool.give(*self.tiles.values(), *self.transposes.values())
         self.tiles.clear()
+        self.transposes.clear()
 
 
 def _minus_ones(ctx, t):
@@ -127,7 +154,7 @@ def trsm(ctx, l_tex, mK: int, a_tex, t: int, neg, *, rows: int | None = None, sl
         K.pool.give(pnl)
 
 
-def _tile_product(c_tex, row_tex, col_tex, d_tex, g: TileGrid, I: int, J: int, k_range, tile, ctx) -> None:
+def tile_product(c_tex, row_tex, col_tex, d_tex, g: TileGrid, I: int, J: int, k_range, tile, ctx) -> None:
     """C_IJ += R_I D S_J^T over k_range (texels), drawing only the tile's real rows
     and columns: a diagonal tile's lower block triangle of order size(I), an
     off-diagonal tile's size(I) x size(J) blocks (the last tile row is mostly padding)."""
@@ -137,6 +164,16 @@ def _tile_product(c_tex, row_tex, col_tex, d_tex, g: TileGrid, I: int, J: int, k
         BC = tile[1]
         product_texture(c_tex, row_tex, col_tex, d_tex, g.t, tile=(BC, BC), full=True, first=False, k_range=k_range,
                         row_blocks=-(-g.size(I) // BC), col_blocks=(0, -(-g.size(J) // BC)), ctx=ctx)
+
+
+def add_products(T: TiledLower, bands: list, d_tex, ends: list, *, tile=ADAT_TILE) -> None:
+    """T's lower tiles += (band_I D) band_J^T for every (I, J), over k below
+    min(ends[I], ends[J]) texels (a band's zero trailing columns add nothing) --
+    A D A^T for one column chunk of A (adat_tiled, TiledNormalSystem)."""
+    for I, J in T.grid.lower():
+        k1 = min(ends[I], ends[J])
+        if k1:
+            tile_product(T.tiles[I, J], bands[I], bands[J], d_tex, T.grid, I, J, (0, k1), tile, T.ctx)
 
 
 def _lap(ctx, profile, phase) -> None:
@@ -182,7 +219,7 @@ def factor(T: TiledLower, *, tile=ADAT_TILE, profile: dict | None = None, pivot_
             elif op == "trsm":
                 trsm(ctx, T.tiles[Kc, Kc], mK, T.tiles[I, Kc], t, neg, rows=g.size(I), tile=tile)
             else:                                                             # SYRK / GEMM
-                _tile_product(T.tiles[I, J], T.tiles[I, Kc], T.tiles[J, Kc], neg, g, I, J, (0, -(-mK // 4)),
+                tile_product(T.tiles[I, J], T.tiles[I, Kc], T.tiles[J, Kc], neg, g, I, J, (0, -(-mK // 4)),
                               tile, ctx)
         _lap(ctx, profile, phase)
     finally:
@@ -190,19 +227,13 @@ def factor(T: TiledLower, *, tile=ADAT_TILE, profile: dict | None = None, pivot_
     return pivots
 
 
-def _transpose(ctx, tex, t):
-    K = ctx.kernels
-    out = K.pool.take(t, t // 4, "tile transpose", components=4)
-    K.draw("transpose_rgba", out, _rect(K, t // 4, t), {"S": tex})
-    return out
-
-
 def solve_tiled(T: TiledLower, B: np.ndarray, steps) -> np.ndarray:
     """Substitutions with a factored TiledLower (False: L y = b, True: L^T x = y) on
     the columns of B (m x nrhs float32): per tile the blocked substitution of the
     diagonal tile; the off-diagonal products (GEMV, 8 right-hand sides at a time)
-    by blocked_adat with the solved part as an 8-row operand -- for L^T on the
-    transposed tile (transpose_rgba, data movement)."""
+    by blocked_adat with the solved part as an 8-row operand, summed on the GPU
+    and read once per tile row -- for L^T on the transposed tiles
+    (TiledLower.transposed, made once and kept for later solves)."""
     ctx = T.ctx
     K = ctx.kernels
     g = T.grid
@@ -215,20 +246,22 @@ def solve_tiled(T: TiledLower, B: np.ndarray, steps) -> np.ndarray:
             for Kc in (range(g.count - 1, -1, -1) if backward else range(g.count)):
                 sK = g.span(Kc)
                 rhs = X[sK].copy()
-                for J in (range(Kc + 1, g.count) if backward else range(Kc)):
-                    op = _transpose(ctx, T.tiles[J, Kc], t) if backward else T.tiles[Kc, J]
-                    try:
-                        for c0 in range(0, X.shape[1], 8):
+                Js = list(range(Kc + 1, g.count) if backward else range(Kc))
+                ops = [T.transposed(J, Kc) if backward else (T.tiles[Kc, J], False) for J in Js]
+                try:
+                    for c0 in range(0, X.shape[1], 8):
+                        # every solved tile's contribution summed on the GPU, one read-back
+                        for q, (J, (op, _)) in enumerate(zip(Js, ops)):
                             cols = X[g.span(J), c0:c0 + 8]
                             yJ = np.zeros((8, t), np.float32)
                             yJ[:cols.shape[1], :g.size(J)] = cols.T
                             y_tex = upload_rgba(ctx, yJ, 8, t, "y")
-                            product_texture(out, op, y_tex, ones, t, tile=(8, 8), full=True, first=True, ctx=ctx)
+                            product_texture(out, op, y_tex, ones, t, tile=(8, 8), full=True, first=q == 0, ctx=ctx)
                             K.pool.give(y_tex)
-                            rhs[:, c0:c0 + 8] -= read_rgba(out, g.size(Kc), cols.shape[1])
-                    finally:
-                        if backward:
-                            K.pool.give(op)
+                        if Js:
+                            rhs[:, c0:c0 + 8] -= read_rgba(out, g.size(Kc), min(8, X.shape[1] - c0))
+                finally:
+                    K.pool.give(*(op for op, temporary in ops if temporary))
                 b = K.pool.take(t, X.shape[1], "tile right-hand sides")
                 full = np.zeros((t, X.shape[1]), np.float32)
                 full[:g.size(Kc)] = rhs
@@ -320,11 +353,8 @@ def adat_tiled(ctx, A, d2, t: int, *, tile=ADAT_TILE) -> TiledLower:
     g = TileGrid(m, t)
     width = 4 * ctx.max_texture_size                 # columns of A one band texture holds
     memory.require(ctx, adat_bytes(g, min(n, width)), f"A diag(d2) A^T with A of {m} x {n} ({g.count}^2 tiles of C)")
-    T = TiledLower(ctx, g)
+    T = TiledLower.zeros(ctx, g)
     try:
-        for I, J in g.lower():
-            T.tiles[I, J] = K.pool.take(t, t // 4, f"tile ({I},{J})", components=4)
-            T.tiles[I, J].clear(0.0)
         for c0 in range(0, n, width):
             c1 = min(n, c0 + width)
             n4 = padded(c1 - c0, 4)
@@ -336,10 +366,7 @@ def adat_tiled(ctx, A, d2, t: int, *, tile=ADAT_TILE) -> TiledLower:
                     bands.append(upload_rgba(ctx, band, t, n4, f"A rows of tile {I}"))
                     nz = np.flatnonzero(band.any(axis=0))           # a band's zero trailing columns
                     ends.append(-(-(int(nz[-1]) + 1) // 4) if nz.size else 0)   # add nothing: skip them
-                for I, J in g.lower():
-                    k1 = min(ends[I], ends[J])
-                    if k1:
-                        _tile_product(T.tiles[I, J], bands[I], bands[J], d_tex, g, I, J, (0, k1), tile, ctx)
+                add_products(T, bands, d_tex, ends, tile=tile)
             finally:
                 K.pool.give(d_tex, *bands)
     except BaseException:

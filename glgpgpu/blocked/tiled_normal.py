@@ -13,8 +13,8 @@ from ..gl.resident import ResidentFactor
 from ..layouts.rgba import padded, to_rgba
 from ..layouts.tiles import TileGrid, tile_order
 from ..layouts.transfer import upload_rgba
-from .tiled import TiledLower, _tile_product, cholesky_bytes, factor as tiled_factor, solve_tiled
-from .tiles import ADAT_TILE, start_normal
+from .tiled import TiledLower, add_products, cholesky_bytes, factor as tiled_factor, solve_tiled
+from .tiles import start_normal
 
 
 class TiledNormalSystem(ResidentFactor):
@@ -67,14 +67,10 @@ class TiledNormalSystem(ResidentFactor):
             for (c0, c1), d_tex in zip(self.chunks, self.d_texs):
                 d_tex.write(to_rgba(np.asarray(d32[None, c0:c1], np.float32), 1, padded(c1 - c0, 4)))
         with watch("assemble"):
-            self.T = TiledLower(ctx, g)
-            for I, J in g.lower():
-                self.T.tiles[I, J] = ctx.kernels.pool.take(g.t, g.t // 4, f"tile ({I},{J})", components=4)
-                self.T.tiles[I, J].clear(0.0)
+            self.T = TiledLower.zeros(ctx, g)
             for c, (c0, c1) in enumerate(self.chunks):
-                for I, J in g.lower():
-                    _tile_product(self.T.tiles[I, J], self.bands[I, c], self.bands[J, c], self.d_texs[c], g, I, J,
-                                  (0, padded(c1 - c0, 4) // 4), ADAT_TILE, ctx)
+                add_products(self.T, [self.bands[I, c] for I in range(g.count)], self.d_texs[c],
+                             [padded(c1 - c0, 4) // 4] * g.count)
         with watch("factor"):
             self.pivots = tiled_factor(self.T, pivot_floor=pivot_floor, regularize=regularize)
         return self.pivots

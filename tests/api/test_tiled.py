@@ -220,3 +220,33 @@ def test_tiled_wls_and_lssvm_refuse_what_does_not_fit(small, rng):
     finally:
         small.memory_budget = None
     assert small.kernels.pool.outstanding == 0
+
+
+def test_backward_solves_keep_their_transposed_tiles(small, rng):
+    """L^T solves transpose each off-diagonal tile once and keep it for the next solve
+    (wls and the LP solver solve many times per factor); without the memory to keep
+    them the transposes are temporaries -- the same answer either way, nothing left."""
+    from glgpgpu.blocked import tiled
+
+    m = 40                                                     # 3 x 3 tiles of 16
+    C = spd(m, 1e2, rng).astype(np.float32)
+    B = rng.standard_normal((m, 3)).astype(np.float32)
+    T = tiled.TiledLower.upload(small, C, 16)
+    try:
+        tiled.factor(T)
+        first = tiled.solve_tiled(T, B, (False, True))
+        assert sorted(T.transposes) == [(1, 0), (2, 0), (2, 1)]
+        kept = dict(T.transposes)
+        assert np.array_equal(tiled.solve_tiled(T, B, (False, True)), first)
+        assert T.transposes == kept
+        T.release()
+        small.memory_budget = 1_000
+        T = tiled.TiledLower.upload(small, C, 16)
+        tiled.factor(T)
+        assert np.array_equal(tiled.solve_tiled(T, B, (False, True)), first) and not T.transposes
+    finally:
+        small.memory_budget = None
+        T.release()
+    assert small.kernels.pool.outstanding == 0
+    x = first.astype(np.float64)
+    assert np.linalg.norm(C.astype(np.float64) @ x - B) <= 1e-4 * np.linalg.norm(B) * np.linalg.cond(C)
