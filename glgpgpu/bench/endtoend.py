@@ -85,7 +85,7 @@ def _host(name, A, d2, C, L, b):
     if name == "solve_triangular":
         return lambda: lapack.strtrs(L, b, lower=1)
     w = np.sqrt(d2)
-    return lambda: sla.lstsq((A * w).T.astype(np.float64), (w * b[:A.shape[1]]).astype(np.float64))
+    return lambda: sla.lstsq((A * w).T.astype(np.float64), (w * b).astype(np.float64))
 
 
 def end_to_end(ctx=None, sizes=(256, 512), repeat: int = 3, ceil=None) -> list:
