@@ -141,3 +141,71 @@ def test_netlib_to_1e_8(ctx, name):
     assert netlib.relative_error(res.objective, ref[2]) <= TOL, (res.objective, ref[2])
     if ref[3]:
         assert res.iterations <= 2 * ref[3], (res.iterations, ref[3])
+
+
+# -- bordering (normal.MixedNormal.newton): the true Newton system for columns rho throttles ----------
+
+def n_of(A):
+    return A.shape[1]
+
+
+def _newton_case(m=9, n=23, border=(2, 7, 11), spread=1e8, seed=3):
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((m, n))
+    if len(border) > 1:                                # nearly antiparallel, as greenbea's pairs
+        A[:, border[1]] = -0.7 * A[:, border[0]] + 1e-5 * rng.standard_normal(m)
+    d_true = 10.0 ** rng.uniform(-4, 4, n)
+    F = np.array(border)
+    d_true[F] = spread * 10.0 ** rng.uniform(0, 2, F.size)
+    d_cap = d_true.copy()
+    d_cap[F] = 1.0 / (1.0 / d_true[F] + 1e-2)        # what M carries: 1 / (z/x + rho)
+    return A, d_true, d_cap, F, rng.standard_normal(m), rng.standard_normal(n)
+
+
+@pytest.mark.parametrize("border", [(2, 7, 11), (0,), (4, 5)])
+def test_bordered_newton_step_solves_the_unregularized_system(border):
+    """-D^-1 dx + A^T dy = rhat and A dx + delta dy = rb with the *true* D on the
+    bordered columns (what M, carrying 1/(z/x + rho) there, cannot give), to float64
+    accuracy; the plain step misses the bordered rows by about rho dx."""
+    from glgpgpu.solvers.lp.normal import MixedNormal
+
+    A, d_true, d_cap, F, rb, rhat = _newton_case(border=border)
+    delta = 1e-12
+    N = MixedNormal(A, device="cpu64")
+    N.factor(d_cap, delta, border=F, d_border=d_true[F])
+    dy, dx = N.newton(rb, rhat, d_cap, 1e-13)
+    # float64 bounds: A dx sums n terms as large as |A| |dx| (dx ~ 1e10 on the border)
+    u64 = np.finfo(float).eps
+    primal = np.abs(A @ dx + delta * dy - rb).max()
+    dual = np.abs(-dx / d_true + A.T @ dy - rhat).max()
+    scale_c = np.abs(A.T @ dy).max() + np.abs(rhat).max()
+    assert primal <= 10 * n_of(A) * u64 * np.abs(A).max() * np.abs(dx).max()
+    assert dual <= 1e3 * u64 * scale_c          # ~ cond(Schur complement) u64; measured <= 80 u64
+    # the same without the border: the bordered rows are off by ~ rho |dx| (rho = 1e-2 here)
+    N.factor(d_cap, delta)
+    dy0, dx0 = N.newton(rb, rhat, d_cap, 1e-13)
+    assert np.abs(-dx0 / d_true + A.T @ dy0 - rhat)[F].max() > 1e-6 * scale_c
+
+
+def test_border_picks_throttled_columns_with_a_dual_residual():
+    from glgpgpu.solvers.lp import mehrotra
+
+    n = 6
+    L, U = np.ones(n, bool), np.zeros(n, bool)
+    x = np.array([1.0, 1e10, 1e10, 1.0, 1e9, 1.0])
+    z = np.array([1.0, 1e-10, 1e-10, 1e-10, 1e-3, 1.0])      # z/x < 0.1 rho only on columns 1, 2
+    rc = np.array([1e-3, 1e-3, 1e-12, 1e-3, 1e-3, 0.0])        # ... and only 1 has a dual residual
+    st = mehrotra._State(x, np.zeros(0), np.zeros(2), z, np.zeros(0))
+    got = mehrotra._border(np.zeros(0, int), st, rc, np.ones(n), 1.0, L, U, 1e-8)
+    assert list(got) == [1]
+    # ... pulled far (|rc| > BORDER_PULL z) and among the worst dual residuals (>= a tenth of the worst)
+    z2 = z.copy()
+    z2[1] = 1e-3 / (0.5 * mehrotra.BORDER_PULL)
+    assert list(mehrotra._border(np.zeros(0, int), mehrotra._State(x, st.s, st.y, z2, st.w), rc, np.ones(n), 1.0,
+                                 L, U, 1e-8)) == []
+    rc2 = rc.copy()
+    rc2[0] = 20e-3
+    assert list(mehrotra._border(np.zeros(0, int), st, rc2, np.ones(n), 1.0, L, U, 1e-8)) == []
+    # once bordered, a column stays
+    got = mehrotra._border(np.array([2, 5]), st, rc, np.ones(n), 1.0, L, U, 1e-8)
+    assert list(got) == [1, 2, 5]

@@ -10,7 +10,9 @@ and step length are float64.  Each Newton system reduces to the normal equations
                                                  (free columns: D^-1 = rho_free)
 
 solved by normal.MixedNormal: formed and factored on the GPU in float32, solved
-to float64 accuracy by refinement / preconditioned CG.  rho and delta are the
+to float64 accuracy by refinement / preconditioned CG.  Columns that rho
+throttles (z_j/x_j << rho while they still have far to go) get their true D back
+through a small bordered system (_border, MixedNormal.newton).  rho and delta are the
 primal and dual proximal regularizations (they keep the normal matrix definite
 when A D A^T is singular: dependent rows, degenerate optima).
 
@@ -43,10 +45,12 @@ class Outcome:
 
 
 RHO = 1e-12       # primal proximal regularization (scaled units).  Each step leaves rho*dx in
-                  # the dual residual (what stalls greenbea at 2e-6); without it the float32
-                  # preconditioner degrades (stair, finnis fail on the H100): measured both ways
+                  # the dual residual (what stalled greenbea at 2e-6 before bordering, _border);
+                  # without it the float32 preconditioner degrades (stair, finnis fail on the H100)
 RHO_FREE = 1e-8   # the same for free columns, which have no barrier term
 DELTA = 1e-12     # dual proximal regularization
+MAX_BORDER = 16   # bordered columns at most (each costs one extra solve per factorization)
+BORDER_PULL = 50  # ... entering when |rc_j| / z_j exceeds this (greenbea's: 170, 250; pilot's: <= 35)
 GONDZIO = 2       # centrality correctors per iteration at most
 SOLVE_TOL_MIN, SOLVE_TOL_MAX = 1e-12, 1e-6   # relative residual asked of each normal-equations solve
 
@@ -90,8 +94,7 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None) -> Outcome:
         rhat = rc.copy()
         rhat[L] -= rxz[L] / st.x[L]
         rhat[U] += (rsw - st.w * ru) / st.s
-        dy = normal.solve(rb + normal.A @ (D * rhat), tol=solve_tol[0])
-        dx = D * (At @ dy - rhat)
+        dy, dx = normal.newton(rb, rhat, D, solve_tol[0])
         ds = ru - dx[U]
         dz = np.zeros(n)
         dz[L] = (rxz[L] - st.z[L] * dx[L]) / st.x[L]
@@ -107,6 +110,7 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None) -> Outcome:
     log, best = [], None
     status, message = "iteration limit", f"no convergence to tol={tol:g} in {max_iter} iterations"
     stall = 0
+    border = np.zeros(0, int)
     for it in range(max_iter + 1):
         rb, ru, rc, pinf, dinf, gap, pobj, dobj = measures(st)
         mu = (st.x[L] @ st.z[L] + st.s @ st.w) / max(N, 1)
@@ -148,7 +152,8 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None) -> Outcome:
         Dinv = np.full(n, RHO_FREE)
         Dinv[L] = st.z[L] / st.x[L] + RHO
         Dinv[U] += st.w / st.s
-        normal.factor(1.0 / Dinv, DELTA)
+        border = _border(border, st, rc, cs, nc, L, U, tol)
+        normal.factor(1.0 / Dinv, DELTA, border=border, d_border=st.x[border] / st.z[border])
         xz, sw = st.x * st.z, st.s * st.w            # xz is 0 on free columns (z = 0 there)
         dx, ds, dy, dz, dw = newton(st, rb, ru, rc, -xz, -sw, Dinv)
         ap = min(max_step(st.x[L], dx[L]), max_step(st.s, ds))
@@ -193,6 +198,31 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None) -> Outcome:
     final = st if status in ("optimal", "infeasible", "unbounded") else best[1]
     rb, ru, rc, pinf, dinf, gap, pobj, dobj = measures(final)
     return Outcome(status, final.x * cs, final.y * rs, len(log) - 1, log, message, pinf, dinf, gap, pobj)
+
+
+def _border(prev, st, rc, cs, nc, L, U, tol):
+    """Columns whose Newton step the proximal term rho throttles: z_j/x_j far
+    below rho, so each step moves x_j by only rc_j/rho and leaves rho dx_j in the
+    dual residual.  greenbea's nearly antiparallel column pairs must grow to
+    x ~ 1e10: without this the dual residual stalls at 2e-6, 1.3e-3 off the optimum.
+    Their true D = x/z is given back through the bordered system
+    (normal.MixedNormal.newton); once bordered a column stays so.
+
+    A column enters only while it holds one of the worst dual residuals and
+    wants to move far (|rc_j| > BORDER_PULL z_j: the unthrottled step x_j rc_j/z_j
+    is many times x_j); bordering every throttled column with rc_j > tol made
+    pilot fail on the H100 (its float32-preconditioned solves of M^-1 A_F are
+    poor).  Bordering only after the iterates stall was tried too: by then M
+    is too ill-conditioned for the border's solves, and greenbea failed again.
+    At most MAX_BORDER, the worst first."""
+    score = np.abs(rc / cs) / nc
+    cand = L & ~U & (st.z < 0.1 * RHO * st.x) & (np.abs(rc) > BORDER_PULL * st.z)
+    cand &= score > max(tol, 0.1 * score.max(initial=0))
+    score = np.where(cand, score, 0.0)
+    score[prev] = np.inf
+    new = np.flatnonzero(score > 0)
+    new = new[np.argsort(-score[new])][:MAX_BORDER]
+    return np.sort(new)
 
 
 def _start(p, normal, U, L):

@@ -12,8 +12,16 @@ float32 factor as preconditioner.  Matrix-vector products with M use A, D in
 float64 and never form M.  If neither reaches the accuracy asked (rare), a
 float64 Cholesky of M on the host finishes the solve, and is counted.
 
-device="cpu64" / "cpu32" factor on the host instead (numpy, float64 or float32
-rounding): the same algorithm with a reference preconditioner, for tests.
+Bordering (`factor(..., border=F, d_border=)`): columns F whose Newton step the
+proximal term throttles (their true D_j = x_j/z_j is far above the regularized
+1/(z_j/x_j + rho) that M carries; greenbea's nearly antiparallel column pairs
+must grow to x ~ 1e10) get the excess E = D_true - D back through the bordered
+system -- the dense-column technique -- while M itself stays as it was:
+
+    [ M      A_F   ] [ dy ]   [ rb + A D rhat ]      dx = D (A^T dy - rhat),
+    [ A_F^T  -E^-1 ] [ v  ] = [ rhat_F        ]      dx_F += v
+
+solved by its |F| x |F| Schur complement through A_F = Q R (`newton`).
 """
 from __future__ import annotations
 
@@ -22,6 +30,10 @@ import time
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
+
+
+SOLVE_TOL_BORDER = 1e-13      # the border's columns M^-1 Q: solved once per factorization, tightly
+BORDER_CORRECTIONS = 2       # primal corrections of a bordered Newton step
 
 
 class MixedNormal:
@@ -38,17 +50,23 @@ class MixedNormal:
                                             ctx=ctx, watch=watch)
         self.d = None
         self.delta = 0.0
+        self.border = np.zeros(0, int)
         self.stats = {"factorizations": 0, "solves": 0, "refinement_steps": 0, "pcg_iterations": 0,
-                      "host_fallbacks": 0, "max_rel_residual": 0.0}
+                      "host_fallbacks": 0, "max_rel_residual": 0.0, "bordered_columns": 0}
         self._host_factor = None
 
     # -- factor --------------------------------------------------------------------------
-    def factor(self, d: np.ndarray, delta: float, floor_rel: float = 1e-10) -> None:
+    def factor(self, d: np.ndarray, delta: float, floor_rel: float = 1e-10, border=None, d_border=None) -> None:
         """Factor A diag(d) A^T in float32, symmetrically scaled to a unit diagonal:
         M~ = S A D A^T S with S = diag(M)^-1/2, so that float32 rounding and the
         pivot floor (pivots below floor_rel become floor_rel: regularized, not
         dropped) are relative to each row's own size.  Cholesky commutes with the
-        scaling; A's rows are scaled on the host and A uploaded again."""
+        scaling; A's rows are scaled on the host and A uploaded again.  Columns in
+        `border` have the true D `d_border` (> d there): `newton` adds the excess."""
+        self.border = np.asarray(border if border is not None else [], int)
+        if self.border.size:
+            self.excess = np.maximum(np.asarray(d_border, float) - d[self.border], 1e-300)
+            self.stats["bordered_columns"] = max(self.stats["bordered_columns"], int(self.border.size))
         self.d, self.delta = d, delta
         self._host_factor = None
         self.stats["factorizations"] += 1
@@ -66,6 +84,64 @@ class MixedNormal:
             dt = np.float64 if self.device == "cpu64" else np.float32
             M = (As.multiply(ds[None, :]).tocsr() @ As.T.tocsr()).toarray().astype(dt)
             self._L = _regularized_cholesky(M, floor_rel)
+        if self.border.size:
+            self._border_factor()
+
+    def _border_factor(self):
+        """A_F = Q R (thin QR) and G = Q^T M^-1 Q: the Schur complement of the
+        bordered system is R^T (G + R^-T E^-1 R^-1) R.  Working through R keeps the
+        near-dependence of A_F's columns (greenbea's pairs are antiparallel to 1e-5)
+        explicit in R instead of cancelling inside A_F^T M^-1 A_F."""
+        Q, R = np.linalg.qr(self.A[:, self.border].toarray())
+        # M^-1 Q is often far from SOLVE_TOL_BORDER late in the solve (M nearly
+        # singular along Q); skipping the border then was tried and loses greenbea.
+        # Its error goes to the primal side, which newton's corrections take out.
+        MQ = np.column_stack([self.solve(Q[:, k], tol=SOLVE_TOL_BORDER) for k in range(Q.shape[1])])
+        try:
+            if not np.all(np.abs(np.diag(R)) > 0):
+                raise np.linalg.LinAlgError("dependent border columns")
+            Rinv = sla.solve_triangular(R, np.eye(R.shape[0]), check_finite=False)
+            # Q^T (M^-1 Q) as computed, not symmetrized: then A_F^T dy = r2 holds to
+            # rounding however inexact M^-1 Q is (symmetrized, greenbea's dual residual
+            # stalled at 6e-10 on the bordered columns, whose x ~ 1e10 made the gap 3e-8)
+            K = Q.T @ MQ + (Rinv.T / self.excess) @ Rinv
+            self._Q, self._R, self._MQ, self._K = Q, R, MQ, sla.lu_factor(K, check_finite=False)
+        except (np.linalg.LinAlgError, ValueError):
+            # dependent columns or a singular Schur complement: this step goes without
+            # the border -- M is the unbordered matrix, so nothing else changes
+            self.border = np.zeros(0, int)
+            self.stats["border_skipped"] = self.stats.get("border_skipped", 0) + 1
+
+    def newton(self, rb: np.ndarray, rhat: np.ndarray, D: np.ndarray, tol: float):
+        """dy, dx of the reduced Newton system  -D^-1 dx + A^T dy = rhat,  A dx = rb,
+        D being the last factor()'s d (the border's excess added: see the module)."""
+        r = rb + self.A @ (D * rhat)
+        F = self.border
+        if not F.size:
+            dy = self.solve(r, tol=tol)
+            return dy, D * (self.At @ dy - rhat)
+        dy, v = self._bordered(r, rhat[F], tol)
+        dx = D * (self.At @ dy - rhat)
+        dx[F] += v
+        # r carries A D rhat, ~1e10 x ||rb|| on greenbea, and each solve is relative to
+        # it: corrections by the same bordered system with the small residual
+        # rb - A dx restore A dx = rb and keep the border's rows exact
+        for _ in range(BORDER_CORRECTIONS):
+            e = rb - self.A @ dx - self.delta * dy
+            c, vc = self._bordered(e, np.zeros(F.size), tol)
+            dy = dy + c
+            dx = dx + D * (self.At @ c)
+            dx[F] += vc
+        return dy, dx
+
+    def _bordered(self, r1, r2, tol):
+        """[M A_F; A_F^T -E^-1] [dy; v] = [r1; r2], through u = R v:
+        (G + R^-T E^-1 R^-1) u = Q^T M^-1 r1 - R^-T r2,  dy = M^-1 r1 - (M^-1 Q) u."""
+        Q, R = self._Q, self._R
+        g = self.solve(r1, tol=tol)
+        e = Q.T @ g - sla.solve_triangular(R, r2, trans="T", check_finite=False)
+        u = sla.lu_solve(self._K, e, check_finite=False)
+        return g - self._MQ @ u, sla.solve_triangular(R, u, check_finite=False)
 
     # -- operator and preconditioner ------------------------------------------------------
     def matvec(self, v: np.ndarray) -> np.ndarray:
