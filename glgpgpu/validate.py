@@ -39,7 +39,11 @@ def array(x, name: str, ndim: int | tuple, dtype=np.float32) -> np.ndarray:
         raise ValueError(f"{name} must be {want}, got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"{name} is empty (shape {arr.shape})")
-    if kind == "f":
+    if kind == "f" and arr.dtype == np.float32:
+        if not all_finite(arr):                # float32 cannot exceed float32's range: one pass
+            bad = np.argwhere(~np.isfinite(arr))[0]
+            raise ValueError(f"{name} holds a non-finite value (first at index {tuple(int(b) for b in bad)})")
+    elif kind == "f":
         lo, hi = arr.min(), arr.max()          # NaN propagates; +-inf shows up here: no temporary array
         if not (np.isfinite(lo) and np.isfinite(hi)):
             bad = np.argwhere(~np.isfinite(arr))[0]
@@ -50,6 +54,15 @@ def array(x, name: str, ndim: int | tuple, dtype=np.float32) -> np.ndarray:
     elif max(abs(int(arr.min())), abs(int(arr.max()))) > F32_MAX:
         raise ValueError(f"{name} holds integers beyond float32's range")
     return arr.astype(dtype, copy=False)
+
+
+def all_finite(arr: np.ndarray) -> bool:
+    """No NaN or inf in arr, in one pass and no temporary array in the common case:
+    a finite sum proves it; a sum that overflowed (or met a NaN / inf) is settled by
+    min and max, where NaN and +-inf show."""
+    if np.isfinite(arr.sum()):
+        return True
+    return bool(np.isfinite(arr.min()) and np.isfinite(arr.max()))
 
 
 def _as_array(x, name):
@@ -119,8 +132,7 @@ def real(x, name: str, lo: float, hi: float, *, open_lo: bool = True, open_hi: b
 
 def finite_result(X: np.ndarray, what: str) -> np.ndarray:
     """Raise if a result computed from finite input holds inf or NaN (float32 overflow)."""
-    lo, hi = X.min(initial=0.0), X.max(initial=0.0)
-    if not (np.isfinite(lo) and np.isfinite(hi)):
+    if X.size and not all_finite(X):
         bad = tuple(int(b) for b in np.argwhere(~np.isfinite(X))[0])
         raise NonFiniteResultError(
             f"{what} overflows float32 (first non-finite entry at {bad}) although the input is finite: "

@@ -10,7 +10,7 @@ import numpy as np
 from .. import figures as geo
 from ..gl import Context, resolve
 from ..layouts.rgba import packed_block_shape, unpack_blocks
-from ..layouts.transfer import read_rgba, upload_rgba
+from ..layouts.transfer import read_rgba_lower, upload_rgba
 from .tiles import ADAT_TILE, ADAT_VARIANT, padded, rect_rows, require
 
 
@@ -141,6 +141,6 @@ def adat(A, d2, *, packed: bool = False, ctx: Context | None = None, tile=ADAT_T
     try:
         if packed:
             return unpack_blocks(c_tex.read().reshape(c_tex.rows, -1), m, tile[0])
-        return np.tril(read_rgba(c_tex, m, m))
+        return read_rgba_lower(c_tex, m)
     finally:
         ctx.kernels.pool.give(a_tex, d_tex, c_tex)

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..gl import Context, Stopwatch, memory, resolve
 from ..layouts.rgba import unpack_blocks
-from ..layouts.transfer import read_rgba, upload_rgba
+from ..layouts.transfer import read_rgba_lower, upload_rgba
 from ..layouts.tiles import MAX_ONE_TILE, TileGrid, tile_order
 from .adat import adat_texture, product_texture
 from .cholesky import diagonal, factor_texture
@@ -52,7 +52,7 @@ def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=F
     try:
         if packed:
             return unpack_blocks(tex.read().reshape(tex.rows, -1), N, ADAT_TILE[1])
-        return np.tril(read_rgba(tex, N, N))
+        return read_rgba_lower(tex, N)
     finally:
         ctx.kernels.pool.give(tex)
 

@@ -23,7 +23,7 @@ from ..errors import GPUMemoryError, NotPositiveDefiniteError
 from ..gl import Context, memory, resolve
 from ..layouts.rgba import padded
 from ..layouts.tiles import TileGrid, cholesky_steps, tile_order
-from ..layouts.transfer import read_rgba, upload_rgba
+from ..layouts.transfer import read_rgba, read_rgba_lower, upload_rgba, upload_rgba_lower
 from .adat import adat as adat_one_texture, product_texture
 from .cholesky import diagonal, factor_texture
 from .tiles import ADAT_TILE, B_TILE, P_PANEL, rect_rows, require
@@ -75,9 +75,9 @@ class TiledLower:
         T = cls(ctx, g)
         try:
             for I, J in g.lower():
-                # a diagonal tile goes up whole: the kernels read only its lower triangle
-                # and read() keeps only that (one host pass less than np.tril here)
-                T.tiles[I, J] = upload_rgba(ctx, C[g.span(I), g.span(J)], t, t, f"tile ({I},{J})")
+                # a diagonal tile sends only its lower triangle (the kernels read no more)
+                up = upload_rgba_lower if I == J else upload_rgba
+                T.tiles[I, J] = up(ctx, C[g.span(I), g.span(J)], t, t, f"tile ({I},{J})")
         except BaseException:
             T.release()
             raise
@@ -85,12 +85,12 @@ class TiledLower:
 
     def read(self) -> np.ndarray:
         g = self.grid
-        if g.count == 1:                                # one tile: one copy, no N x N zeros first
-            return np.tril(read_rgba(self.tiles[0, 0], g.m, g.m))
+        if g.count == 1:                                # one tile: its lower triangle, by bands
+            return read_rgba_lower(self.tiles[0, 0], g.m)
         out = np.zeros((g.m, g.m), np.float32)          # the upper tiles stay zero
         for (I, J), tex in self.tiles.items():
-            block = read_rgba(tex, g.size(I), g.size(J))
-            out[g.span(I), g.span(J)] = np.tril(block) if I == J else block   # no N x N tril copy
+            block = read_rgba_lower(tex, g.size(I)) if I == J else read_rgba(tex, g.size(I), g.size(J))
+            out[g.span(I), g.span(J)] = block
         return out
 
     def release(self) -> None:
