@@ -45,36 +45,15 @@ def read_rgba(tex, rows: int, cols: int) -> np.ndarray:
     return tex.read().reshape(tex.rows, tex.cols * 4)[:rows, :cols]
 
 
-#: rows per band of the lower-triangle transfers: a multiple of the blocked panel
-#: (16) so every diagonal P x P block travels whole; bands of 512 move m^2/2 + 256 m
-#: entries instead of m^2
+#: rows per band of read_rgba_lower: bands of 512 move m^2/2 + 256 m entries
+#: instead of m^2.  (Uploading by bands too was measured and dropped: the driver's
+#: sub-rectangle writes made half the bytes take twice the time on the H100.)
 LOWER_BAND = 512
 
 
 def _bands(m: int, band: int):
     for r0 in range(0, m, band):
         yield r0, min(m, r0 + band)
-
-
-def upload_rgba_lower(ctx, M: np.ndarray, rows: int, cols: int, what="matrix", band: int | None = None):
-    """A pooled RGBA texture like upload_rgba's, but only M's lower triangle (by row
-    bands, each with its whole diagonal block) and the zero padding rows travel:
-    the texels above the bands are left as they are (the blocked kernels read only
-    the lower triangle).  Half the bytes of upload_rgba for a square M."""
-    m = M.shape[0]
-    t = ctx.kernels.pool.take(rows, cols // 4, what=what, components=4)
-    try:
-        for r0, r1 in _bands(m, band or LOWER_BAND):
-            w = min(cols, -(-r1 // 4) * 4)                  # columns 0 .. r1, whole texels
-            blk = np.zeros((r1 - r0, w), np.float32) if w > m else np.empty((r1 - r0, w), np.float32)
-            blk[:, :min(w, m)] = M[r0:r1, :min(w, m)]
-            t.write_region(blk.reshape(r1 - r0, w // 4, 4), 0, r0)
-        if rows > m:                                        # padding rows: zeros, as upload_rgba
-            t.write_region(np.zeros((rows - m, cols // 4, 4), np.float32), 0, m)
-    except BaseException:
-        ctx.kernels.pool.give(t)
-        raise
-    return t
 
 
 def read_rgba_lower(tex, m: int, band: int | None = None) -> np.ndarray:
