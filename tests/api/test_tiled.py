@@ -254,10 +254,11 @@ def test_backward_solves_keep_their_transposed_tiles(small, rng):
 
 # -- lower triangles read back by row bands (layouts.transfer.read_rgba_lower) --------
 
-@pytest.mark.parametrize("m", [1, 2, 3, 5, 16, 17, 33, 50])
+@pytest.mark.parametrize("m", [1, 2, 3, 4, 5, 16, 17, 32, 33, 50, 64])
 def test_lower_band_read_returns_the_lower_triangle(ctx, rng, m):
     """Bands of 16 rows: the lower triangle comes back exactly and zeros above it,
-    though the texture's upper part holds NaN (never read)."""
+    though the texture's upper part holds NaN; both paths (a texture exactly m wide,
+    read whole; a padded one, read by bands)."""
     from glgpgpu.layouts.transfer import read_rgba_lower, upload_rgba
 
     M = rng.standard_normal((m, m)).astype(np.float32)
