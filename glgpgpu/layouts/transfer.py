@@ -68,8 +68,7 @@ def read_rgba_lower(tex, m: int, band: int | None = None) -> np.ndarray:
         tex.read_region_into(out.reshape(m, m // 4, 4), 0, 0)
         for r0, r1 in _bands(m, band):
             out[r0:r1, r1:] = 0
-            blk = out[r0:r1, r0:r1]
-            blk[np.triu_indices(r1 - r0, 1)] = 0
+            out[r0:r1, r0:r1] = np.tril(out[r0:r1, r0:r1])      # band x band: no index arrays
         return out
     out = np.zeros((m, m), np.float32)
     for r0, r1 in _bands(m, band):
