@@ -31,17 +31,21 @@ def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = B_TILE, pivot_fl
     floor = -1.0 if pivot_floor is None else float(pivot_floor)
     d = {"P": P, "B": B, **(UPDATE_VARIANT if variant is None else variant)}
     pbuf = {1: K.scratch_buffer("PNL", mp * P * 4)} if "COLS_FROM_BUFFER" in d else None
-    for kb in range(0, mp, P):
-        K.draw("blocked_panel", K.grid(1, mp), rect_rows(K, 0, 1, kb, mp), None,
+    # every step's rectangles and triangle in one vertex buffer, kept across calls of
+    # this size (per-draw cached stores thrashed the store cache: 3 mp/P of them)
+    steps = K.cached_steps(("blocked-cholesky", mp, P, B), lambda: [
+        (geo.rectangle(0, kb, 1, mp),
+         geo.fig5_outer_product_sub(G, (kb + P) // B - 1) if kb + P < mp else None,
+         geo.rectangle(0, kb, P // 4, mp)) for kb in range(0, mp, P)])
+    for kb, (panel, tri, back) in zip(range(0, mp, P), steps):
+        K.draw("blocked_panel", K.grid(1, mp), panel, None,
                {"u_kb": kb, "u_m": m, "u_floor": floor, "u_regularize": int(regularize)}, images={"A": c_tex, "PNL": pnl}, defines={"P": P})
-        if kb + P < mp:
-            kk = (kb + P) // B - 1
-            tri = K.cached_store(("blk-sub", G, kk), lambda: [geo.fig5_outer_product_sub(G, kk)])[0]
+        if tri is not None:
             if pbuf:
                 pnl.copy_into_buffer(pbuf[1])
             K.draw("blocked_update", grid_update, tri, {"PNL": pnl}, None, images={"A": c_tex}, defines=d,
                    buffers=pbuf)
-        K.draw("blocked_copyback", K.grid(P // 4, mp), rect_rows(K, 0, P // 4, kb, mp), {"PNL": pnl},
+        K.draw("blocked_copyback", K.grid(P // 4, mp), back, {"PNL": pnl},
                {"u_kb": kb}, images={"A": c_tex})
     K.pool.give(pnl)
     return c_tex
