@@ -89,12 +89,6 @@ class MatrixTexture:
         return np.frombuffer(data, np.float32).reshape(h, w, -1).squeeze(-1).copy() \
             if self.components == 1 else np.frombuffer(data, np.float32).reshape(h, w, -1).copy()
 
-    def write_region(self, arr: np.ndarray, x: int, y: int) -> None:
-        """Upload a C-contiguous float32 (h, w[, components]) block whose lower-left texel is (x, y)."""
-        self.ctx.make_current()
-        h, w = arr.shape[:2]
-        self.tex.write(arr, viewport=(x, y, w, h))
-
     def read_region_into(self, out: np.ndarray, x: int, y: int) -> np.ndarray:
         """Read the (h, w[, components]) block at texel (x, y) straight into `out`
         (C-contiguous float32 of that shape): the driver's copy only."""

@@ -22,6 +22,9 @@ system -- the dense-column technique -- while M itself stays as it was:
     [ A_F^T  -E^-1 ] [ v  ] = [ rhat_F        ]      dx_F += v
 
 solved by its |F| x |F| Schur complement through A_F = Q R (`newton`).
+
+device="cpu64" / "cpu32" factor on the host instead (numpy, float64 or float32
+rounding): the same algorithm with a reference preconditioner, for tests.
 """
 from __future__ import annotations
 
@@ -52,7 +55,8 @@ class MixedNormal:
         self.delta = 0.0
         self.border = np.zeros(0, int)
         self.stats = {"factorizations": 0, "solves": 0, "refinement_steps": 0, "pcg_iterations": 0,
-                      "host_fallbacks": 0, "max_rel_residual": 0.0, "bordered_columns": 0}
+                      "host_fallbacks": 0, "max_rel_residual": 0.0, "bordered_columns": 0,
+                      "border_skipped": 0}
         self._host_factor = None
 
     # -- factor --------------------------------------------------------------------------
@@ -93,13 +97,13 @@ class MixedNormal:
         near-dependence of A_F's columns (greenbea's pairs are antiparallel to 1e-5)
         explicit in R instead of cancelling inside A_F^T M^-1 A_F."""
         Q, R = np.linalg.qr(self.A[:, self.border].toarray())
-        # M^-1 Q is often far from SOLVE_TOL_BORDER late in the solve (M nearly
-        # singular along Q); skipping the border then was tried and loses greenbea.
-        # Its error goes to the primal side, which newton's corrections take out.
-        MQ = np.column_stack([self.solve(Q[:, k], tol=SOLVE_TOL_BORDER) for k in range(Q.shape[1])])
         try:
             if not np.all(np.abs(np.diag(R)) > 0):
                 raise np.linalg.LinAlgError("dependent border columns")
+            # M^-1 Q is often far from SOLVE_TOL_BORDER late in the solve (M nearly
+            # singular along Q); skipping the border then was tried and loses greenbea.
+            # Its error goes to the primal side, which newton's corrections take out.
+            MQ = np.column_stack([self.solve(Q[:, k], tol=SOLVE_TOL_BORDER) for k in range(Q.shape[1])])
             Rinv = sla.solve_triangular(R, np.eye(R.shape[0]), check_finite=False)
             # Q^T (M^-1 Q) as computed, not symmetrized: then A_F^T dy = r2 holds to
             # rounding however inexact M^-1 Q is (symmetrized, greenbea's dual residual
@@ -110,7 +114,7 @@ class MixedNormal:
             # dependent columns or a singular Schur complement: this step goes without
             # the border -- M is the unbordered matrix, so nothing else changes
             self.border = np.zeros(0, int)
-            self.stats["border_skipped"] = self.stats.get("border_skipped", 0) + 1
+            self.stats["border_skipped"] += 1
 
     def newton(self, rb: np.ndarray, rhat: np.ndarray, D: np.ndarray, tol: float):
         """dy, dx of the reduced Newton system  -D^-1 dx + A^T dy = rhat,  A dx = rb,
