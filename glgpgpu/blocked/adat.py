@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import figures as geo
 from ..gl import Context, resolve
-from ..layouts.rgba import packed_block_shape, unpack_blocks
+from ..layouts.rgba import expand_blocks, packed_block_shape
 from ..layouts.transfer import read_rgba_lower, upload_rgba
 from .tiles import ADAT_TILE, ADAT_VARIANT, padded, rect_rows, require
 
@@ -140,7 +140,7 @@ def adat(A, d2, *, packed: bool = False, ctx: Context | None = None, tile=ADAT_T
     c_tex = adat_texture(a_tex, d_tex, m, tile=tile, mp=mp, packed=packed, ctx=ctx)
     try:
         if packed:
-            return unpack_blocks(c_tex.read().reshape(c_tex.rows, -1), m, tile[0])
+            return expand_blocks(c_tex.read().reshape(c_tex.rows, -1), m, tile[0])
         return read_rgba_lower(c_tex, m)
     finally:
         ctx.kernels.pool.give(a_tex, d_tex, c_tex)

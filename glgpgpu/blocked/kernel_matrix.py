@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..gl import Context, Stopwatch, memory, resolve
-from ..layouts.rgba import unpack_blocks
+from ..layouts.rgba import expand_blocks
 from ..layouts.transfer import read_rgba_lower, upload_rgba
 from ..layouts.tiles import MAX_ONE_TILE, TileGrid, tile_order
 from .adat import adat_texture, product_texture
@@ -51,7 +51,7 @@ def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=F
     tex = kernel_texture(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, packed=packed, ctx=ctx)
     try:
         if packed:
-            return unpack_blocks(tex.read().reshape(tex.rows, -1), N, ADAT_TILE[1])
+            return expand_blocks(tex.read().reshape(tex.rows, -1), N, ADAT_TILE[1])
         return read_rgba_lower(tex, N)
     finally:
         ctx.kernels.pool.give(tex)

@@ -7,8 +7,8 @@ transfer  moving matrices between numpy and textures in these layouts (uses gl/)
 The package itself imports only the pure numpy modules, so figures/ (no GL)
 can use the layout formulas.
 """
-from .rgba import packed_block_shape, padded, to_rgba, unpack_blocks
+from .rgba import expand_blocks, packed_block_shape, padded, to_rgba, unpack_blocks
 from .triangle import FullLayout, PackedLayout, layout_for, pack, packed_shape, unpack
 
 __all__ = ["FullLayout", "PackedLayout", "layout_for", "pack", "packed_shape", "unpack",
-           "packed_block_shape", "padded", "to_rgba", "unpack_blocks"]
+           "expand_blocks", "packed_block_shape", "padded", "to_rgba", "unpack_blocks"]

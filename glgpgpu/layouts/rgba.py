@@ -33,7 +33,8 @@ def packed_block_shape(m: int, B: int):
 
 
 def unpack_blocks(P: np.ndarray, m: int, B: int) -> np.ndarray:
-    """The (m, m) lower triangle from blocked packed storage (numpy)."""
+    """The (m, m) lower triangle from blocked packed storage (numpy, by index
+    arrays: the reference that `expand_blocks` is tested against)."""
     G = -(-m // B)
     lay = PackedLayout(G)
     I, J = np.tril_indices(G)
@@ -42,3 +43,27 @@ def unpack_blocks(P: np.ndarray, m: int, B: int) -> np.ndarray:
     full = np.zeros((G, B, G, B), P.dtype)
     full[I, :, J, :] = blocks
     return np.tril(full.reshape(G * B, G * B)[:m, :m])
+
+
+def expand_blocks(P: np.ndarray, m: int, B: int, band: int = 512) -> np.ndarray:
+    """`unpack_blocks` by two slice copies, no index arrays (issue 14).  Fig. 4 on
+    the block grid moves whole blocks: the left block columns J < w sit shifted
+    down by e block rows, the right ones turned by 180 degrees at block level
+    (block order reversed in both axes, each block kept as it is).  So the left
+    columns are one strided copy, the right triangle one reversed-block copy, and
+    what lands above the diagonal is zeroed band by band."""
+    G = -(-m // B)
+    lay = PackedLayout(G)
+    n, wB, eB = G * B, lay.w * B, lay.e * B
+    if P.shape != (lay.h * B, wB):
+        raise ValueError(f"blocked packed storage of m={m}, B={B} is {(lay.h * B, wB)}, got {P.shape}")
+    out = np.empty((n, n), P.dtype)
+    out[:, :wB] = P[eB:eB + n]
+    if G > lay.w:                                     # the right block columns J = w .. G-1
+        xs = slice(G - lay.e - lay.w, None if lay.e else 0, -1)
+        out.reshape(G, B, G, B)[lay.w:, :, lay.w:, :] = P.reshape(lay.h, B, lay.w, B)[G - 1 - lay.w::-1, :, xs, :]
+    for r0 in range(0, n, band):
+        r1 = min(n, r0 + band)
+        out[r0:r1, r1:] = 0
+        out[r0:r1, r0:r1] = np.tril(out[r0:r1, r0:r1])
+    return out if n == m else np.ascontiguousarray(out[:m, :m])

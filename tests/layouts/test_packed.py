@@ -51,3 +51,21 @@ def test_packing_by_drawing_equals_numpy(ctx, m):
         assert np.array_equal(packing.read_lower(F, m, False, ctx), np.tril(M))
     finally:
         ctx.kernels.pool.give(F)
+
+
+@pytest.mark.parametrize("B", [1, 2, 4, 8])
+@pytest.mark.parametrize("m", [1, 2, 3, 7, 8, 9, 16, 17, 31, 40, 63])
+def test_expand_blocks_equals_the_index_reference(m, B):
+    """The slice-copy expansion of the blocked packed format (what the blocked packed
+    adat and kernel matrix read back through) equals the index-array reference bit for
+    bit, garbage in the unused texels and bands narrower than a block included."""
+    from glgpgpu.layouts import expand_blocks, packed_block_shape, unpack_blocks
+    h, w = packed_block_shape(m, B)
+    P = np.random.default_rng(m * 10 + B).standard_normal((h, w)).astype(np.float32)
+    want = unpack_blocks(P, m, B)
+    for band in (3, 512):
+        got = expand_blocks(P, m, B, band=band)
+        assert got.shape == (m, m) and got.flags.c_contiguous
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="blocked packed storage"):
+        expand_blocks(P[:-1], m, B)
