@@ -1,8 +1,10 @@
 """The user's call as the benchmark (`glgpgpu bench e2e`, issue 14): the public
 functions, numpy in and numpy out, best of `repeat` after a warm-up, beside
 
-* the kernel alone (`kernel_s`: the same work on data already on the GPU, for
-  adat and cholesky; blank where the call has no single kernel to isolate),
+* the kernel alone (`kernel_s`: the same work on data already on the GPU; for
+  wls the sum of its parts -- the adat and Cholesky kernels, one solve kernel per
+  substitution pair it ran, and the float64 residuals its refinement computes on
+  the host, which are part of Algorithm 1, not overhead),
 * the transfer floor (`transfer_floor_s`: the call's bytes in and out divided by
   the upload / download bandwidth of a plain texture transfer measured in the
   same run), and `over_floor` = end to end / (kernel + transfer floor),
@@ -17,6 +19,7 @@ from .. import api, blocked
 from ..gl import Stopwatch, resolve
 from ..layouts.transfer import upload_lower, upload_rgba
 from ..paper import assemble_texture, factor_texture
+from ..paper import substitute_texture as paper_substitute
 from ..solvers.wls import wls
 from .assembly import time_blocked_adat
 from .common import best_of, call_inputs, progress
@@ -72,6 +75,56 @@ def _kernel_cholesky(ctx, C, method, packed, repeat):
     return min(run() for _ in range(max(1, repeat)))
 
 
+def _kernel_solve(ctx, L, b, steps, method, packed, repeat):
+    """The substitutions `steps` alone: L and b already in textures (L in the
+    call's layout), timed from the first draw to ctx.finish()."""
+    m = L.shape[0]
+    K = ctx.kernels
+    B2 = np.asarray(b, np.float32).reshape(m, -1)
+    if method == "blocked":
+        rows = blocked.padded(m)
+        l_tex = upload_rgba(ctx, L, rows, rows, "L")
+    else:
+        rows = m
+        l_tex = upload_lower(L, packed, ctx, "L")
+    full = np.zeros((rows, B2.shape[1]), np.float32)
+    full[:m] = B2
+
+    def run():
+        t = K.pool.take(rows, B2.shape[1], "right-hand sides")
+        t.write(full)
+        ctx.finish()
+        t0 = time.perf_counter()
+        for backward in steps:
+            t = (blocked.substitute_texture(l_tex, m, t, backward=backward, ctx=ctx) if method == "blocked"
+                 else paper_substitute(l_tex, m, t, packed=packed, backward=backward, ctx=ctx))
+        ctx.finish()
+        dt = time.perf_counter() - t0
+        K.pool.give(t)
+        return dt
+
+    try:
+        run()
+        return min(run() for _ in range(max(1, repeat)))
+    finally:
+        K.pool.give(l_tex)
+
+
+def _kernel_wls(ctx, A, d2, bw, method, packed, repeat):
+    """wls's parts on resident data: adat + Cholesky kernels, one solve pair per
+    substitution it runs (1 + its refinement steps), and the refinement's float64
+    residuals on the host."""
+    x, info = wls(A, d2, bw, packed=packed, method=method, ctx=ctx)
+    A64, d64, b64 = A.astype(np.float64), d2.astype(np.float64), bw.astype(np.float64)
+    rhs = A64 @ (d64 * b64)
+    C = ((A * d2) @ A.T).astype(np.float32)
+    L = np.linalg.cholesky(C.astype(np.float64)).astype(np.float32)
+    pair = _kernel_solve(ctx, L, rhs.astype(np.float32), (False, True), method, packed, repeat)
+    residual = best_of(lambda: rhs - A64 @ (d64 * (A64.T @ x)), repeat)
+    return (_kernel_adat(ctx, A, d2, method, packed, repeat) + _kernel_cholesky(ctx, C, method, packed, repeat)
+            + (1 + info.iterations) * pair + info.iterations * residual)
+
+
 def _host(name, A, d2, C, L, b):
     import scipy.linalg as sla
     import scipy.linalg.lapack as lapack
@@ -123,7 +176,10 @@ def end_to_end(ctx=None, sizes=(256, 512), repeat: int = 3, ceil=None) -> list:
             t = best_of(lambda: (fn(), ctx.finish()), repeat)
             host = best_of(host_fn, repeat)
             kernel = (_kernel_adat(ctx, A, d2, method, packed, repeat) if name == "adat" else
-                      _kernel_cholesky(ctx, C, method, packed, repeat) if name == "cholesky" else None)
+                      _kernel_cholesky(ctx, C, method, packed, repeat) if name == "cholesky" else
+                      _kernel_solve(ctx, L, b, (False, True), method, packed, repeat) if name == "cho_solve" else
+                      _kernel_solve(ctx, L, b, (False,), method, packed, repeat) if name == "solve_triangular" else
+                      _kernel_wls(ctx, A, d2, bw, method, packed, repeat))
             floor = b_in / up + b_out / down
             rows.append({"suite": "e2e", "device": ctx.caps.renderer, "date": time.strftime("%Y-%m-%d"),
                          "call": name, "method": method, "layout": "packed" if packed else "full", "m": m,
