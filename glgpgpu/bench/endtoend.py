@@ -5,9 +5,12 @@ functions, numpy in and numpy out, best of `repeat` after a warm-up, beside
   wls the sum of its parts -- the adat and Cholesky kernels, one solve kernel per
   substitution pair it ran, and the float64 residuals its refinement computes on
   the host, which are part of Algorithm 1, not overhead),
-* the transfer floor (`transfer_floor_s`: the call's bytes in and out divided by
-  the upload / download bandwidth of a plain texture transfer measured in the
-  same run), and `over_floor` = end to end / (kernel + transfer floor),
+* the transfer floor (`transfer_floor_s`: the seconds of one plain texture
+  upload of the call's bytes in plus one plain download of its bytes out,
+  measured in the same run at those sizes, so a small call's floor holds the
+  driver's fixed cost per transfer too; `upload_gb_s` / `download_gb_s` are the
+  bandwidths of a 256 MiB transfer), and `over_floor` = end to end / (kernel +
+  transfer floor),
 * the host's best in the same run (numpy, LAPACK spotrf / potrs / trtrs, lstsq)."""
 from __future__ import annotations
 
@@ -27,10 +30,12 @@ from .common import best_of, call_inputs, progress
 MIB = 1 << 20
 
 
-def transfer_rates(ctx, nbytes: int = 256 * MIB, repeat: int = 3) -> tuple:
-    """(upload, download) bytes per second of a plain RGBA32F texture transfer."""
-    cols = 2048                                     # texels per row
-    rows = max(1, nbytes // (16 * cols))
+def transfer_seconds(ctx, nbytes: float, repeat: int = 3) -> tuple:
+    """(upload, download) seconds of one plain RGBA32F texture transfer of about
+    `nbytes` (2048 texels per row, at least one row): the floor a call moving
+    that many bytes cannot beat, the driver's fixed cost per transfer included."""
+    cols = int(min(2048, max(1, -(-int(nbytes) // 16))))          # texels per row
+    rows = max(1, int(round(nbytes / (16 * cols))))
     data = np.ones((rows, cols, 4), np.float32)
     tex = ctx.kernels.pool.take(rows, cols, "bandwidth probe", components=4)
     try:
@@ -40,7 +45,14 @@ def transfer_rates(ctx, nbytes: int = 256 * MIB, repeat: int = 3) -> tuple:
         down = best_of(lambda: tex.read(), repeat)
     finally:
         ctx.kernels.pool.give(tex)
-    return data.nbytes / up, data.nbytes / down
+    scale = nbytes / data.nbytes
+    return up * scale, down * scale
+
+
+def transfer_rates(ctx, nbytes: int = 256 * MIB, repeat: int = 3) -> tuple:
+    """(upload, download) bytes per second of a plain RGBA32F texture transfer."""
+    up, down = transfer_seconds(ctx, nbytes, repeat)
+    return nbytes / up, nbytes / down
 
 
 def _kernel_adat(ctx, A, d2, method, packed, repeat):
@@ -145,6 +157,7 @@ def end_to_end(ctx=None, sizes=(256, 512), repeat: int = 3, ceil=None) -> list:
     ctx = resolve(ctx)
     rng = np.random.default_rng(14)
     up, down = transfer_rates(ctx)
+    plain = {}                                          # bytes -> (upload s, download s)
     rows = []
     methods = ["paper", "blocked"] if ctx.caps.image_load_store else ["paper"]
     for m in progress(list(sizes), "end to end"):
@@ -180,7 +193,10 @@ def end_to_end(ctx=None, sizes=(256, 512), repeat: int = 3, ceil=None) -> list:
                       _kernel_solve(ctx, L, b, (False, True), method, packed, repeat) if name == "cho_solve" else
                       _kernel_solve(ctx, L, b, (False,), method, packed, repeat) if name == "solve_triangular" else
                       _kernel_wls(ctx, A, d2, bw, method, packed, repeat))
-            floor = b_in / up + b_out / down
+            for nb in (b_in, b_out):
+                if nb not in plain:
+                    plain[nb] = transfer_seconds(ctx, nb, repeat)
+            floor = plain[b_in][0] + plain[b_out][1]
             rows.append({"suite": "e2e", "device": ctx.caps.renderer, "date": time.strftime("%Y-%m-%d"),
                          "call": name, "method": method, "layout": "packed" if packed else "full", "m": m,
                          "n": n if name in ("adat", "wls") else m,
