@@ -49,7 +49,7 @@ def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None,
 def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, chunk: int = 1024,
                     packed: bool = False, full: bool = False, first: bool = True, ctx: Context | None = None,
                     variant: dict | None = None, epilogue: tuple | None = None, k_range: tuple | None = None,
-                    col_blocks: tuple | None = None, row_blocks: int | None = None):
+                    col_blocks: tuple | None = None, row_blocks: int | None = None, region=None):
     """C (+)= (R D) S^T by blocked_adat into c_tex, for R = row_tex and S = col_tex
     (RGBA, k along texels; the same texture for A D^2 A^T).  full=False draws the
     lower block triangle of an m x m C (Fig. 2(b) on the block grid, or Fig. 4's
@@ -58,7 +58,10 @@ def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, c
     k_range = (k0, k1) texels sums over k = 4 k0 .. 4 k1 - 1 only; col_blocks =
     (x0, x1) (full=True) draws only those BC-wide block columns of C -- the
     blocked TRSM's trailing update (tiled.trsm); row_blocks (full=True) only the
-    first row_blocks BR-tall block rows (a tile's real rows, not its padding)."""
+    first row_blocks BR-tall block rows (a tile's real rows, not its padding);
+    region (lower triangle) a geometry on the block grid to draw instead of the
+    whole lower block triangle -- the slab Cholesky's trailing product
+    (blocked/cholesky.py), whose step tables hold it."""
     ctx = resolve(ctx)
     K = ctx.kernels
     BR, BC = tile
@@ -78,7 +81,8 @@ def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, c
     else:
         gx, gy = -(-m // BC), -(-m // BR)
         grid = K.grid(gx, gy)
-        tri = K.cached_store(("blk-tri", gx, gy, BR // BC), lambda: [geo.block_triangle(gx, gy, BR // BC)])[0]
+        tri = region or K.cached_store(("blk-tri", gx, gy, BR // BC),
+                                       lambda: [geo.block_triangle(gx, gy, BR // BC)])[0]
     n4 = row_tex.cols
     if col_tex.cols != n4:
         raise ValueError(f"the two operands must share k: {n4} and {col_tex.cols} texels")

@@ -31,6 +31,7 @@ ADAT_VARIANT = {"A_FROM_BUFFER": 1}
 B_TILE = 4           # rows = columns of the block one fragment of the trailing update owns
 UPDATE_VARIANT = {"COLS_FROM_BUFFER": 1}   # blocked_update defines (see the shader)
 P_PANEL = 16         # columns per Cholesky panel (a multiple of 4 and of B_TILE)
+SLAB = 512           # Cholesky columns per slab: later columns get one blocked_adat product per slab
 # (defaults from the tuning suite on an H100, see benchmarks/RESULTS.md)
 
 

@@ -14,3 +14,15 @@ def block_triangle(gx: int, gy: int, s: int) -> Geometry:
     c = s / 2
     rows = [((0, -c / s), (), ()), ((0, gy), (), ()), ((s * gy + c, gy), (), ())]
     return Geometry(vertex_table(rows), ((0, 1, 2),), f"lower block triangle, {gx}x{gy} blocks, slope {s}")
+
+
+def block_trapezoid(g: int, k: int, e: int) -> Geometry:
+    """Fig. 5's oversized triangle on a g x g block grid (blocks X, Y with
+    k < X <= Y < g) cut at block column e: only columns X < e.  The blocked
+    Cholesky's update inside a slab of columns (blocked/cholesky.py): its columns
+    from e on wait for one slab product.  The hypotenuse x = y + 1/2 passes half a
+    block beside the diagonal at every block centre, as in Fig. 5; with e = g
+    this is Fig. 5's triangle itself."""
+    kk = k + .5
+    rows = [((k + 1, kk), (), ()), ((k + 1, g), (), ()), ((e, g), (), ()), ((e, e - .5), (), ())]
+    return Geometry(vertex_table(rows), ((0, 1, 2), (0, 2, 3)), f"block trapezoid, k={k}, columns < {e} of {g}")

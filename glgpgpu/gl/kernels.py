@@ -112,6 +112,7 @@ class Kernels:
         self._scratch_vaos: dict = {}
         self.recorder: Recorder | None = None
         self._stores: dict = {}
+        self._step_stores: dict = {}           # cached_steps: apart from _stores
         self._query = None
         # False: upload every draw's vertices anew (the naive way), to measure
         # what keeping the figures' tables in one static buffer saves.
@@ -190,7 +191,12 @@ class Kernels:
             made["steps"] = build()
             return [g for st in made["steps"] for g in st if g is not None]
 
-        store = self.cached_store(key, flat)
+        # kept apart from cached_store's entries: the draws inside the loop that uses
+        # these steps make cached stores of their own, which must not evict them
+        store = self._step_stores.pop(key, None) or self.store(flat())
+        self._step_stores[key] = store
+        while len(self._step_stores) > 8:
+            self._step_stores.pop(next(iter(self._step_stores))).release()
         if not hasattr(store, "steps"):
             spans = iter(store.spans)
             store.steps = [tuple(None if g is None else next(spans) for g in st) for st in made["steps"]]
@@ -297,9 +303,10 @@ class Kernels:
             buf.release()
         for g in self.__dict__.get("_grids", {}).values():
             g.release()
-        for st in self._stores.values():
+        for st in (*self._stores.values(), *self._step_stores.values()):
             st.release()
         self._stores.clear()
+        self._step_stores.clear()
         for vao in self._scratch_vaos.values():
             vao.release()
         self._scratch_vaos.clear()

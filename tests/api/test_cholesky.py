@@ -37,6 +37,52 @@ def test_blocked_cholesky(ctx, rng, m):
         check_factor(glgpgpu.cholesky(C, method="blocked"), C)
 
 
+@pytest.fixture
+def small_slab(monkeypatch):
+    """The blocked Cholesky with slabs of 16 or 32 columns (the default, 512, only
+    cuts matrices bigger than the tests use)."""
+    import importlib
+    bc = importlib.import_module("glgpgpu.blocked.cholesky")     # the module, not the function
+
+    def use(W):
+        monkeypatch.setattr(bc, "SLAB", W)
+    return use
+
+
+@pytest.mark.parametrize("m", [17, 33, 48, 100, 129])
+def test_slab_cholesky_equals_panel_cholesky_bitwise(ctx, rng, m, small_slab):
+    """slab=W (one blocked_adat product per slab for the later columns) adds the same
+    4-term dot products in the same order as the rank-P panel updates, so the two
+    forms give the same bits; both pass the backward-error bound."""
+    C = spd(m, 1e4, rng)
+    small_slab(0)
+    ref = glgpgpu.cholesky(C, method="blocked")
+    check_factor(ref, C)
+    for W in (16, 32, 48):
+        small_slab(W)
+        assert np.array_equal(glgpgpu.cholesky(C, method="blocked"), ref), W
+
+
+@pytest.mark.parametrize("m, p", [(40, 0), (40, 15), (40, 16), (40, 33), (70, 64)])
+def test_slab_cholesky_names_the_pivot(ctx, rng, m, p, small_slab):
+    small_slab(16)
+    with pytest.raises(np.linalg.LinAlgError, match=f"pivot {p} ") as info:
+        glgpgpu.cholesky(make_indefinite(m, p, rng), method="blocked")
+    assert info.value.pivot == p
+
+
+def test_slab_must_fit_the_panels(ctx, rng):
+    from glgpgpu import blocked
+    from glgpgpu.layouts.transfer import upload_rgba
+
+    tex = upload_rgba(ctx, np.eye(64, dtype=np.float32), 64, 64, "C")
+    try:
+        with pytest.raises(ValueError, match="slab=24 must be a multiple of P=16"):
+            blocked.factor_texture(tex, 64, ctx=ctx, slab=24)
+    finally:
+        ctx.kernels.pool.give(tex)
+
+
 @pytest.mark.parametrize("m", [5, 16, 17])
 def test_triads_equal_pairs_bitwise(ctx, rng, m):
     C = spd(m, 1e3, rng)

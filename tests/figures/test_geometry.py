@@ -153,3 +153,18 @@ def test_block_triangle_covers_the_lower_blocks(s, gy):
     count, _, _ = geo.rasterize(g, gx, gy)
     Y, X = np.mgrid[0:gy, 0:gx]
     assert (count == (X <= s * Y + s - 1)).all()
+
+
+@pytest.mark.parametrize("g", [1, 2, 3, 5, 8, 13])
+def test_block_trapezoid_covers_the_slab_part_of_fig5(g):
+    """The slab Cholesky's in-slab update: exactly the blocks k < X <= Y < g with
+    X < e, once each, no block centre on an edge; e = g is Fig. 5's triangle."""
+    from glgpgpu.figures import block_trapezoid
+
+    Y, X = np.mgrid[0:g, 0:g]
+    for k in range(-1, g - 1):
+        for e in range(k + 2, g + 1):            # e = k + 1 is empty: never drawn
+            t = block_trapezoid(g, k, e)
+            assert geo.on_edge_centres(t, g, g) == 0
+            count, _, _ = geo.rasterize(t, g, g)
+            assert (count == ((X > k) & (X <= Y) & (X < e))).all(), (k, e)
