@@ -11,7 +11,7 @@ from .. import figures as geo
 from ..gl import Context, resolve
 from ..layouts.rgba import expand_blocks, packed_block_shape
 from ..layouts.transfer import read_rgba_lower, upload_rgba
-from .tiles import ADAT_TILE, ADAT_VARIANT, padded, rect_rows, require
+from .tiles import ADAT_TILE, ADAT_VARIANT, QUAD_VARIANT, padded, rect_rows, require
 
 
 def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None, chunk: int = 1024,
@@ -46,6 +46,51 @@ def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None,
         raise
 
 
+def _grid(K, gx, gy, defines):
+    """The draw's target grid; even in both directions for the quad variants, so
+    every 2 x 2 quad lies inside the viewport (fragments outside the geometry in
+    a quad run as helpers; outside the viewport none may run)."""
+    if QUAD_FLAGS & set(defines):
+        gx, gy = gx + gx % 2, gy + gy % 2
+    return K.grid(gx, gy)
+
+
+QUAD_FLAGS = {"QUAD_ROWS", "QUAD_COLS"}
+
+
+def quad_sharing(ctx) -> bool:
+    """May blocked_adat share fetches within 2 x 2 quads (QUAD_VARIANT)?  Only
+    where the driver offers GL_KHR_shader_subgroup and a small product drawn both
+    ways -- a lower triangle with odd block counts, so helper fragments on the
+    diagonal must swap too -- comes out the same bit for bit (the quad variant
+    adds the same dot products in the same order).  Checked once per context."""
+    ok = getattr(ctx, "_quad_sharing", None)
+    if ok is None:
+        ok = False
+        if "GL_KHR_shader_subgroup" in (getattr(ctx.gl, "extensions", None) or ()):
+            ok = _quad_self_test(ctx)
+        ctx._quad_sharing = ok
+    return ok
+
+
+def _quad_self_test(ctx) -> bool:
+    K = ctx.kernels
+    A = np.random.default_rng(5).standard_normal((40, 44)).astype(np.float32)
+    a_tex = upload_rgba(ctx, A, 40, 44, "A")
+    d_tex = upload_rgba(ctx, np.ones((1, 44), np.float32), 1, 44, "d")
+    out = []
+    try:
+        for extra in ({}, QUAD_VARIANT):
+            c = adat_texture(a_tex, d_tex, 40, mp=40, ctx=ctx, variant={**ADAT_VARIANT, **extra})
+            out.append(read_rgba_lower(c, 40))
+            K.pool.give(c)
+    except Exception:                          # noqa: BLE001 -- a compiler that refuses it: not offered
+        return False
+    finally:
+        K.pool.give(a_tex, d_tex)
+    return bool(np.array_equal(out[0], out[1]))
+
+
 def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, chunk: int = 1024,
                     packed: bool = False, full: bool = False, first: bool = True, ctx: Context | None = None,
                     variant: dict | None = None, epilogue: tuple | None = None, k_range: tuple | None = None,
@@ -66,6 +111,8 @@ def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, c
     K = ctx.kernels
     BR, BC = tile
     defines = {"BR": BR, "BC": BC, **(ADAT_VARIANT if variant is None else variant)}
+    if variant is None and not packed and quad_sharing(ctx):
+        defines.update(QUAD_VARIANT)
     if packed:
         gx = -(-m // BC)
         grid = K.grid(c_tex.cols * 4 // BC, c_tex.rows // BR)
@@ -74,13 +121,13 @@ def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, c
         defines["PACKED"] = 1
     elif full:
         gx, gy = c_tex.cols * 4 // BC, c_tex.rows // BR
-        grid = K.grid(gx, gy)
+        grid = _grid(K, gx, gy, defines)
         x0, x1 = col_blocks or (0, gx)
         tri = rect_rows(K, x0, x1, 0, min(gy, row_blocks or gy))
         defines["FULL"] = 1
     else:
         gx, gy = -(-m // BC), -(-m // BR)
-        grid = K.grid(gx, gy)
+        grid = _grid(K, gx, gy, defines)
         tri = region or K.cached_store(("blk-tri", gx, gy, BR // BC),
                                        lambda: [geo.block_triangle(gx, gy, BR // BC)])[0]
     n4 = row_tex.cols

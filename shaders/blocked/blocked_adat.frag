@@ -1,4 +1,9 @@
 #version 430
+#if defined(QUAD_ROWS) || defined(QUAD_COLS)
+// the quad-sharing variant (blocked_adat_body.glsl): the 2 x 2 fragments of a quad swap fetches
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_quad : require
+#endif
 // method="blocked" (beyond the papers): register-blocked A D^2 A^T.  One fragment
 // owns a BR x BC block of C (BR rows, BC columns, BC a multiple of 4) and
 // accumulates it over k = 4*u_k0 .. 4*u_k1-1, four k per step, so each step

@@ -58,6 +58,12 @@ void main() {
 #ifndef KUNROLL
 #define KUNROLL 1
 #endif
+#if defined(QUAD_ROWS) || defined(QUAD_COLS)
+    // where this fragment sits in its 2 x 2 quad (not with PACKED: there storage
+    // neighbours need not share rows or columns)
+    int qx = int(gl_FragCoord.x) & 1;
+    int qy = int(gl_FragCoord.y) & 1;
+#endif
     int rows[BR];
     int cols[BC];
     for (int r = 0; r < BR; ++r) rows[r] = min(r0 + r, u_m - 1);
@@ -79,13 +85,39 @@ void main() {
         // hold the BC column-side texels, stream the BR row-side ones: fewer
         // live registers, so taller tiles (more multiply-adds per fetch) fit
         vec4 b[BC];
+#ifdef QUAD_COLS
+        // the quad's vertical neighbour owns the same columns: each fetches half
+        // and they swap (one fetch where two were), the same numbers in b
+        for (int c = 0; c < BC / 2; ++c) {
+            vec4 mine = FETCH_A(k, min(c0 + c + qy * (BC / 2), u_m - 1));
+            vec4 other = subgroupQuadSwapVertical(mine);
+            b[c] = qy == 0 ? mine : other;
+            b[c + BC / 2] = qy == 0 ? other : mine;
+        }
+#else
         for (int c = 0; c < BC; ++c)
             b[c] = FETCH_A(k, cols[c]);
+#endif
+#ifdef QUAD_ROWS
+        // the horizontal neighbour owns the same rows: half the row fetches each,
+        // swapped; every accumulator gets the same dot products in the same order
+        for (int r = 0; r < BR / 2; ++r) {
+            vec4 mine = FETCH_AD(k, min(r0 + r + qx * (BR / 2), u_m - 1));
+            vec4 other = subgroupQuadSwapHorizontal(mine);
+            vec4 lo = qx == 0 ? mine : other;
+            vec4 hi = qx == 0 ? other : mine;
+            for (int c = 0; c < BC; ++c)
+                acc[r][c >> 2][c & 3] += dot(lo, b[c]);
+            for (int c = 0; c < BC; ++c)
+                acc[r + BR / 2][c >> 2][c & 3] += dot(hi, b[c]);
+        }
+#else
         for (int r = 0; r < BR; ++r) {
             vec4 a = FETCH_AD(k, rows[r]);
             for (int c = 0; c < BC; ++c)
                 acc[r][c >> 2][c & 3] += dot(a, b[c]);
         }
+#endif
 #endif
       }
     }

@@ -1,4 +1,9 @@
 #version 430
+#if defined(QUAD_ROWS) || defined(QUAD_COLS)
+// the quad-sharing variant (blocked_adat_body.glsl): the 2 x 2 fragments of a quad swap fetches
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_quad : require
+#endif
 // The LS-SVM kernel matrix by the blocked path (issue 15): blocked_adat's
 // register-blocked Gram matrix X X^T (D = I), and on the last chunk of k, before
 // each block is stored, the kernel function applied to every entry (an epilogue:

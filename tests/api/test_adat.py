@@ -126,3 +126,34 @@ def test_blocked_tiles(ctx, rng, tile, m):
     A = rng.standard_normal((m, 2 * m + 1))
     d2 = rng.random(2 * m + 1)
     check(blocked.adat(A.astype(np.float32), d2.astype(np.float32), tile=tile), A, d2)
+
+
+def test_quad_sharing_only_where_it_gives_the_same_bits(ctx, rng):
+    """The quad variant of blocked_adat (2 x 2 fragments swap half their row fetches,
+    GL_KHR_shader_subgroup_quad) is used only where the driver has the extension and
+    its self-test matches the plain kernel bit for bit.  llvmpipe has no such
+    extension: the self-test must refuse it (the shader does not compile) rather
+    than fail.  Where it is offered (a GPU), quad and plain agree bit for bit."""
+    import importlib
+    badat = importlib.import_module("glgpgpu.blocked.adat")      # the module, not the function
+    from glgpgpu.blocked.tiles import ADAT_VARIANT, QUAD_VARIANT
+    from glgpgpu.layouts.transfer import read_rgba_lower, upload_rgba
+
+    has_ext = "GL_KHR_shader_subgroup" in ctx.gl.extensions
+    if not has_ext:
+        assert badat._quad_self_test(ctx) is False and badat.quad_sharing(ctx) is False
+        return
+    if not badat.quad_sharing(ctx):
+        pytest.skip("the driver has GL_KHR_shader_subgroup but the quad self-test refused it")
+    for m, n in ((1, 3), (9, 17), (24, 40), (57, 130)):
+        A = rng.standard_normal((m, n)).astype(np.float32)
+        mp, n4 = -(-m // 8) * 8, -(-n // 4) * 4
+        a_tex = upload_rgba(ctx, A, mp, n4, "A")
+        d_tex = upload_rgba(ctx, rng.random((1, n)).astype(np.float32), 1, n4, "d")
+        got = []
+        for extra in ({}, QUAD_VARIANT):
+            c = badat.adat_texture(a_tex, d_tex, m, mp=mp, ctx=ctx, variant={**ADAT_VARIANT, **extra})
+            got.append(read_rgba_lower(c, m))
+            ctx.kernels.pool.give(c)
+        ctx.kernels.pool.give(a_tex, d_tex)
+        assert np.array_equal(got[0], got[1]), (m, n)
