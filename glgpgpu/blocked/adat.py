@@ -59,7 +59,8 @@ QUAD_FLAGS = {"QUAD_ROWS", "QUAD_COLS"}
 
 
 def quad_sharing(ctx) -> bool:
-    """May blocked_adat share fetches within 2 x 2 quads (QUAD_VARIANT)?  Only
+    """May blocked_adat share fetches within 2 x 2 quads (QUAD_VARIANT, opt-in: on
+    the H100 it was 13% slower than the plain kernel, benchmarks/RESULTS.md)?  Only
     where the driver offers GL_KHR_shader_subgroup and a small product drawn both
     ways -- a lower triangle with odd block counts, so helper fragments on the
     diagonal must swap too -- comes out the same bit for bit (the quad variant
@@ -111,8 +112,6 @@ def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, c
     K = ctx.kernels
     BR, BC = tile
     defines = {"BR": BR, "BC": BC, **(ADAT_VARIANT if variant is None else variant)}
-    if variant is None and not packed and quad_sharing(ctx):
-        defines.update(QUAD_VARIANT)
     if packed:
         gx = -(-m // BC)
         grid = K.grid(c_tex.cols * 4 // BC, c_tex.rows // BR)

@@ -4,7 +4,7 @@ row), one register-blocked pass updates the trailing lower block triangle
 (Fig. 5's triangle on the block grid), one pass copies the panel back.  The
 matrix is padded to a multiple of P with the identity.
 
-slab=W (the default, SLAB): the same passes, but a panel's update stops at the
+slab=W (the default: SLAB from order SLAB_FROM on): the same passes, but a panel's update stops at the
 end of its slab of W columns; the columns after the slab get all W of its
 columns at once, from one blocked_adat product (C -= L_S L_S^T, the kernel
 that runs near half the FMA ceiling) instead of W/P rank-P updates (a sixth of
@@ -19,7 +19,7 @@ from .. import figures as geo
 from ..gl import Context, resolve
 from ..layouts.transfer import upload_rgba
 from .adat import product_texture
-from .tiles import ADAT_TILE, B_TILE, P_PANEL, SLAB, UPDATE_VARIANT, rect_rows, require
+from .tiles import ADAT_TILE, B_TILE, P_PANEL, SLAB, SLAB_FROM, UPDATE_VARIANT, rect_rows, require
 
 
 
@@ -33,8 +33,9 @@ def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = B_TILE, pivot_fl
                    regularize: bool = False, slab: int | None = None,
                    ctx: Context | None = None, variant: dict | None = None):
     """Factor blocked C (RGBA, mp/4 x mp, mp a multiple of P) in place; returns it.
-    slab: columns per slab (None: SLAB; 0: no slabs, every update over the whole
-    trailing triangle); a multiple of P and of the product's tile."""
+    slab: columns per slab (None: SLAB from order SLAB_FROM on, else none; 0: no
+    slabs, every update over the whole trailing triangle); a multiple of P and of
+    the product's tile."""
     ctx = resolve(ctx)
     require(ctx)
     K = ctx.kernels
@@ -42,7 +43,7 @@ def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = B_TILE, pivot_fl
     if mp % P or P % B or P % 4:
         raise ValueError(f"blocked Cholesky needs the padded order ({mp}) a multiple of P={P}, "
                          f"and P a multiple of B={B} and of 4")
-    W = SLAB if slab is None else int(slab)
+    W = (SLAB if mp >= SLAB_FROM else 0) if slab is None else int(slab)
     BT = ADAT_TILE[0]
     if W and (W % P or W % BT or ADAT_TILE[0] != ADAT_TILE[1]):
         raise ValueError(f"slab={W} must be a multiple of P={P} and of the product's tile {ADAT_TILE}")

@@ -28,13 +28,17 @@ ADAT_TILE = (8, 8)   # rows x columns of the C block one fragment of blocked_ada
 # blocked_adat reads the column side of each block through a storage buffer and
 # the row side through the texture units: two load pipes side by side
 ADAT_VARIANT = {"A_FROM_BUFFER": 1}
-# where the driver allows it (adat.quad_sharing), the 2 x 2 fragments of a quad each fetch
-# half of the row side and swap (GL_KHR_shader_subgroup_quad): half the texture fetches
+# opt-in (variant=), where the driver allows it (adat.quad_sharing): the 2 x 2 fragments of a
+# quad each fetch half of the row side and swap (GL_KHR_shader_subgroup_quad).  Half the
+# texture fetches, the same bits -- but 0.193 s against 0.171 s on the H100 (m = 4096), so
+# the fetches are not what limits the kernel; not the default
 QUAD_VARIANT = {"QUAD_ROWS": 1}
 B_TILE = 4           # rows = columns of the block one fragment of the trailing update owns
 UPDATE_VARIANT = {"COLS_FROM_BUFFER": 1}   # blocked_update defines (see the shader)
 P_PANEL = 16         # columns per Cholesky panel (a multiple of 4 and of B_TILE)
 SLAB = 512           # Cholesky columns per slab: later columns get one blocked_adat product per slab
+SLAB_FROM = 8 * SLAB  # ... for padded orders from this on (H100: 4096 15% faster, 8192 30%; 1024 and
+                      # 2048 were slower with slabs: the product's fixed cost outweighs its speed)
 # (defaults from the tuning suite on an H100, see benchmarks/RESULTS.md)
 
 

@@ -39,13 +39,14 @@ def test_blocked_cholesky(ctx, rng, m):
 
 @pytest.fixture
 def small_slab(monkeypatch):
-    """The blocked Cholesky with slabs of 16 or 32 columns (the default, 512, only
-    cuts matrices bigger than the tests use)."""
+    """The blocked Cholesky with slabs of 16 or 32 columns at every order (the
+    default, 512 from order 4096 on, only cuts matrices bigger than the tests use)."""
     import importlib
     bc = importlib.import_module("glgpgpu.blocked.cholesky")     # the module, not the function
 
     def use(W):
         monkeypatch.setattr(bc, "SLAB", W)
+        monkeypatch.setattr(bc, "SLAB_FROM", 0)
     return use
 
 
