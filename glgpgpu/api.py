@@ -11,7 +11,6 @@ import numpy as np
 
 from .dispatch import METHODS, choose, implementation
 from .gl import Context, resolve
-from .layouts.transfer import lower_of
 from .paper.cholesky import VARIANTS
 from . import validate as check
 
@@ -92,7 +91,9 @@ def solve_triangular(L, B, *, lower: bool = True, trans: bool = False, packed: b
     solves with the transpose.  B is (m,) or (m, nrhs); returns float32 of B's shape.
     """
     T = check.square(L, "L")
-    Ls = lower_of(T, check.flag(lower, "lower"))
+    # the solves read only the lower triangle of what they get: T itself, or the
+    # view T.T for an upper T -- no m x m np.tril copy (issue 14)
+    Ls = T if check.flag(lower, "lower") else T.T
     check.flag(trans, "trans")
     # Stored as a lower triangle Ls: which direction does op(T) need?
     backward = (trans if lower else not trans)
@@ -103,7 +104,7 @@ def cho_solve(L, B, *, packed: bool = False, method: str = "auto", ctx: Context 
     """Solve (L L^T) X = B given the Cholesky factor L, by forward then backward
     substitution on the GPU (method: "paper", "blocked" or "auto", as cholesky)."""
     Ls = check.square(L, "L")
-    return _solve(np.tril(Ls), B, [False, True], packed, ctx, method)
+    return _solve(Ls, B, [False, True], packed, ctx, method)      # its lower triangle is all that is read
 
 
 def kernel_matrix(X, *, kernel: str = "rbf", gamma: float | None = None, degree: int = 3, coef0: float = 0.0,

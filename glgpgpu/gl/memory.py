@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 
 from ..errors import GPUMemoryError
 
@@ -19,21 +20,29 @@ _GPU_MEMORY_INFO_CURRENT_AVAILABLE_VIDMEM_NVX = 0x9049
 _TEXTURE_FREE_MEMORY_ATI = 0x87FC
 
 
-def _gl_integers(pname: int, count: int):
-    """glGetIntegerv through the GL dispatch library (the context must be current)."""
+@functools.lru_cache(maxsize=1)
+def _get_integerv():
+    """glGetIntegerv from the GL dispatch library, looked up once: find_library runs
+    ldconfig in a subprocess (milliseconds, which every public call paid before)."""
     for name in ("OpenGL", "GL"):
         path = ctypes.util.find_library(name)
         if not path:
             continue
         try:
-            lib = ctypes.CDLL(path)
-            fn = lib.glGetIntegerv
+            return ctypes.CDLL(path).glGetIntegerv
         except (OSError, AttributeError):
             continue
-        out = (ctypes.c_int * count)()
-        fn(ctypes.c_uint(pname), out)
-        return list(out)
     return None
+
+
+def _gl_integers(pname: int, count: int):
+    """glGetIntegerv through the GL dispatch library (the context must be current)."""
+    fn = _get_integerv()
+    if fn is None:
+        return None
+    out = (ctypes.c_int * count)()
+    fn(ctypes.c_uint(pname), out)
+    return list(out)
 
 
 def _host_available() -> int | None:

@@ -11,19 +11,13 @@ from .rgba import to_rgba
 from .triangle import layout_for, pack, unpack
 
 
-def lower_of(T: np.ndarray, lower: bool = True) -> np.ndarray:
-    """The lower triangle that represents T (T itself if lower, else T^T)."""
-    return np.tril(T) if lower else np.tril(T.T)
-
-
 def upload_lower(M: np.ndarray, packed: bool, ctx, what: str = "matrix"):
     """A pooled texture holding the lower triangle of M in the chosen layout."""
     m = M.shape[0]
     lay = layout_for(m, packed)
     ctx.check_size(lay.height, lay.width, f"{what} ({'packed' if packed else 'full'}, m={m})")
     tex = ctx.kernels.pool.take(lay.height, lay.width)
-    low = np.tril(M)
-    tex.write(pack(low) if packed else low)
+    tex.write(pack(M) if packed else np.tril(M))      # pack reads only the lower triangle
     return tex
 
 
@@ -57,20 +51,27 @@ def _bands(m: int, band: int):
 
 def read_rgba_lower(tex, m: int, band: int | None = None) -> np.ndarray:
     """The lower triangle of the leading m x m of an RGBA texture (upper part zero),
-    without an m x m np.tril pass.  When the texture is exactly m texels-times-4
-    wide its rows are the result's rows: one read straight into the result, then
-    the part above the diagonal zeroed band by band (H100, m = 4096: 11 ms less than
-    reading half the bytes by bands and copying them over).  Otherwise row bands of
-    columns 0 .. r1 (half the bytes) are read and copied in."""
+    without an m x m np.tril pass.  A texture exactly m x m is read whole, straight
+    into the result (glGetTexImage: on the H100 3x the rate of glReadPixels, 20 ms
+    against 62 ms at m = 4096), then the part above the diagonal is zeroed band by
+    band.  A texture a little larger (the blocked path's padding) is read whole
+    too, and its lower rows copied over by bands; a much larger one (a tile holding
+    a smaller matrix) by row bands of columns 0 .. r1, half the bytes."""
     band = band or LOWER_BAND
-    if tex.cols * 4 == m and tex.rows >= m:
+    if tex.cols * 4 == m and tex.rows == m:
         out = np.empty((m, m), np.float32)
-        tex.read_region_into(out.reshape(m, m // 4, 4), 0, 0)
+        tex.read(out.reshape(m, m // 4, 4))
         for r0, r1 in _bands(m, band):
             out[r0:r1, r1:] = 0
             out[r0:r1, r0:r1] = np.tril(out[r0:r1, r0:r1])      # band x band: no index arrays
         return out
     out = np.zeros((m, m), np.float32)
+    if tex.rows * tex.cols * 4 <= 1.5 * m * m:
+        whole = tex.read().reshape(tex.rows, tex.cols * 4)
+        for r0, r1 in _bands(m, band):
+            out[r0:r1, :r0] = whole[r0:r1, :r0]
+            out[r0:r1, r0:r1] = np.tril(whole[r0:r1, r0:r1])
+        return out
     for r0, r1 in _bands(m, band):
         w = -(-r1 // 4)                                     # texels covering columns 0 .. r1
         buf = tex.read_region_into(np.empty((r1 - r0, w, 4), np.float32), 0, r0).reshape(r1 - r0, 4 * w)

@@ -36,8 +36,8 @@ def substitute_texture(l_tex, m: int, b_tex, *, packed: bool, backward: bool,
 def solve(L_lower: np.ndarray, B2: np.ndarray, steps, *, packed: bool = False,
           ctx: Context | None = None) -> np.ndarray:
     """Apply the substitutions `steps` (False: forward with L, True: backward with
-    L^T) to the right-hand sides B2 (m x nrhs float32); L_lower is float32 lower
-    triangular, uploaded in the chosen layout.  Returns float32 (m, nrhs)."""
+    L^T) to the right-hand sides B2 (m x nrhs float32); L_lower is float32, only
+    its lower triangle read, uploaded in the chosen layout.  Returns float32 (m, nrhs)."""
     ctx = resolve(ctx)
     K = ctx.kernels
     m = L_lower.shape[0]

@@ -257,15 +257,16 @@ def test_backward_solves_keep_their_transposed_tiles(small, rng):
 @pytest.mark.parametrize("m", [1, 2, 3, 4, 5, 16, 17, 32, 33, 50, 64])
 def test_lower_band_read_returns_the_lower_triangle(ctx, rng, m):
     """Bands of 16 rows: the lower triangle comes back exactly and zeros above it,
-    though the texture's upper part holds NaN; both paths (a texture exactly m wide,
-    read whole; a padded one, read by bands)."""
+    though the texture's upper part holds NaN; all three paths (a texture exactly
+    m x m, read whole into the result; a slightly padded one, read whole and copied
+    by bands; a much larger one, read by bands)."""
     from glgpgpu.layouts.transfer import read_rgba_lower, upload_rgba
 
     M = rng.standard_normal((m, m)).astype(np.float32)
     M[np.triu_indices(m, 1)] = np.nan
-    rows = -(-m // 16) * 16
-    t = upload_rgba(ctx, M, rows, rows)
-    try:
-        assert np.array_equal(read_rgba_lower(t, m, band=16), np.tril(np.nan_to_num(M)))
-    finally:
-        ctx.kernels.pool.give(t)
+    for rows in {-(-m // 4) * 4, -(-m // 16) * 16, -(-m // 4) * 4 + 64}:
+        t = upload_rgba(ctx, M, rows, rows)
+        try:
+            assert np.array_equal(read_rgba_lower(t, m, band=16), np.tril(np.nan_to_num(M))), rows
+        finally:
+            ctx.kernels.pool.give(t)

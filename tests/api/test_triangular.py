@@ -50,6 +50,26 @@ def test_cho_solve(ctx, rng, m, method, packed):
     assert rel <= 8 * m * 2.0 ** -24 * np.linalg.cond(C)
 
 
+@pytest.mark.parametrize("m", [1, 3, 17, 40])
+@pytest.mark.parametrize("method, packed", CONFIGS, ids=["full", "packed", "blocked"])
+def test_the_other_triangle_is_never_read(ctx, rng, m, method, packed):
+    """As scipy: solve_triangular reads only the triangle `lower` names, cho_solve
+    only L's lower triangle -- huge numbers in the other one change nothing (the
+    solves are handed the matrix itself or its transposed view, no tril copy)."""
+    L = well_conditioned_lower(m, rng)
+    junk = np.triu(np.full((m, m), 3e37), 1)
+    B = rng.standard_normal((m, 2))
+    for lower in (True, False):
+        T = L if lower else L.T
+        dirty = T + (junk if lower else junk.T)
+        for trans in (False, True):
+            clean = glgpgpu.solve_triangular(T, B, lower=lower, trans=trans, packed=packed, method=method)
+            got = glgpgpu.solve_triangular(dirty, B, lower=lower, trans=trans, packed=packed, method=method)
+            assert np.array_equal(got, clean), (lower, trans)
+    assert np.array_equal(glgpgpu.cho_solve(L + junk, B, packed=packed, method=method),
+                          glgpgpu.cho_solve(L, B, packed=packed, method=method))
+
+
 def test_solve_bad_input(ctx):
     with pytest.raises(ValueError, match="B has 2 rows but the matrix has order 3"):
         glgpgpu.solve_triangular(np.eye(3), np.ones(2))
