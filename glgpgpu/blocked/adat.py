@@ -191,6 +191,6 @@ def adat(A, d2, *, packed: bool = False, ctx: Context | None = None, tile=ADAT_T
     try:
         if packed:
             return expand_blocks(c_tex.read().reshape(c_tex.rows, -1), m, tile[0])
-        return read_rgba_lower(c_tex, m)
+        return read_rgba_lower(c_tex, m, upper_zero=True)        # cleared, and the kernel keeps it zero
     finally:
         ctx.kernels.pool.give(a_tex, d_tex, c_tex)

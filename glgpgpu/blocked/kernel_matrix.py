@@ -52,7 +52,7 @@ def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=F
     try:
         if packed:
             return expand_blocks(tex.read().reshape(tex.rows, -1), N, ADAT_TILE[1])
-        return read_rgba_lower(tex, N)
+        return read_rgba_lower(tex, N, upper_zero=True)          # cleared, and the kernel keeps it zero
     finally:
         ctx.kernels.pool.give(tex)
 

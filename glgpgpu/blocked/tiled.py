@@ -38,6 +38,7 @@ class TiledLower:
         self.ctx, self.grid = ctx, grid
         self.tiles: dict = {}
         self.transposes: dict = {}      # (I, J) -> tile (I, J) transposed, made once for the solves
+        self.upper_zero = False         # the diagonal tiles hold zeros above the diagonal
 
     def transposed(self, I: int, J: int):
         """Tile (I, J) transposed (transpose_rgba, data movement), kept for later solves
@@ -56,10 +57,23 @@ class TiledLower:
         self.transposes[I, J] = out
         return out, False
 
+    def clear_upper(self) -> None:
+        """Zero the diagonal tiles above the diagonal, on the GPU (one pass each), so
+        read() copies them straight into the result (a factor is uploaded whole,
+        its upper triangle the input's)."""
+        K = self.ctx.kernels
+        t = self.grid.t
+        for I in range(self.grid.count):
+            K.draw("blocked_zero_upper", K.grid(t // 4, t), rect_rows(K, 0, t // 4, 0, t), None,
+                   images={"A": self.tiles[I, I]})
+        self.upper_zero = True
+
     @classmethod
     def zeros(cls, ctx, g: TileGrid) -> "TiledLower":
-        """Zero lower tiles, for products to accumulate into."""
+        """Zero lower tiles, for products to accumulate into (their products keep the
+        upper triangle zero, blocked_adat.frag)."""
         T = cls(ctx, g)
+        T.upper_zero = True
         try:
             for I, J in g.lower():
                 T.tiles[I, J] = ctx.kernels.pool.take(g.t, g.t // 4, f"tile ({I},{J})", components=4)
@@ -86,11 +100,12 @@ class TiledLower:
 
     def read(self) -> np.ndarray:
         g = self.grid
-        if g.count == 1:                                # one tile: its lower triangle, by bands
-            return read_rgba_lower(self.tiles[0, 0], g.m)
+        z = self.upper_zero
+        if g.count == 1:                                # one tile: its lower triangle
+            return read_rgba_lower(self.tiles[0, 0], g.m, upper_zero=z)
         out = np.zeros((g.m, g.m), np.float32)          # the upper tiles stay zero
         for (I, J), tex in self.tiles.items():
-            block = read_rgba_lower(tex, g.size(I)) if I == J else read_rgba(tex, g.size(I), g.size(J))
+            block = read_rgba_lower(tex, g.size(I), upper_zero=z) if I == J else read_rgba(tex, g.size(I), g.size(J))
             out[g.span(I), g.span(J)] = block
         return out
 
@@ -322,6 +337,7 @@ def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | 
     T = _upload_lower(resolve(ctx), C, "the Cholesky factorization")
     try:
         factor(T)
+        T.clear_upper()
         return T.read()
     finally:
         T.release()

@@ -49,34 +49,39 @@ def _bands(m: int, band: int):
         yield r0, min(m, r0 + band)
 
 
-def read_rgba_lower(tex, m: int, band: int | None = None) -> np.ndarray:
+def read_rgba_lower(tex, m: int, band: int | None = None, upper_zero: bool = False) -> np.ndarray:
     """The lower triangle of the leading m x m of an RGBA texture (upper part zero),
     without an m x m np.tril pass.  A texture exactly m x m is read whole, straight
-    into the result (glGetTexImage: on the H100 3x the rate of glReadPixels, 20 ms
-    against 62 ms at m = 4096), then the part above the diagonal is zeroed band by
-    band.  A texture a little larger (the blocked path's padding) is read whole
-    too, and its lower rows copied over by bands; a much larger one (a tile holding
-    a smaller matrix) by row bands of columns 0 .. r1, half the bytes."""
+    into the result, then the part above the diagonal is zeroed band by band -- or
+    not at all when the GPU already holds zeros there (upper_zero: blocked_adat's
+    products, a factor after TiledLower.clear_upper).  A texture a little larger
+    (the blocked path's padding) is read whole too and its leading rows copied
+    over; a much larger one (a tile holding a smaller matrix) by row bands of
+    columns 0 .. r1, half the bytes."""
     band = band or LOWER_BAND
     if tex.cols * 4 == m and tex.rows == m:
         out = np.empty((m, m), np.float32)
         tex.read(out.reshape(m, m // 4, 4))
-        for r0, r1 in _bands(m, band):
-            out[r0:r1, r1:] = 0
-            out[r0:r1, r0:r1] = np.tril(out[r0:r1, r0:r1])      # band x band: no index arrays
+        if not upper_zero:
+            for r0, r1 in _bands(m, band):
+                out[r0:r1, r1:] = 0
+                out[r0:r1, r0:r1] = np.tril(out[r0:r1, r0:r1])      # band x band: no index arrays
         return out
-    out = np.zeros((m, m), np.float32)
     if tex.rows * tex.cols * 4 <= 1.5 * m * m:
         whole = tex.read().reshape(tex.rows, tex.cols * 4)
+        if upper_zero:
+            return np.ascontiguousarray(whole[:m, :m])
+        out = np.zeros((m, m), np.float32)
         for r0, r1 in _bands(m, band):
             out[r0:r1, :r0] = whole[r0:r1, :r0]
             out[r0:r1, r0:r1] = np.tril(whole[r0:r1, r0:r1])
         return out
+    out = np.zeros((m, m), np.float32)
     for r0, r1 in _bands(m, band):
         w = -(-r1 // 4)                                     # texels covering columns 0 .. r1
         buf = tex.read_region_into(np.empty((r1 - r0, w, 4), np.float32), 0, r0).reshape(r1 - r0, 4 * w)
         out[r0:r1, :r0] = buf[:, :r0]
-        out[r0:r1, r0:r1] = np.tril(buf[:, r0:r1])
+        out[r0:r1, r0:r1] = buf[:, r0:r1] if upper_zero else np.tril(buf[:, r0:r1])
     return out
 
 

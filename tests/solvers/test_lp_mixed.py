@@ -4,7 +4,6 @@ float32 normal equations on the GPU, relative infeasibilities and gap to 1e-8.
 Every test here fails on the 2006 float32 solver (it stops near 1e-5 and loses
 the answer's last digits); they check the formulation's hard cases against
 HiGHS, the honesty of the statuses, and NETLIB to 1e-8."""
-import gzip
 import os
 from pathlib import Path
 
