@@ -76,6 +76,7 @@ def wls(A, d2, b, *, tol: float = 1e-8, max_iter: int = 100, packed: bool = Fals
     refinement, solvers/lstsq.py: kappa is not squared).  Both stop on the same
     test, ||A D^2 (b - A^T x)|| / ||x|| <= tol.
     """
+    A_in = A
     A, d2, b = _inputs(A, d2, b)
     tol = check.real(tol, "tol", 0.0, 1.0)
     max_iter = check.integer(max_iter, "max_iter", 1)
@@ -92,7 +93,10 @@ def wls(A, d2, b, *, tol: float = 1e-8, max_iter: int = 100, packed: bool = Fals
     watch = Stopwatch(ctx)
     rhs = A @ (d2 * b)                       # A D^2 b in float64
     with watch("transfer"):
-        A32, d32 = A.astype(np.float32), d2.astype(np.float32)
+        # float32 input goes to the GPU as it came (validated above); the float64 A
+        # is for the refinement's residuals only
+        A32 = A_in if isinstance(A_in, np.ndarray) and A_in.dtype == np.float32 else A.astype(np.float32)
+        d32 = d2.astype(np.float32)
     with ctx.kernels.pool.scope():          # a failure midway leaves no texture behind
         try:
             fac = impl.NormalFactor(A32, d32, packed=packed, ctx=ctx, watch=watch)
