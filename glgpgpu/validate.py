@@ -9,6 +9,7 @@ range-checked.
 from __future__ import annotations
 
 import numbers
+import os
 
 import numpy as np
 
@@ -56,11 +57,36 @@ def array(x, name: str, ndim: int | tuple, dtype=np.float32) -> np.ndarray:
     return arr.astype(dtype, copy=False)
 
 
+#: elements from which all_finite sums in threads (numpy's reductions release the GIL)
+PARALLEL_FROM = 1 << 22
+_pool = None
+
+
+def _sum(piece: np.ndarray):
+    with np.errstate(over="ignore", invalid="ignore"):        # an inf / NaN sum is the answer
+        return np.add.reduce(piece, axis=None)
+
+
+def _sums(flat: np.ndarray):
+    """The sums of a few contiguous pieces of flat, in threads."""
+    global _pool
+    n = min(8, os.cpu_count() or 1)
+    if n < 2:
+        return [_sum(flat)]
+    if _pool is None:
+        from concurrent.futures import ThreadPoolExecutor
+        _pool = ThreadPoolExecutor(n, thread_name_prefix="glgpgpu-check")
+    return list(_pool.map(_sum, np.array_split(flat, n)))
+
+
 def all_finite(arr: np.ndarray) -> bool:
     """No NaN or inf in arr, in one pass and no temporary array in the common case:
-    a finite sum proves it; a sum that overflowed (or met a NaN / inf) is settled by
-    min and max, where NaN and +-inf show."""
-    if np.isfinite(arr.sum()):
+    a finite sum proves it (summed in threads for a large contiguous array: the
+    check is on every public call's path); a sum that overflowed (or met a NaN /
+    inf) is settled by min and max, where NaN and +-inf show."""
+    big = arr.size >= PARALLEL_FROM and arr.flags.c_contiguous
+    sums = _sums(arr.reshape(-1)) if big else [_sum(arr)]
+    if all(np.isfinite(s) for s in sums):
         return True
     return bool(np.isfinite(arr.min()) and np.isfinite(arr.max()))
 

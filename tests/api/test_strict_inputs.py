@@ -123,3 +123,29 @@ def test_float32_input_reaches_the_driver_uncopied(ctx, monkeypatch, method):
     C = glgpgpu.adat(A, d2, method=method)
     assert any(np.shares_memory(a, A) for a in seen), "A was copied on the host before the upload"
     assert np.allclose(C, np.tril(A.astype(np.float64) @ A.T), rtol=1e-5)
+
+
+@pytest.mark.parametrize("parallel_from", [1 << 22, 64])
+def test_finiteness_check_finds_every_nan_and_inf(monkeypatch, parallel_from):
+    """validate.all_finite (on every call's path, summed in threads from
+    PARALLEL_FROM elements): a NaN or inf anywhere -- first, last, at the seams of
+    the pieces -- is found; huge finite values whose sum overflows are not refused;
+    non-contiguous views are checked too."""
+    import warnings
+
+    from glgpgpu import validate
+
+    monkeypatch.setattr(validate, "PARALLEL_FROM", parallel_from)
+    x = np.random.default_rng(3).random((97, 103), dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                 # no overflow warnings either
+        assert validate.all_finite(x) and validate.all_finite(x[:, ::2])
+        for idx in (0, 1, x.size // 8, x.size // 2, x.size - 1) + tuple(range(1240, 1260)):
+            for bad in (np.nan, np.inf, -np.inf):
+                y = x.copy()
+                y.flat[idx] = bad
+                assert not validate.all_finite(y), (idx, bad)
+        big = np.full((64, 64), 3e38, np.float32)
+        assert validate.all_finite(big)
+        big[-1, -1] = np.nan
+        assert not validate.all_finite(big)
