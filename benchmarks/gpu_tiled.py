@@ -33,6 +33,7 @@ p.add_argument("--no-resident", action="store_true", help="skip the factorizatio
 p.add_argument("--csv", default=None)
 p.add_argument("--slab", type=int, default=None, help="TRSM slab width (tiled.TRSM_SLAB)")
 p.add_argument("--profile", action="store_true", help="time POTRF / TRSM / update (waits at each phase)")
+p.add_argument("--profile-e2e", action="store_true", help="cProfile the end-to-end call (with --e2e): host hot spots")
 a = p.parse_args()
 if a.slab:
     tiled.TRSM_SLAB = a.slab
@@ -77,6 +78,11 @@ for N in a.N:
     T.release()
     if A_low is not None:                         # numpy in, numpy out: glgpgpu.cholesky end to end
         glgpgpu.cholesky(A_low[:64, :64], method="blocked")
+        if a.profile_e2e:
+            import cProfile
+            import pstats
+            pr = cProfile.Profile()
+            pr.enable()
         t0 = time.perf_counter()
         try:
             Le = glgpgpu.cholesky(A_low, method="blocked")
@@ -84,6 +90,9 @@ for N in a.N:
         except np.linalg.LinAlgError as exc:
             Le, e2e_status = None, f"failed: {exc}"
         t_e2e = time.perf_counter() - t0
+        if a.profile_e2e:
+            pr.disable()
+            pstats.Stats(pr).sort_stats("tottime").print_stats(16)
         del A_low
         row.update(end_to_end_s=t_e2e, end_to_end_tflop_s=flops / t_e2e / 1e12, end_to_end_status=e2e_status,
                    end_to_end_backward_error=probe_backward_error(L, Le, a.jitter, g) if Le is not None
