@@ -103,10 +103,20 @@ class TiledLower:
         z = self.upper_zero
         if g.count == 1:                                # one tile: its lower triangle
             return read_rgba_lower(self.tiles[0, 0], g.m, upper_zero=z)
-        out = np.zeros((g.m, g.m), np.float32)          # the upper tiles stay zero
-        for (I, J), tex in self.tiles.items():
-            block = read_rgba_lower(tex, g.size(I), upper_zero=z) if I == J else read_rgba(tex, g.size(I), g.size(J))
-            out[g.span(I), g.span(J)] = block
+        # every page of the result written once: the lower tiles copied in, the upper
+        # ones zeroed (np.zeros would have the kernel zero the lower pages first); one
+        # tile-sized buffer serves every off-diagonal read
+        out = np.empty((g.m, g.m), np.float32)
+        buf = np.empty((g.t, g.t // 4, 4), np.float32)
+        for I in range(g.count):
+            for J in range(g.count):
+                if J > I:
+                    out[g.span(I), g.span(J)] = 0
+                elif J < I:
+                    whole = self.tiles[I, J].read(buf).reshape(g.t, g.t)
+                    out[g.span(I), g.span(J)] = whole[:g.size(I), :g.size(J)]
+                else:
+                    out[g.span(I), g.span(J)] = read_rgba_lower(self.tiles[I, I], g.size(I), upper_zero=z)
         return out
 
     def release(self) -> None:
