@@ -7,7 +7,8 @@ writes it through image load/store (GL 4.3); storage is RGBA32F (layouts.rgba).
 
 tiles       tile and panel sizes (from `glgpgpu bench tune`), padding, the GL 4.3 check
 adat        A D^2 A^T, full or blocked packed
-cholesky    right-looking panels: panel pass, trailing update, copy back
+cholesky    right-looking panels: panel pass, trailing update, copy back; slabs whose
+            later columns get one adat product
 triangular  one pass per panel of unknowns
 tiled       matrices beyond one texture: tile algorithms from the kernels above; the
             public adat / cholesky / solve of the blocked path (one tile when it fits)

@@ -12,6 +12,8 @@ triangles over fragment shaders:
     whole panel (each fragment recomputes the small diagonal block, then its own
     row), one register-blocked pass updates the trailing lower block triangle
     (Fig. 5's triangle on the block grid), one pass copies the panel back;
+    from order SLAB_FROM on the updates stop at 512-column slabs and one
+    blocked_adat product per slab updates the rest (the same bits, faster);
   * triangular solves: one pass per P unknowns.
 Blocks are written in place through image load/store (GL 4.3), so a fragment
 may own more outputs than render targets allow.  The matrix is padded to a
