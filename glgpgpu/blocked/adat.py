@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import figures as geo
 from ..gl import Context, resolve
-from ..layouts.rgba import expand_blocks, packed_block_shape
+from ..layouts.rgba import expand_blocks, packed_block_shape, to_rgba
 from ..layouts.transfer import read_rgba_lower, upload_rgba
 from .tiles import ADAT_TILE, ADAT_VARIANT, QUAD_VARIANT, padded, rect_rows, require
 
@@ -174,6 +174,37 @@ def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, c
     return c_tex
 
 
+#: rows of A from which blocked adat uploads A in OVERLAP_BANDS row bands, drawing each
+#: band's rows of C while the next band goes up (issue 14's overlap)
+OVERLAP_FROM = 512
+OVERLAP_BANDS = 4
+
+
+def _banded(ctx, A, d_tex, m, mp, n4, tile):
+    """Upload A by row bands and draw C's lower block triangle band by band: band b's
+    rows of C need only A's rows up to the band's end, so the GPU computes band b
+    while the host hands the driver band b + 1.  Each block is computed by one
+    fragment from the same data as in one draw: the same bits."""
+    K = ctx.kernels
+    B = tile[0]
+    g = mp // B
+    cuts = sorted({round(g * q / OVERLAP_BANDS) for q in range(OVERLAP_BANDS + 1)})
+    bands = K.cached_steps(("adat-bands", g, tuple(cuts)),
+                           lambda: [(geo.block_band(g, y0, y1),) for y0, y1 in zip(cuts, cuts[1:])])
+    rgba = to_rgba(A, mp, n4)                 # a view of A when it needs no padding
+    a_tex = K.pool.take(mp, n4 // 4, "A", components=4)
+    c_tex = K.pool.take(mp, mp // 4, components=4)
+    try:
+        c_tex.clear(0.0)
+        for (y0, y1), (band,) in zip(zip(cuts, cuts[1:]), bands):
+            a_tex.write_rows(rgba[y0 * B:y1 * B], y0 * B)
+            product_texture(c_tex, a_tex, a_tex, d_tex, m, tile=tile, ctx=ctx, region=band)
+    except BaseException:
+        K.pool.give(a_tex, c_tex)
+        raise
+    return a_tex, c_tex
+
+
 def adat(A, d2, *, packed: bool = False, ctx: Context | None = None, tile=ADAT_TILE) -> np.ndarray:
     """C = A diag(d2) A^T (float32, lower triangle) by the blocked kernel; A, d2
     float32 and validated (glgpgpu.adat chooses this for method="blocked")."""
@@ -185,9 +216,12 @@ def adat(A, d2, *, packed: bool = False, ctx: Context | None = None, tile=ADAT_T
         tile = (tile[1], tile[1])          # the packed grid of Fig. 4 needs square blocks
     mp = padded(m, max(tile[0], 4))
     ctx.check_size(mp, n4 // 4, f"A (m={m}, blocked)")
-    a_tex = upload_rgba(ctx, A, mp, n4, "A")
     d_tex = upload_rgba(ctx, d2[None, :], 1, n4, "d")
-    c_tex = adat_texture(a_tex, d_tex, m, tile=tile, mp=mp, packed=packed, ctx=ctx)
+    if packed or tile[0] != tile[1] or m < OVERLAP_FROM:
+        a_tex = upload_rgba(ctx, A, mp, n4, "A")
+        c_tex = adat_texture(a_tex, d_tex, m, tile=tile, mp=mp, packed=packed, ctx=ctx)
+    else:
+        a_tex, c_tex = _banded(ctx, A, d_tex, m, mp, n4, tile)
     try:
         if packed:
             return expand_blocks(c_tex.read().reshape(c_tex.rows, -1), m, tile[0])

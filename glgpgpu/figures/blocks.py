@@ -26,3 +26,12 @@ def block_trapezoid(g: int, k: int, e: int) -> Geometry:
     kk = k + .5
     rows = [((k + 1, kk), (), ()), ((k + 1, g), (), ()), ((e, g), (), ()), ((e, e - .5), (), ())]
     return Geometry(vertex_table(rows), ((0, 1, 2), (0, 2, 3)), f"block trapezoid, k={k}, columns < {e} of {g}")
+
+
+def block_band(g: int, y0: int, y1: int) -> Geometry:
+    """The lower block triangle's rows y0 .. y1-1 (blocks X <= Y, y0 <= Y < y1) on a
+    g-wide grid: one band of C, drawn as soon as the rows of A it needs are on the
+    GPU (blocked adat's banded upload).  Its right edge is Fig. 2(b)'s hypotenuse
+    x = y + 1/2, its other edges lie between block centres."""
+    rows = [((0, y0), (), ()), ((0, y1), (), ()), ((y1 + .5, y1), (), ()), ((y0 + .5, y0), (), ())]
+    return Geometry(vertex_table(rows), ((0, 1, 2), (0, 2, 3)), f"lower block band, rows {y0}..{y1 - 1} of {g}")

@@ -65,9 +65,23 @@ class MatrixTexture:
             raise ValueError(f"array of shape {arr.shape} does not fit a texture holding {want}")
         self.upload(arr)
 
-    def upload(self, arr: np.ndarray) -> None:
+    def write_rows(self, data: np.ndarray, y0: int) -> None:
+        """Upload whole rows y0 .. y0 + len(data) - 1 (a contiguous float32 band of the
+        caller's array goes as it is): the banded uploads that overlap with drawing."""
+        self.ctx.make_current()
+        arr = np.ascontiguousarray(data, dtype=np.float32)
+        tail = (self.cols,) if self.components == 1 else (self.cols, self.components)
+        if arr.shape[1:] != tail or not 0 <= y0 <= y0 + arr.shape[0] <= self.rows:
+            raise ValueError(f"rows of shape {arr.shape} at row {y0} do not fit a texture holding "
+                             f"{(self.rows,) + tail}")
+        self.upload(arr, y0)
+
+    def upload(self, arr: np.ndarray, y0: int = 0) -> None:
         """The one place texels cross to the GPU (tests watch it for copies)."""
-        self.tex.write(arr)
+        if y0 == 0 and arr.shape[0] == self.rows:
+            self.tex.write(arr)
+        else:
+            self.tex.write(arr, viewport=(0, y0, self.cols, arr.shape[0]))
 
     def read(self, out: np.ndarray | None = None) -> np.ndarray:
         """Exact float32 copy of the texture, shape (rows, cols[, components]), read

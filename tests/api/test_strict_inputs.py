@@ -104,20 +104,27 @@ def test_empty_and_constraint_free_lps(ctx):
     assert res.status == "optimal" and abs(res.objective) < 1e-4
 
 
-@pytest.mark.parametrize("method", ["paper", "blocked"])
+@pytest.mark.parametrize("method", ["paper", "blocked", "blocked-banded"])
 def test_float32_input_reaches_the_driver_uncopied(ctx, monkeypatch, method):
     """Issue 14's first rule: a float32 C-contiguous A goes to the GPU with no host copy
-    (the array handed to the driver shares memory with the caller's)."""
+    (the array handed to the driver shares memory with the caller's), whole or by
+    the row bands of the overlapped upload."""
+    import importlib
+
     from glgpgpu.gl.textures import MatrixTexture
+
+    if method == "blocked-banded":
+        monkeypatch.setattr(importlib.import_module("glgpgpu.blocked.adat"), "OVERLAP_FROM", 1)
+        method = "blocked"
 
     A = np.random.default_rng(1).random((16, 32), dtype=np.float32)     # no padding needed either way
     d2 = np.ones(32, np.float32)
     seen = []
     original = MatrixTexture.upload
 
-    def watch(self, arr):
+    def watch(self, arr, *rows):
         seen.append(arr)
-        return original(self, arr)
+        return original(self, arr, *rows)
 
     monkeypatch.setattr(MatrixTexture, "upload", watch)
     C = glgpgpu.adat(A, d2, method=method)
