@@ -175,8 +175,10 @@ def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, c
 
 
 #: rows of A from which blocked adat uploads A in OVERLAP_BANDS row bands, drawing each
-#: band's rows of C while the next band goes up (issue 14's overlap)
-OVERLAP_FROM = 512
+#: band's rows of C while the next band goes up (issue 14's overlap).  Off (None): on the
+#: H100 (2026-11-23, interleaved runs) it was 5-25% slower at m = 1024 .. 4096 -- the
+#: driver's uploads do not run beside the draws, and each band pays the product's fixed costs
+OVERLAP_FROM = None
 OVERLAP_BANDS = 4
 
 
@@ -217,7 +219,7 @@ def adat(A, d2, *, packed: bool = False, ctx: Context | None = None, tile=ADAT_T
     mp = padded(m, max(tile[0], 4))
     ctx.check_size(mp, n4 // 4, f"A (m={m}, blocked)")
     d_tex = upload_rgba(ctx, d2[None, :], 1, n4, "d")
-    if packed or tile[0] != tile[1] or m < OVERLAP_FROM:
+    if packed or tile[0] != tile[1] or OVERLAP_FROM is None or m < OVERLAP_FROM:
         a_tex = upload_rgba(ctx, A, mp, n4, "A")
         c_tex = adat_texture(a_tex, d_tex, m, tile=tile, mp=mp, packed=packed, ctx=ctx)
     else:

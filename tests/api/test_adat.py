@@ -162,14 +162,14 @@ def test_quad_sharing_only_where_it_gives_the_same_bits(ctx, rng):
 @pytest.mark.parametrize("bands", [1, 2, 3, 4, 7])
 @pytest.mark.parametrize("m, n", [(1, 3), (9, 17), (40, 81), (100, 203)])
 def test_banded_upload_gives_the_same_bits(ctx, rng, monkeypatch, m, n, bands):
-    """Blocked adat from OVERLAP_FROM rows on uploads A by row bands and draws C band
-    by band (the GPU computes one band while the next goes up): every block is still
-    one fragment's sum over the same data, so C is the same bit for bit."""
+    """Blocked adat with OVERLAP_FROM set (opt-in) uploads A by row bands and draws C
+    band by band (the GPU could compute one band while the next goes up): every block
+    is still one fragment's sum over the same data, so C is the same bit for bit."""
     import importlib
     badat = importlib.import_module("glgpgpu.blocked.adat")
     A = rng.standard_normal((m, n)).astype(np.float32)
     d2 = rng.random(n).astype(np.float32)
-    monkeypatch.setattr(badat, "OVERLAP_FROM", 10 ** 9)
+    monkeypatch.setattr(badat, "OVERLAP_FROM", None)
     whole = glgpgpu.adat(A, d2, method="blocked")
     monkeypatch.setattr(badat, "OVERLAP_FROM", 1)
     monkeypatch.setattr(badat, "OVERLAP_BANDS", bands)
