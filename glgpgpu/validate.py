@@ -58,7 +58,7 @@ def array(x, name: str, ndim: int | tuple, dtype=np.float32) -> np.ndarray:
 
 
 #: elements from which all_finite sums in threads (numpy's reductions release the GIL)
-PARALLEL_FROM = 1 << 22
+PARALLEL_FROM = 1 << 20
 _pool = None
 
 
