@@ -13,7 +13,6 @@ import time
 
 import numpy as np
 
-import glgpgpu
 from glgpgpu import blocked
 from glgpgpu.bench.assembly import time_blocked_adat
 from glgpgpu.blocked.tiles import ADAT_VARIANT
