@@ -18,10 +18,12 @@ from .errors import NonFiniteResultError, SingularMatrixError
 F32_MAX = float(np.finfo(np.float32).max)
 
 
-def array(x, name: str, ndim: int | tuple, dtype=np.float32) -> np.ndarray:
+def array(x, name: str, ndim: int | tuple, dtype=np.float32, deferred: list | None = None) -> np.ndarray:
     """`x` as an array of `dtype` with ndim in `ndim`; refuses what would be lost.
 
     float32 input comes back as is (no copy); other real dtypes are converted once.
+    deferred: a list to append float32 input's finiteness check to instead of
+    running it now -- `while_checking` runs it beside the GPU work.
     """
     if x is None:
         raise TypeError(f"{name} is None; pass a numeric array")
@@ -41,9 +43,10 @@ def array(x, name: str, ndim: int | tuple, dtype=np.float32) -> np.ndarray:
     if arr.size == 0:
         raise ValueError(f"{name} is empty (shape {arr.shape})")
     if kind == "f" and arr.dtype == np.float32:
-        if not all_finite(arr):                # float32 cannot exceed float32's range: one pass
-            bad = np.argwhere(~np.isfinite(arr))[0]
-            raise ValueError(f"{name} holds a non-finite value (first at index {tuple(int(b) for b in bad)})")
+        if deferred is not None:
+            deferred.append((arr, name))
+        else:
+            _require_finite(arr, name)         # float32 cannot exceed float32's range: one pass
     elif kind == "f":
         lo, hi = arr.min(), arr.max()          # NaN propagates; +-inf shows up here: no temporary array
         if not (np.isfinite(lo) and np.isfinite(hi)):
@@ -91,6 +94,36 @@ def all_finite(arr: np.ndarray) -> bool:
     return bool(np.isfinite(arr.min()) and np.isfinite(arr.max()))
 
 
+def _require_finite(arr: np.ndarray, name: str) -> None:
+    if not all_finite(arr):
+        bad = np.argwhere(~np.isfinite(arr))[0]
+        raise ValueError(f"{name} holds a non-finite value (first at index {tuple(int(b) for b in bad)})")
+
+
+_checker = None
+
+
+def while_checking(deferred: list, fn):
+    """fn() with the deferred finiteness checks running beside it in a thread (the
+    upload and the GPU work need not wait for a pass over the input).  A non-finite
+    input raises its ValueError after fn -- before fn's own error or result, so a
+    NaN is never reported as, say, a failed pivot."""
+    global _checker
+    if not deferred:
+        return fn()
+    if _checker is None:                       # its own thread: all_finite's pool stays leaf-only
+        from concurrent.futures import ThreadPoolExecutor
+        _checker = ThreadPoolExecutor(1, thread_name_prefix="glgpgpu-input-check")
+    pending = _checker.submit(lambda: [_require_finite(a, n) for a, n in deferred])
+    try:
+        out = fn()
+    except BaseException:
+        pending.result()                       # the input's error, if it has one, comes first
+        raise
+    pending.result()
+    return out
+
+
 def _as_array(x, name):
     try:
         arr = np.asarray(x)
@@ -105,16 +138,16 @@ def _as_array(x, name):
     return arr
 
 
-def square(x, name: str, dtype=np.float32) -> np.ndarray:
-    arr = array(x, name, 2, dtype)
+def square(x, name: str, dtype=np.float32, deferred: list | None = None) -> np.ndarray:
+    arr = array(x, name, 2, dtype, deferred)
     if arr.shape[0] != arr.shape[1]:
         raise ValueError(f"{name} must be square, got shape {arr.shape}")
     return arr
 
 
-def rhs(B, m: int, name: str = "B", dtype=np.float32):
+def rhs(B, m: int, name: str = "B", dtype=np.float32, deferred: list | None = None):
     """Right-hand side(s): (m,) or (m, k). Returns (2-D array, was_1d)."""
-    arr = array(B, name, (1, 2), dtype)
+    arr = array(B, name, (1, 2), dtype, deferred)
     if arr.shape[0] != m:
         raise ValueError(f"{name} has {arr.shape[0]} rows but the matrix has order {m}")
     return (arr[:, None], True) if arr.ndim == 1 else (arr, False)

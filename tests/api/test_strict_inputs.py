@@ -156,3 +156,29 @@ def test_finiteness_check_finds_every_nan_and_inf(monkeypatch, parallel_from):
         assert validate.all_finite(big)
         big[-1, -1] = np.nan
         assert not validate.all_finite(big)
+
+
+@pytest.mark.parametrize("method", ["paper", "blocked"])
+def test_deferred_finiteness_check_still_comes_first(ctx, method):
+    """float32 inputs are checked for NaN / inf beside the GPU work (validate.while_checking),
+    yet the caller gets the input's ValueError -- not the failed pivot, singular
+    diagonal or overflow the NaN would cause on the GPU -- and nothing is left behind."""
+    C = np.eye(5, dtype=np.float32)
+    C[3, 1] = np.nan                                  # read by the factorization: NaN pivots
+    with pytest.raises(ValueError, match=r"C holds a non-finite value \(first at index \(3, 1\)\)"):
+        glgpgpu.cholesky(C, method=method)
+    L = np.eye(4, dtype=np.float32)
+    L[2, 2] = 0.0                                     # singular too: the NaN is named first
+    L[3, 0] = np.inf
+    with pytest.raises(ValueError, match=r"L holds a non-finite value \(first at index \(3, 0\)\)"):
+        glgpgpu.solve_triangular(L, np.ones(4, np.float32), method=method)
+    with pytest.raises(ValueError, match="B holds a non-finite value"):
+        glgpgpu.cho_solve(np.eye(4, dtype=np.float32), np.array([1, np.nan, 0, 0], np.float32), method=method)
+    A = np.ones((3, 8), np.float32)
+    A[2, 7] = -np.inf
+    with pytest.raises(ValueError, match=r"A holds a non-finite value \(first at index \(2, 7\)\)"):
+        glgpgpu.adat(A, np.ones(8, np.float32), method=method)
+    assert ctx.kernels.pool.outstanding == 0
+    # and a finite input's own GPU-side error still comes through
+    with pytest.raises(np.linalg.LinAlgError, match="pivot 0 "):
+        glgpgpu.cholesky(-np.eye(3, dtype=np.float32), method=method)
