@@ -68,9 +68,12 @@ def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = B_TILE, pivot_fl
     try:
         pbuf = {1: K.scratch_buffer("PNL", mp * P * 4)} if "COLS_FROM_BUFFER" in d else None
         if W:
-            # the slab's finished columns (rows below the slab are all the product reads)
-            held.append(K.pool.take(mp, W // 4, "the slab's columns", components=4))
-            held.append(upload_rgba(ctx, np.full((1, W), -1.0, np.float32), 1, W, "-1"))
+            # the slab's finished columns (rows below the slab are all the product reads),
+            # and d = -1 for the product: C += (L_S D) L_S^T
+            slab_cols = K.pool.take(mp, W // 4, "the slab's columns", components=4)
+            held.append(slab_cols)
+            minus = upload_rgba(ctx, np.full((1, W), -1.0, np.float32), 1, W, "-1")
+            held.append(minus)
         for kb, (panel, upd, back, to_slab, trailing) in zip(range(0, mp, P), steps):
             K.draw("blocked_panel", K.grid(1, mp), panel, None,
                    {"u_kb": kb, "u_m": m, "u_floor": floor, "u_regularize": int(regularize)},
@@ -84,9 +87,9 @@ def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = B_TILE, pivot_fl
                    {"u_kb": kb}, images={"A": c_tex})
             if to_slab is not None:
                 K.draw("blocked_copyback", K.grid(P // 4, mp), to_slab, {"PNL": pnl},
-                       {"u_kb": kb - kb // W * W}, images={"A": held[1]})
+                       {"u_kb": kb - kb // W * W}, images={"A": slab_cols})
             if trailing is not None:             # the slab is done: C[e:, e:] -= L_S L_S^T
-                product_texture(c_tex, held[1], held[1], held[2], mp, tile=ADAT_TILE, first=False,
+                product_texture(c_tex, slab_cols, slab_cols, minus, mp, tile=ADAT_TILE, first=False,
                                 ctx=ctx, region=trailing)
     finally:
         K.pool.give(*held)
