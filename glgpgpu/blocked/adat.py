@@ -11,7 +11,7 @@ from .. import figures as geo
 from ..gl import Context, resolve
 from ..layouts.rgba import expand_blocks, packed_block_shape, to_rgba
 from ..layouts.transfer import read_rgba_lower, upload_rgba
-from .tiles import ADAT_TILE, ADAT_VARIANT, QUAD_VARIANT, padded, rect_rows, require
+from .tiles import ADAT_TILE, ADAT_VARIANT, QUAD_VARIANT, constant_d, padded, rect_rows, require
 
 
 def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None, chunk: int = 1024,
@@ -78,7 +78,7 @@ def _quad_self_test(ctx) -> bool:
     K = ctx.kernels
     A = np.random.default_rng(5).standard_normal((40, 44)).astype(np.float32)
     a_tex = upload_rgba(ctx, A, 40, 44, "A")
-    d_tex = upload_rgba(ctx, np.ones((1, 44), np.float32), 1, 44, "d")
+    d_tex = constant_d(ctx, 1.0, 44)
     out = []
     try:
         for extra in ({}, QUAD_VARIANT):

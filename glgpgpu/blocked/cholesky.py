@@ -17,9 +17,8 @@ import numpy as np
 
 from .. import figures as geo
 from ..gl import Context, resolve
-from ..layouts.transfer import upload_rgba
 from .adat import product_texture
-from .tiles import ADAT_TILE, B_TILE, P_PANEL, SLAB, SLAB_FROM, UPDATE_VARIANT, rect_rows, require
+from .tiles import ADAT_TILE, B_TILE, P_PANEL, SLAB, SLAB_FROM, UPDATE_VARIANT, constant_d, rect_rows, require
 
 
 
@@ -72,7 +71,7 @@ def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = B_TILE, pivot_fl
             # and d = -1 for the product: C += (L_S D) L_S^T
             slab_cols = K.pool.take(mp, W // 4, "the slab's columns", components=4)
             held.append(slab_cols)
-            minus = upload_rgba(ctx, np.full((1, W), -1.0, np.float32), 1, W, "-1")
+            minus = constant_d(ctx, -1.0, W)
             held.append(minus)
         for kb, (panel, upd, back, to_slab, trailing) in zip(range(0, mp, P), steps):
             K.draw("blocked_panel", K.grid(1, mp), panel, None,

@@ -26,7 +26,7 @@ from ..layouts.tiles import TileGrid, cholesky_steps, tile_order
 from ..layouts.transfer import read_rgba, read_rgba_lower, upload_rgba
 from .adat import adat as adat_one_texture, product_texture
 from .cholesky import diagonal, factor_texture
-from .tiles import ADAT_TILE, B_TILE, P_PANEL, rect_rows, require
+from .tiles import ADAT_TILE, B_TILE, P_PANEL, constant_d, rect_rows, require
 from .triangular import substitute_texture
 
 
@@ -125,14 +125,6 @@ class TiledLower:
         self.transposes.clear()
 
 
-def _minus_ones(ctx, t):
-    return upload_rgba(ctx, -np.ones((1, t), np.float32), 1, t, "d = -1")
-
-
-def _ones(ctx, t):
-    return upload_rgba(ctx, np.ones((1, t), np.float32), 1, t, "d = 1")
-
-
 #: columns of a TRSM slab: solved in P-wide panels, then the rest of the tile updated
 #: by one blocked_adat product over the slab (rank-TRSM_SLAB, compute-bound); 1024 measured
 #: 2x faster than 512 on the H100 (8192 tiles, benchmarks/RESULTS.md)
@@ -224,7 +216,7 @@ def factor(T: TiledLower, *, tile=ADAT_TILE, profile: dict | None = None, pivot_
     K = ctx.kernels
     g = T.grid
     t = g.t
-    neg = _minus_ones(ctx, t)
+    neg = constant_d(ctx, -1.0, t)
     pivots = np.empty(g.m, np.float32)
     if profile is not None:
         ctx.finish()
@@ -276,7 +268,7 @@ def solve_tiled(T: TiledLower, B: np.ndarray, steps) -> np.ndarray:
         finally:
             K.pool.give(b)
     X = np.array(B, np.float32, copy=True)
-    ones = _ones(ctx, t)
+    ones = constant_d(ctx, 1.0, t)
     out = K.pool.take(t, 2, "tile product", components=4)        # 8 columns: one 8-wide block
     try:
         for backward in steps:

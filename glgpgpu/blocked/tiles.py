@@ -22,9 +22,12 @@ multiple of P with the identity.  Tile sizes and variants come from
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import figures as geo
 from ..gl import Stopwatch, resolve
 from ..layouts.rgba import padded as _padded
+from ..layouts.transfer import upload_rgba
 
 ADAT_TILE = (8, 8)   # rows x columns of the C block one fragment of blocked_adat owns
 # blocked_adat reads the column side of each block through a storage buffer and
@@ -54,6 +57,12 @@ def require(ctx):
 def padded(m: int, P: int = P_PANEL) -> int:
     """m rounded up to a multiple of the panel width (the blocked matrices' order)."""
     return _padded(m, P)
+
+
+def constant_d(ctx, value: float, n: int):
+    """A pooled 1 x n RGBA texture of `value`: the product's d when it is a plain
+    sum (1) or an update C -= L L^T (-1).  Give it back when done."""
+    return upload_rgba(ctx, np.full((1, n), value, np.float32), 1, n, f"d = {value:g}")
 
 
 def rect_rows(K, x0, x1, y0, y1):

@@ -26,6 +26,18 @@ def to_rgba(M: np.ndarray, rows: int, cols: int) -> np.ndarray:
     return out.reshape(rows, cols // 4, 4)
 
 
+def zero_upper(out: np.ndarray, band: int = 512) -> np.ndarray:
+    """Zero the strict upper triangle of a square array in place, band by band of
+    rows (no m x m index arrays or np.tril copy): what a read-back into the result
+    does when the GPU did not zero it already."""
+    m = out.shape[0]
+    for r0 in range(0, m, band):
+        r1 = min(m, r0 + band)
+        out[r0:r1, r1:] = 0
+        out[r0:r1, r0:r1] = np.tril(out[r0:r1, r0:r1])
+    return out
+
+
 def packed_block_shape(m: int, B: int):
     """(rows, columns) of the blocked packed storage of an m x m lower triangle."""
     lay = PackedLayout(-(-m // B))
@@ -62,8 +74,5 @@ def expand_blocks(P: np.ndarray, m: int, B: int, band: int = 512) -> np.ndarray:
     if G > lay.w:                                     # the right block columns J = w .. G-1
         xs = slice(G - lay.e - lay.w, None if lay.e else 0, -1)
         out.reshape(G, B, G, B)[lay.w:, :, lay.w:, :] = P.reshape(lay.h, B, lay.w, B)[G - 1 - lay.w::-1, :, xs, :]
-    for r0 in range(0, n, band):
-        r1 = min(n, r0 + band)
-        out[r0:r1, r1:] = 0
-        out[r0:r1, r0:r1] = np.tril(out[r0:r1, r0:r1])
+    zero_upper(out, band)
     return out if n == m else np.ascontiguousarray(out[:m, :m])

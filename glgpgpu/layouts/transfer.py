@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rgba import to_rgba
+from .rgba import to_rgba, zero_upper
 from .triangle import layout_for, pack, unpack
 
 
@@ -62,11 +62,7 @@ def read_rgba_lower(tex, m: int, band: int | None = None, upper_zero: bool = Fal
     if tex.cols * 4 == m and tex.rows == m:
         out = np.empty((m, m), np.float32)
         tex.read(out.reshape(m, m // 4, 4))
-        if not upper_zero:
-            for r0, r1 in _bands(m, band):
-                out[r0:r1, r1:] = 0
-                out[r0:r1, r0:r1] = np.tril(out[r0:r1, r0:r1])      # band x band: no index arrays
-        return out
+        return out if upper_zero else zero_upper(out, band)
     if tex.rows * tex.cols * 4 <= 1.5 * m * m:
         whole = tex.read().reshape(tex.rows, tex.cols * 4)
         if upper_zero:
