@@ -39,12 +39,16 @@ def adat(A, d2, *, packed: bool = False, method: str = "auto", ctx: Context | No
     Algorithm 3 as published (one column of A per pass pair); "blocked" the
     register-blocked kernel; "auto" the fastest the GPU supports.
     """
-    pending = []                            # A's finiteness pass runs beside the GPU work
+    pending = []                            # A's finiteness pass runs beside the GPU work,
     A, d2 = _adat_inputs(A, d2, pending)
+    amax = []                               # and then |A|'s largest entry: a bound on C
+    pending.append(lambda: amax.append(check.magnitude(A)))
     ctx = _options(packed, method, ctx)
     impl = implementation(choose(method, ctx, packed=packed, packed_ok=True))
     with ctx.kernels.pool.scope():          # a failure midway leaves no texture behind
         C = check.while_checking(pending, lambda: impl.adat(A, d2, packed=packed, ctx=ctx))
+    if check.sums_of_products_bounded(amax[0], check.magnitude(d2), A.shape[1]):
+        return C                            # provably finite: no pass over the m x m result
     return check.finite_result(C, "A diag(d2) A^T")
 
 

@@ -9,10 +9,10 @@ range-checked.
 from __future__ import annotations
 
 import numbers
-import os
 
 import numpy as np
 
+from . import parallel
 from .errors import NonFiniteResultError, SingularMatrixError
 
 F32_MAX = float(np.finfo(np.float32).max)
@@ -62,7 +62,6 @@ def array(x, name: str, ndim: int | tuple, dtype=np.float32, deferred: list | No
 
 #: elements from which all_finite sums in threads (numpy's reductions release the GIL)
 PARALLEL_FROM = 1 << 20
-_pool = None
 
 
 def _sum(piece: np.ndarray):
@@ -72,14 +71,7 @@ def _sum(piece: np.ndarray):
 
 def _sums(flat: np.ndarray):
     """The sums of a few contiguous pieces of flat, in threads."""
-    global _pool
-    n = min(8, os.cpu_count() or 1)
-    if n < 2:
-        return [_sum(flat)]
-    if _pool is None:
-        from concurrent.futures import ThreadPoolExecutor
-        _pool = ThreadPoolExecutor(n, thread_name_prefix="glgpgpu-check")
-    return list(_pool.map(_sum, np.array_split(flat, n)))
+    return parallel.map_pieces(_sum, np.array_split(flat, parallel.workers()))
 
 
 def all_finite(arr: np.ndarray) -> bool:
@@ -107,14 +99,16 @@ def while_checking(deferred: list, fn):
     """fn() with the deferred finiteness checks running beside it in a thread (the
     upload and the GPU work need not wait for a pass over the input).  A non-finite
     input raises its ValueError after fn -- before fn's own error or result, so a
-    NaN is never reported as, say, a failed pivot."""
+    NaN is never reported as, say, a failed pivot.  Entries of `deferred` are
+    (array, name) pairs, or callables run after the checks (a bound on the result,
+    see magnitude)."""
     global _checker
     if not deferred:
         return fn()
     if _checker is None:                       # its own thread: all_finite's pool stays leaf-only
         from concurrent.futures import ThreadPoolExecutor
         _checker = ThreadPoolExecutor(1, thread_name_prefix="glgpgpu-input-check")
-    pending = _checker.submit(lambda: [_require_finite(a, n) for a, n in deferred])
+    pending = _checker.submit(lambda: [d() if callable(d) else _require_finite(*d) for d in deferred])
     try:
         out = fn()
     except BaseException:
@@ -187,6 +181,22 @@ def real(x, name: str, lo: float, hi: float, *, open_lo: bool = True, open_hi: b
         raise ValueError(f"{name} must be in {'(' if open_lo else '['}{lo:g}, {hi:g}{')' if open_hi else ']'}, "
                          f"got {x!r}")
     return x
+
+
+def magnitude(arr: np.ndarray) -> float:
+    """max |x| of a finite array (min and max of a few pieces, in threads when large)."""
+    flat = arr.reshape(-1) if arr.flags.c_contiguous else arr.ravel()
+    n = parallel.workers() if flat.size >= PARALLEL_FROM else 1
+    ends = parallel.map_pieces(lambda p: (float(p.min()), float(p.max())), np.array_split(flat, n))
+    return max(max(-lo, hi) for lo, hi in ends)
+
+
+def sums_of_products_bounded(amax: float, dmax: float, n: int) -> bool:
+    """Can no sum of n products a_ik a_jk d_k with |a| <= amax, |d| <= dmax (and no
+    partial sum, rounded in float32: (1 + u)^n <= 2 for n u <= 1/2) reach float32's
+    overflow?  Then A diag(d) A^T computed from finite input is finite, and its result
+    needs no finiteness pass (issue 14: one pass fewer over m^2 numbers)."""
+    return n * 2.0 ** -24 <= 0.5 and 2.0 * n * amax * amax * dmax < F32_MAX
 
 
 def finite_result(X: np.ndarray, what: str) -> np.ndarray:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import parallel
 from .triangle import PackedLayout
 
 
@@ -32,10 +33,14 @@ def zero_upper(out: np.ndarray, band: int = 512) -> np.ndarray:
     does when the GPU did not zero it already."""
     m = out.shape[0]
     for r0 in range(0, m, band):
-        r1 = min(m, r0 + band)
-        out[r0:r1, r1:] = 0
-        out[r0:r1, r0:r1] = np.tril(out[r0:r1, r0:r1])
+        _zero_upper_rows(out, r0, min(m, r0 + band))
     return out
+
+
+def _zero_upper_rows(out: np.ndarray, r0: int, r1: int) -> None:
+    """The strict upper triangle's part in rows r0 .. r1-1, zeroed in place."""
+    out[r0:r1, r1:] = 0
+    out[r0:r1, r0:r1] = np.tril(out[r0:r1, r0:r1])
 
 
 def packed_block_shape(m: int, B: int):
@@ -57,22 +62,31 @@ def unpack_blocks(P: np.ndarray, m: int, B: int) -> np.ndarray:
     return np.tril(full.reshape(G * B, G * B)[:m, :m])
 
 
-def expand_blocks(P: np.ndarray, m: int, B: int, band: int = 512) -> np.ndarray:
-    """`unpack_blocks` by two slice copies, no index arrays (issue 14).  Fig. 4 on
-    the block grid moves whole blocks: the left block columns J < w sit shifted
-    down by e block rows, the right ones turned by 180 degrees at block level
-    (block order reversed in both axes, each block kept as it is).  So the left
-    columns are one strided copy, the right triangle one reversed-block copy, and
-    what lands above the diagonal is zeroed band by band."""
+def expand_blocks(P: np.ndarray, m: int, B: int) -> np.ndarray:
+    """`unpack_blocks` by slice copies, no index arrays (issue 14), in bands of block
+    rows on the host's cores (parallel.py).  Fig. 4 on the block grid moves whole
+    blocks: the left block columns J < w sit shifted down by e block rows, the right
+    ones turned by 180 degrees at block level (block order reversed in both axes,
+    each block kept as it is).  So each band is one strided copy of its left
+    columns, one reversed-block copy of its part of the right triangle, and the
+    zeroing of what landed above the diagonal."""
     G = -(-m // B)
     lay = PackedLayout(G)
     n, wB, eB = G * B, lay.w * B, lay.e * B
     if P.shape != (lay.h * B, wB):
         raise ValueError(f"blocked packed storage of m={m}, B={B} is {(lay.h * B, wB)}, got {P.shape}")
     out = np.empty((n, n), P.dtype)
-    out[:, :wB] = P[eB:eB + n]
-    if G > lay.w:                                     # the right block columns J = w .. G-1
-        xs = slice(G - lay.e - lay.w, None if lay.e else 0, -1)
-        out.reshape(G, B, G, B)[lay.w:, :, lay.w:, :] = P.reshape(lay.h, B, lay.w, B)[G - 1 - lay.w::-1, :, xs, :]
-    zero_upper(out, band)
+    out4, P4 = out.reshape(G, B, G, B), P.reshape(lay.h, B, lay.w, B)
+    xs = slice(G - lay.e - lay.w, None if lay.e else 0, -1)     # the right block columns, reversed
+
+    def band(rows):
+        g0, g1 = rows
+        out[g0 * B:g1 * B, :wB] = P[eB + g0 * B:eB + g1 * B]
+        a = max(g0, lay.w)
+        if a < g1:                                    # block rows I >= w hold right-triangle blocks
+            out4[a:g1, :, lay.w:, :] = P4[G - g1:G - a][::-1][:, :, xs, :]
+        _zero_upper_rows(out, g0 * B, g1 * B)
+
+    cuts = np.unique(np.linspace(0, G, 2 * parallel.workers() + 1).astype(int))
+    parallel.map_pieces(band, zip(cuts[:-1], cuts[1:]))
     return out if n == m else np.ascontiguousarray(out[:m, :m])

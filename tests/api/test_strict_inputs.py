@@ -81,6 +81,39 @@ def test_float32_overflow_raises_instead_of_returning_inf(ctx, method):
         glgpgpu.solve_triangular(T, np.array([1e20, 1.0]), method=method)
 
 
+@pytest.mark.parametrize("method", ["paper", "blocked"])
+def test_adat_skips_the_result_pass_only_where_the_bound_proves_it_finite(ctx, monkeypatch, method):
+    """adat checks its m x m result for overflow only when n max|A|^2 max|d2| (twice,
+    for rounding) could reach float32's range; below it the pass is skipped, near it
+    the pass runs and lets a large but finite result through."""
+    from glgpgpu import api, validate
+
+    calls = []
+    real = validate.finite_result
+    monkeypatch.setattr(api.check, "finite_result", lambda X, what: (calls.append(what), real(X, what))[1])
+    A = np.random.default_rng(2).standard_normal((5, 7)).astype(np.float32)
+    glgpgpu.adat(A, np.full(7, -2.0), method=method)
+    assert calls == []
+    big = np.zeros((2, 3), np.float32)
+    big[0, 0] = 1e19                                   # C[0, 0] = 1e38: finite, but the bound is 6e38
+    C = glgpgpu.adat(big, np.ones(3), method=method)
+    assert len(calls) == 1 and C[0, 0] == pytest.approx(1e38, rel=1e-6)
+
+
+def test_the_product_bound_and_magnitude(monkeypatch):
+    from glgpgpu import validate
+
+    f32max = float(np.finfo(np.float32).max)
+    assert validate.sums_of_products_bounded(1.0, 1.0, 1000)
+    assert validate.sums_of_products_bounded(np.sqrt(f32max / 2.01), 1.0, 1)
+    assert not validate.sums_of_products_bounded(np.sqrt(f32max / 1.99), 1.0, 1)
+    assert not validate.sums_of_products_bounded(1e-3, 1.0, 1 << 24)      # n u > 1/2: rounding unbounded
+    monkeypatch.setattr(validate, "PARALLEL_FROM", 16)
+    x = -np.arange(100, dtype=np.float32).reshape(10, 10)
+    assert validate.magnitude(x) == 99.0 and validate.magnitude(x[:, ::3]) == 99.0
+    assert validate.magnitude(-x) == 99.0
+
+
 def test_float32_input_is_passed_through_uncopied(ctx, monkeypatch):
     """Validation converts once and never copies float32 data (issue 14 builds on this)."""
     from glgpgpu import validate

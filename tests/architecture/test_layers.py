@@ -15,8 +15,9 @@ PKG = Path(__file__).resolve().parents[2] / "glgpgpu"
 #: layer -> the layers it may import (besides itself).  Bottom first.
 ALLOWED = {
     "errors": set(),
-    "validate": {"errors"},
-    "layouts": set(),
+    "parallel": set(),
+    "validate": {"errors", "parallel"},
+    "layouts": {"parallel"},
     "figures": {"layouts"},
     "gl": {"errors"},
     "vectors": {"gl", "figures"},

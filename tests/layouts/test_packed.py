@@ -54,17 +54,20 @@ def test_packing_by_drawing_equals_numpy(ctx, m):
 
 
 @pytest.mark.parametrize("B", [1, 2, 4, 8])
-@pytest.mark.parametrize("m", [1, 2, 3, 7, 8, 9, 16, 17, 31, 40, 63])
-def test_expand_blocks_equals_the_index_reference(m, B):
+@pytest.mark.parametrize("m", [1, 2, 3, 7, 8, 9, 16, 17, 31, 40, 63, 201])
+def test_expand_blocks_equals_the_index_reference(m, B, monkeypatch):
     """The slice-copy expansion of the blocked packed format (what the blocked packed
     adat and kernel matrix read back through) equals the index-array reference bit for
-    bit, garbage in the unused texels and bands narrower than a block included."""
+    bit, garbage in the unused texels included, whether its bands of block rows run
+    in one thread or in several (bands of one block row and empty bands included)."""
+    from glgpgpu import parallel
     from glgpgpu.layouts import expand_blocks, packed_block_shape, unpack_blocks
     h, w = packed_block_shape(m, B)
     P = np.random.default_rng(m * 10 + B).standard_normal((h, w)).astype(np.float32)
     want = unpack_blocks(P, m, B)
-    for band in (3, 512):
-        got = expand_blocks(P, m, B, band=band)
+    for workers in (1, 3, 8):
+        monkeypatch.setattr(parallel, "workers", lambda: workers)
+        got = expand_blocks(P, m, B)
         assert got.shape == (m, m) and got.flags.c_contiguous
         np.testing.assert_array_equal(got, want)
     with pytest.raises(ValueError, match="blocked packed storage"):

@@ -1,0 +1,26 @@
+"""numpy work split over host threads: numpy's copies and reductions release the
+GIL, so the passes a public call makes over a large array (the finiteness check,
+the expansion of a packed read-back) run on several cores.  One pool for the
+package, made on first use; leaf work only (a task never waits on another)."""
+from __future__ import annotations
+
+import os
+
+_pool = None
+
+
+def workers() -> int:
+    return min(8, os.cpu_count() or 1)
+
+
+def map_pieces(fn, pieces):
+    """[fn(p) for p in pieces], in the pool's threads when there is more than one
+    piece and more than one core."""
+    global _pool
+    pieces = list(pieces)
+    if len(pieces) < 2 or workers() < 2:
+        return [fn(p) for p in pieces]
+    if _pool is None:
+        from concurrent.futures import ThreadPoolExecutor
+        _pool = ThreadPoolExecutor(workers(), thread_name_prefix="glgpgpu-host")
+    return list(_pool.map(fn, pieces))
