@@ -1,12 +1,10 @@
 """Public calls of `glgpgpu bench e2e`, measured the same way (end to end best of
 `repeat`, kernel alone, plain-transfer floor of the same bytes) in a short run:
 
-    python benchmarks/e2e_subset.py [sizes] [repeat] [methods] [calls] [--serial-check] [--profile]
+    python benchmarks/e2e_subset.py [sizes] [repeat] [methods] [calls] [--profile]
 
 methods: comma list of paper,blocked (default blocked); calls: comma list of
-adat,cholesky,cho_solve,solve_triangular (default all); --serial-check runs the
-input's finiteness check before the GPU work instead of beside it (validate.
-while_checking), to see what the overlap is worth; --profile prints cProfile's top
+adat,cholesky,cho_solve,solve_triangular (default all); --profile prints cProfile's top
 functions of each call.  For checking one change on the GPU machine without the
 whole suite; the acceptance table comes from the whole suite."""
 import cProfile
@@ -16,7 +14,7 @@ import time
 
 import numpy as np
 
-from glgpgpu import api, validate
+from glgpgpu import api
 from glgpgpu.bench.common import best_of, call_inputs
 from glgpgpu.bench.endtoend import _kernel_adat, _kernel_cholesky, _kernel_solve, transfer_seconds
 from glgpgpu.gl import resolve
@@ -25,8 +23,6 @@ from glgpgpu.gl import resolve
 def main(sizes="1024,4096", repeat=5, methods="blocked", calls="adat,cholesky,cho_solve,solve_triangular", *flags):
     ctx = resolve(None)
     repeat = int(repeat)
-    if "--serial-check" in flags:
-        validate.while_checking = lambda deferred, fn: ([validate._require_finite(a, n) for a, n in deferred], fn())[1]
     rng = np.random.default_rng(14)
     print(ctx.caps.renderer, time.strftime("%Y-%m-%d"), flags)
     for m in (int(s) for s in sizes.split(",")):
@@ -65,7 +61,8 @@ def main(sizes="1024,4096", repeat=5, methods="blocked", calls="adat,cholesky,ch
                         fn()
                         ctx.finish()
                         pr.disable()
-                        pstats.Stats(pr).sort_stats("tottime").print_stats(8)
+                        pstats.Stats(pr).sort_stats("tottime").print_stats(14)
+                        pstats.Stats(pr).sort_stats("cumulative").print_stats(20)
 
 
 if __name__ == "__main__":

@@ -21,8 +21,8 @@ def _options(packed, method, ctx):
     return resolve(check.context(ctx))
 
 
-def _adat_inputs(A, d2, deferred=None):
-    A = check.array(A, "A", 2, deferred=deferred)
+def _adat_inputs(A, d2, magnitude=None):
+    A = check.array(A, "A", 2, magnitude=magnitude)
     d2 = check.array(d2, "d2", (1, 2))
     if d2.ndim != 1:        # (1, n) or (n, 1) too: exact shapes, no silent ravel
         raise ValueError(f"d2 must be a vector (the diagonal of D^2, one entry per column of A), got shape {d2.shape}")
@@ -39,15 +39,13 @@ def adat(A, d2, *, packed: bool = False, method: str = "auto", ctx: Context | No
     Algorithm 3 as published (one column of A per pass pair); "blocked" the
     register-blocked kernel; "auto" the fastest the GPU supports.
     """
-    pending = []                            # A's finiteness pass runs beside the GPU work,
-    A, d2 = _adat_inputs(A, d2, pending)
-    amax = []                               # and then |A|'s largest entry: a bound on C
-    pending.append(lambda: amax.append(check.magnitude(A)))
+    amax = []                               # max |A| and |d2|, from the finiteness pass: a bound on C
+    A, d2 = _adat_inputs(A, d2, amax)
     ctx = _options(packed, method, ctx)
     impl = implementation(choose(method, ctx, packed=packed, packed_ok=True))
     with ctx.kernels.pool.scope():          # a failure midway leaves no texture behind
-        C = check.while_checking(pending, lambda: impl.adat(A, d2, packed=packed, ctx=ctx))
-    if check.sums_of_products_bounded(amax[0], check.magnitude(d2), A.shape[1]):
+        C = impl.adat(A, d2, packed=packed, ctx=ctx)
+    if check.sums_of_products_bounded(amax[0], check.finite_magnitude(d2), A.shape[1]):
         return C                            # provably finite: no pass over the m x m result
     return check.finite_result(C, "A diag(d2) A^T")
 
@@ -68,27 +66,22 @@ def cholesky(C, *, packed: bool = False, variant: str = "outer", method: str = "
     pivot that failed; ValueError for non-square or non-finite input.
     """
     check.choice(variant, "variant", VARIANTS)
-    pending = []
-    C = check.square(C, "C", deferred=pending)
+    C = check.square(C, "C")
     ctx = _options(packed, method, ctx)
     impl = implementation(choose(method, ctx, packed=packed, variant=variant))
     with ctx.kernels.pool.scope():
-        L = check.while_checking(pending, lambda: impl.cholesky(C, packed=packed, variant=variant, ctx=ctx))
+        L = impl.cholesky(C, packed=packed, variant=variant, ctx=ctx)
     return check.finite_result(L, "the Cholesky factor")
 
 
-def _solve(L_lower: np.ndarray, B, steps, packed: bool, ctx, method: str, pending: list):
+def _solve(L_lower: np.ndarray, B, steps, packed: bool, ctx, method: str):
     m = L_lower.shape[0]
-    B2, was_1d = check.rhs(B, m, deferred=pending)
+    B2, was_1d = check.rhs(B, m)
     ctx = _options(packed, method, ctx)
     impl = implementation(choose(method, ctx, packed=packed))
-
-    def run():
-        check.nonsingular_triangle(L_lower, "L")       # after the finiteness checks, if both fail
-        return impl.solve(L_lower, B2, steps, packed=packed, ctx=ctx)
-
+    check.nonsingular_triangle(L_lower, "L")           # after the finiteness checks, if both fail
     with ctx.kernels.pool.scope():
-        X = check.while_checking(pending, run)
+        X = impl.solve(L_lower, B2, steps, packed=packed, ctx=ctx)
     check.finite_result(X, "the solution")
     return X[:, 0] if was_1d else X
 
@@ -100,23 +93,21 @@ def solve_triangular(L, B, *, lower: bool = True, trans: bool = False, packed: b
     lower=True reads the lower triangle of L, lower=False the upper; trans=True
     solves with the transpose.  B is (m,) or (m, nrhs); returns float32 of B's shape.
     """
-    pending = []                            # L's and B's finiteness passes run beside the GPU work
-    T = check.square(L, "L", deferred=pending)
+    T = check.square(L, "L")
     # the solves read only the lower triangle of what they get: T itself, or the
     # view T.T for an upper T -- no m x m np.tril copy (issue 14)
     Ls = T if check.flag(lower, "lower") else T.T
     check.flag(trans, "trans")
     # Stored as a lower triangle Ls: which direction does op(T) need?
     backward = (trans if lower else not trans)
-    return _solve(Ls, B, [backward], packed, ctx, method, pending)
+    return _solve(Ls, B, [backward], packed, ctx, method)
 
 
 def cho_solve(L, B, *, packed: bool = False, method: str = "auto", ctx: Context | None = None) -> np.ndarray:
     """Solve (L L^T) X = B given the Cholesky factor L, by forward then backward
     substitution on the GPU (method: "paper", "blocked" or "auto", as cholesky)."""
-    pending = []
-    Ls = check.square(L, "L", deferred=pending)
-    return _solve(Ls, B, [False, True], packed, ctx, method, pending)      # only its lower triangle is read
+    Ls = check.square(L, "L")
+    return _solve(Ls, B, [False, True], packed, ctx, method)      # only its lower triangle is read
 
 
 def kernel_matrix(X, *, kernel: str = "rbf", gamma: float | None = None, degree: int = 3, coef0: float = 0.0,

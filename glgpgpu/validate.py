@@ -18,12 +18,12 @@ from .errors import NonFiniteResultError, SingularMatrixError
 F32_MAX = float(np.finfo(np.float32).max)
 
 
-def array(x, name: str, ndim: int | tuple, dtype=np.float32, deferred: list | None = None) -> np.ndarray:
+def array(x, name: str, ndim: int | tuple, dtype=np.float32, magnitude: list | None = None) -> np.ndarray:
     """`x` as an array of `dtype` with ndim in `ndim`; refuses what would be lost.
 
     float32 input comes back as is (no copy); other real dtypes are converted once.
-    deferred: a list to append float32 input's finiteness check to instead of
-    running it now -- `while_checking` runs it beside the GPU work.
+    magnitude: a list to append max |x| to, found by the same pass as finiteness
+    (adat bounds its result with it).
     """
     if x is None:
         raise TypeError(f"{name} is None; pass a numeric array")
@@ -42,80 +42,53 @@ def array(x, name: str, ndim: int | tuple, dtype=np.float32, deferred: list | No
         raise ValueError(f"{name} must be {want}, got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"{name} is empty (shape {arr.shape})")
-    if kind == "f" and arr.dtype == np.float32:
-        if deferred is not None:
-            deferred.append((arr, name))
-        else:
-            _require_finite(arr, name)         # float32 cannot exceed float32's range: one pass
-    elif kind == "f":
-        lo, hi = arr.min(), arr.max()          # NaN propagates; +-inf shows up here: no temporary array
-        if not (np.isfinite(lo) and np.isfinite(hi)):
-            bad = np.argwhere(~np.isfinite(arr))[0]
-            raise ValueError(f"{name} holds a non-finite value (first at index {tuple(int(b) for b in bad)})")
-        if max(-float(lo), float(hi)) > F32_MAX:        # every array here reaches the GPU in float32
+    if kind == "f":
+        top = finite_magnitude(arr)            # float32 cannot exceed float32's range: one pass
+        if top is None:
+            raise _non_finite(arr, name)
+        if top > F32_MAX:                      # every array here reaches the GPU in float32
             raise ValueError(f"{name} holds values beyond float32's range (|x| > {F32_MAX:.3g}); "
                              "scale the problem before solving it in single precision")
-    elif max(abs(int(arr.min())), abs(int(arr.max()))) > F32_MAX:
-        raise ValueError(f"{name} holds integers beyond float32's range")
+    else:
+        top = max(abs(int(arr.min())), abs(int(arr.max())))
+        if top > F32_MAX:
+            raise ValueError(f"{name} holds integers beyond float32's range")
+    if magnitude is not None:
+        magnitude.append(float(top))
     return arr.astype(dtype, copy=False)
 
 
-#: elements from which all_finite sums in threads (numpy's reductions release the GIL)
+#: elements from which the finiteness pass runs in threads (numpy's reductions release the GIL)
 PARALLEL_FROM = 1 << 20
 
 
-def _sum(piece: np.ndarray):
-    with np.errstate(over="ignore", invalid="ignore"):        # an inf / NaN sum is the answer
-        return np.add.reduce(piece, axis=None)
+def _extremes(piece: np.ndarray) -> tuple:
+    return float(piece.min()), float(piece.max())      # NaN propagates through both; +-inf shows
 
 
-def _sums(flat: np.ndarray):
-    """The sums of a few contiguous pieces of flat, in threads."""
-    return parallel.map_pieces(_sum, np.array_split(flat, parallel.workers()))
+def finite_magnitude(arr: np.ndarray) -> float | None:
+    """max |x| of arr, or None when it holds a NaN or an inf: the min and max of a few
+    pieces (in threads for a large contiguous array -- the check is on every public
+    call's path; each piece is read from memory once and from cache the second time),
+    no temporary array."""
+    flat = arr.reshape(-1) if arr.flags.c_contiguous else None
+    if flat is not None and arr.size >= PARALLEL_FROM:
+        ends = parallel.map_pieces(_extremes, np.array_split(flat, parallel.workers()))
+    else:
+        ends = [_extremes(arr)]
+    if not all(np.isfinite(lo) and np.isfinite(hi) for lo, hi in ends):    # per piece: Python's min
+        return None                                                          # and max drop a NaN
+    return max(max(-lo, hi) for lo, hi in ends)
 
 
 def all_finite(arr: np.ndarray) -> bool:
-    """No NaN or inf in arr, in one pass and no temporary array in the common case:
-    a finite sum proves it (summed in threads for a large contiguous array: the
-    check is on every public call's path); a sum that overflowed (or met a NaN /
-    inf) is settled by min and max, where NaN and +-inf show."""
-    big = arr.size >= PARALLEL_FROM and arr.flags.c_contiguous
-    sums = _sums(arr.reshape(-1)) if big else [_sum(arr)]
-    if all(np.isfinite(s) for s in sums):
-        return True
-    return bool(np.isfinite(arr.min()) and np.isfinite(arr.max()))
+    """No NaN or inf in arr (finite_magnitude's one pass)."""
+    return finite_magnitude(arr) is not None
 
 
-def _require_finite(arr: np.ndarray, name: str) -> None:
-    if not all_finite(arr):
-        bad = np.argwhere(~np.isfinite(arr))[0]
-        raise ValueError(f"{name} holds a non-finite value (first at index {tuple(int(b) for b in bad)})")
-
-
-_checker = None
-
-
-def while_checking(deferred: list, fn):
-    """fn() with the deferred finiteness checks running beside it in a thread (the
-    upload and the GPU work need not wait for a pass over the input).  A non-finite
-    input raises its ValueError after fn -- before fn's own error or result, so a
-    NaN is never reported as, say, a failed pivot.  Entries of `deferred` are
-    (array, name) pairs, or callables run after the checks (a bound on the result,
-    see magnitude)."""
-    global _checker
-    if not deferred:
-        return fn()
-    if _checker is None:                       # its own thread: all_finite's pool stays leaf-only
-        from concurrent.futures import ThreadPoolExecutor
-        _checker = ThreadPoolExecutor(1, thread_name_prefix="glgpgpu-input-check")
-    pending = _checker.submit(lambda: [d() if callable(d) else _require_finite(*d) for d in deferred])
-    try:
-        out = fn()
-    except BaseException:
-        pending.result()                       # the input's error, if it has one, comes first
-        raise
-    pending.result()
-    return out
+def _non_finite(arr: np.ndarray, name: str) -> ValueError:
+    bad = np.argwhere(~np.isfinite(arr))[0]
+    return ValueError(f"{name} holds a non-finite value (first at index {tuple(int(b) for b in bad)})")
 
 
 def _as_array(x, name):
@@ -132,16 +105,16 @@ def _as_array(x, name):
     return arr
 
 
-def square(x, name: str, dtype=np.float32, deferred: list | None = None) -> np.ndarray:
-    arr = array(x, name, 2, dtype, deferred)
+def square(x, name: str, dtype=np.float32) -> np.ndarray:
+    arr = array(x, name, 2, dtype)
     if arr.shape[0] != arr.shape[1]:
         raise ValueError(f"{name} must be square, got shape {arr.shape}")
     return arr
 
 
-def rhs(B, m: int, name: str = "B", dtype=np.float32, deferred: list | None = None):
+def rhs(B, m: int, name: str = "B", dtype=np.float32):
     """Right-hand side(s): (m,) or (m, k). Returns (2-D array, was_1d)."""
-    arr = array(B, name, (1, 2), dtype, deferred)
+    arr = array(B, name, (1, 2), dtype)
     if arr.shape[0] != m:
         raise ValueError(f"{name} has {arr.shape[0]} rows but the matrix has order {m}")
     return (arr[:, None], True) if arr.ndim == 1 else (arr, False)
@@ -181,14 +154,6 @@ def real(x, name: str, lo: float, hi: float, *, open_lo: bool = True, open_hi: b
         raise ValueError(f"{name} must be in {'(' if open_lo else '['}{lo:g}, {hi:g}{')' if open_hi else ']'}, "
                          f"got {x!r}")
     return x
-
-
-def magnitude(arr: np.ndarray) -> float:
-    """max |x| of a finite array (min and max of a few pieces, in threads when large)."""
-    flat = arr.reshape(-1) if arr.flags.c_contiguous else arr.ravel()
-    n = parallel.workers() if flat.size >= PARALLEL_FROM else 1
-    ends = parallel.map_pieces(lambda p: (float(p.min()), float(p.max())), np.array_split(flat, n))
-    return max(max(-lo, hi) for lo, hi in ends)
 
 
 def sums_of_products_bounded(amax: float, dmax: float, n: int) -> bool:

@@ -198,11 +198,12 @@ def end_to_end(ctx=None, sizes=(256, 512), repeat: int = 3, ceil=None) -> list:
                         else _kernel_wls(ctx, A, d2, bw, method, packed, repeat))
 
             t = best_of(lambda: (fn(), ctx.finish()), repeat)
-            host = best_of(host_fn, repeat)
             kernel = kernel_alone()
             if t < QUICK:                                 # short calls vary most: both again, interleaved
                 t = min(t, best_of(lambda: (fn(), ctx.finish()), repeat))
                 kernel = min(kernel, kernel_alone())
+            host = best_of(host_fn, repeat)               # last: BLAS threads still spinning after it
+                                                          # would slow the host-bound draw loops above
             for nb in (b_in, b_out):
                 if nb not in plain:
                     plain[nb] = transfer_seconds(ctx, nb, repeat)

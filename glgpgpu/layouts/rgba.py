@@ -62,6 +62,11 @@ def unpack_blocks(P: np.ndarray, m: int, B: int) -> np.ndarray:
     return np.tril(full.reshape(G * B, G * B)[:m, :m])
 
 
+#: bytes of the result per band of expand_blocks, at least: a thread's start costs tens of
+#: microseconds (H100 host, m = 1024: 8 bands 1.9 ms, 2 bands 0.8 ms; m = 4096: 16 bands in 8 threads 5.4 ms, one thread 44 ms)
+BAND_BYTES = 1 << 20
+
+
 def expand_blocks(P: np.ndarray, m: int, B: int) -> np.ndarray:
     """`unpack_blocks` by slice copies, no index arrays (issue 14), in bands of block
     rows on the host's cores (parallel.py).  Fig. 4 on the block grid moves whole
@@ -87,6 +92,7 @@ def expand_blocks(P: np.ndarray, m: int, B: int) -> np.ndarray:
             out4[a:g1, :, lay.w:, :] = P4[G - g1:G - a][::-1][:, :, xs, :]
         _zero_upper_rows(out, g0 * B, g1 * B)
 
-    cuts = np.unique(np.linspace(0, G, 2 * parallel.workers() + 1).astype(int))
+    pieces = min(2 * parallel.workers(), max(1, out.nbytes // BAND_BYTES))
+    cuts = np.unique(np.linspace(0, G, pieces + 1).astype(int))
     parallel.map_pieces(band, zip(cuts[:-1], cuts[1:]))
     return out if n == m else np.ascontiguousarray(out[:m, :m])

@@ -61,7 +61,8 @@ def test_expand_blocks_equals_the_index_reference(m, B, monkeypatch):
     bit, garbage in the unused texels included, whether its bands of block rows run
     in one thread or in several (bands of one block row and empty bands included)."""
     from glgpgpu import parallel
-    from glgpgpu.layouts import expand_blocks, packed_block_shape, unpack_blocks
+    from glgpgpu.layouts import expand_blocks, packed_block_shape, rgba, unpack_blocks
+    monkeypatch.setattr(rgba, "BAND_BYTES", 64)
     h, w = packed_block_shape(m, B)
     P = np.random.default_rng(m * 10 + B).standard_normal((h, w)).astype(np.float32)
     want = unpack_blocks(P, m, B)

@@ -1,0 +1,85 @@
+"""Where one public call's milliseconds go, phase by phase: wraps the call's steps
+(input checks, memory check, upload, kernel, read-back, result check) with timers
+and a glFinish before and after each, so GPU work is charged to the step that
+queued it.  The finishes add a little; the total beside the plain end-to-end time
+shows how much.
+
+    python benchmarks/phases.py [m] [repeat]      (blocked adat, adat packed, cholesky)"""
+import importlib
+import sys
+import time
+from collections import defaultdict
+
+import numpy as np
+
+import glgpgpu
+from glgpgpu.bench.common import call_inputs
+from glgpgpu.gl import resolve
+
+STEPS = [("glgpgpu.validate", "array"), ("glgpgpu.validate", "square"), ("glgpgpu.validate", "magnitude"),
+         ("glgpgpu.validate", "finite_result"), ("glgpgpu.gl.memory", "require"),
+         ("glgpgpu.blocked.adat", "upload_rgba"), ("glgpgpu.blocked.adat", "adat_texture"),
+         ("glgpgpu.blocked.adat", "read_rgba_lower"), ("glgpgpu.blocked.adat", "expand_blocks"),
+         ("glgpgpu.blocked.tiled.TiledLower", "upload"), ("glgpgpu.blocked.tiled", "factor"),
+         ("glgpgpu.blocked.tiled.TiledLower", "clear_upper"), ("glgpgpu.blocked.tiled.TiledLower", "read")]
+
+
+def wrap(ctx, spent):
+    for modname, attr in STEPS:
+        owner_name, _, cls = modname.rpartition(".TiledLower") if ".TiledLower" in modname else (modname, "", "")
+        mod = importlib.import_module(owner_name)
+        owner = getattr(mod, "TiledLower") if ".TiledLower" in modname else mod
+        fn = owner.__dict__[attr]
+        is_cm = isinstance(fn, classmethod)
+        inner = fn.__func__ if is_cm else fn
+
+        def timed(*a, _inner=inner, _name=attr, **k):
+            ctx.finish()
+            t0 = time.perf_counter()
+            try:
+                return _inner(*a, **k)
+            finally:
+                ctx.finish()
+                spent[_name] += time.perf_counter() - t0
+
+        setattr(owner, attr, classmethod(timed) if is_cm else timed)
+
+
+def main(m=1024, repeat=5):
+    m, repeat = int(m), int(repeat)
+    ctx = resolve(None)
+    A, d2, C, L, b, bw = call_inputs(np.random.default_rng(14), m)
+    calls = {"adat": lambda: glgpgpu.adat(A, d2, method="blocked", ctx=ctx),
+             "adat packed": lambda: glgpgpu.adat(A, d2, method="blocked", packed=True, ctx=ctx),
+             "cholesky": lambda: glgpgpu.cholesky(C, method="blocked", ctx=ctx)}
+    plain = {}
+    for name, fn in calls.items():
+        fn()
+        best = float("inf")
+        for _ in range(repeat):
+            ctx.finish()
+            t0 = time.perf_counter()
+            fn()
+            ctx.finish()
+            best = min(best, time.perf_counter() - t0)
+        plain[name] = best
+    spent = defaultdict(float)
+    wrap(ctx, spent)
+    print(ctx.caps.renderer, f"m={m}")
+    for name, fn in calls.items():
+        fn()
+        rows = []
+        for _ in range(repeat):
+            spent.clear()
+            t0 = time.perf_counter()
+            fn()
+            ctx.finish()
+            rows.append((time.perf_counter() - t0, dict(spent)))
+        total, parts = min(rows, key=lambda r: r[0])
+        shown = ", ".join(f"{k} {v * 1e3:.2f}" for k, v in parts.items())
+        print(f"{name}: plain {plain[name] * 1e3:.2f} ms; with finishes {total * 1e3:.2f} ms = {shown}, "
+              f"other {(total - sum(parts.values())) * 1e3:.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
