@@ -16,24 +16,28 @@ import glgpgpu
 from glgpgpu.bench.common import call_inputs
 from glgpgpu.gl import resolve
 
-STEPS = [("glgpgpu.validate", "array"), ("glgpgpu.validate", "square"), ("glgpgpu.validate", "magnitude"),
+STEPS = [("glgpgpu.validate", "array"), ("glgpgpu.validate", "square"),
          ("glgpgpu.validate", "finite_result"), ("glgpgpu.gl.memory", "require"),
-         ("glgpgpu.blocked.adat", "upload_rgba"), ("glgpgpu.blocked.adat", "adat_texture"),
-         ("glgpgpu.blocked.adat", "read_rgba_lower"), ("glgpgpu.blocked.adat", "expand_blocks"),
-         ("glgpgpu.blocked.tiled.TiledLower", "upload"), ("glgpgpu.blocked.tiled", "factor"),
-         ("glgpgpu.blocked.tiled.TiledLower", "clear_upper"), ("glgpgpu.blocked.tiled.TiledLower", "read")]
+         ("glgpgpu.gl.textures", "TexturePool.take"), ("glgpgpu.gl.textures", "MatrixTexture.upload"),
+         ("glgpgpu.gl.textures", "MatrixTexture.read"), ("glgpgpu.gl.textures", "MatrixTexture.clear"),
+         ("glgpgpu.blocked.adat", "adat_texture"), ("glgpgpu.blocked.adat", "expand_blocks"),
+         ("glgpgpu.blocked.tiled", "factor"), ("glgpgpu.blocked.tiled", "TiledLower.clear_upper"),
+         ("glgpgpu.layouts.transfer", "read_rgba_lower")]
 
 
 def wrap(ctx, spent):
-    for modname, attr in STEPS:
-        owner_name, _, cls = modname.rpartition(".TiledLower") if ".TiledLower" in modname else (modname, "", "")
-        mod = importlib.import_module(owner_name)
-        owner = getattr(mod, "TiledLower") if ".TiledLower" in modname else mod
+    for modname, path in STEPS:
+        owner = importlib.import_module(modname)
+        if "." in path:
+            cls, attr = path.split(".")
+            owner = getattr(owner, cls)
+        else:
+            attr = path
         fn = owner.__dict__[attr]
         is_cm = isinstance(fn, classmethod)
         inner = fn.__func__ if is_cm else fn
 
-        def timed(*a, _inner=inner, _name=attr, **k):
+        def timed(*a, _inner=inner, _name=path, **k):
             ctx.finish()
             t0 = time.perf_counter()
             try:
@@ -43,6 +47,9 @@ def wrap(ctx, spent):
                 spent[_name] += time.perf_counter() - t0
 
         setattr(owner, attr, classmethod(timed) if is_cm else timed)
+        if modname == "glgpgpu.layouts.transfer":           # imported by name elsewhere too
+            for user in ("glgpgpu.blocked.adat", "glgpgpu.blocked.tiled"):
+                setattr(importlib.import_module(user), attr, timed)
 
 
 def main(m=1024, repeat=5):
@@ -79,6 +86,29 @@ def main(m=1024, repeat=5):
         shown = ", ".join(f"{k} {v * 1e3:.2f}" for k, v in parts.items())
         print(f"{name}: plain {plain[name] * 1e3:.2f} ms; with finishes {total * 1e3:.2f} ms = {shown}, "
               f"other {(total - sum(parts.values())) * 1e3:.2f}", flush=True)
+    shapes(ctx, 8 * m * m, repeat)
+
+
+def shapes(ctx, nbytes, repeat):
+    """A plain upload and download of the same bytes in textures of different shapes
+    (the transfer floor uses 2048 texels per row): does the shape matter?"""
+    for cols in (256, 512, 1024, 2048):
+        rows = int(nbytes // (16 * cols))
+        data = np.ones((rows, cols, 4), np.float32)
+        tex = ctx.kernels.pool.take(rows, cols, "probe", components=4)
+        up, down = [], []
+        for _ in range(repeat + 1):
+            ctx.finish()
+            t0 = time.perf_counter()
+            tex.write(data)
+            ctx.finish()
+            up.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            tex.read()
+            down.append(time.perf_counter() - t0)
+        ctx.kernels.pool.give(tex)
+        print(f"{nbytes / 2**20:.0f} MiB as {rows} x {cols} RGBA: upload {min(up) * 1e3:.2f} ms, "
+              f"download {min(down) * 1e3:.2f} ms")
 
 
 if __name__ == "__main__":

@@ -9,9 +9,9 @@ import numpy as np
 
 from .. import figures as geo
 from ..gl import Context, resolve
-from ..layouts.rgba import expand_blocks, packed_block_shape, to_rgba
+from ..layouts.rgba import packed_block_shape, to_rgba
 from ..layouts.transfer import read_rgba_lower, upload_rgba
-from .tiles import ADAT_TILE, ADAT_VARIANT, QUAD_VARIANT, constant_d, padded, rect_rows, require
+from .tiles import ADAT_TILE, ADAT_VARIANT, QUAD_VARIANT, constant_d, padded, read_packed_lower, rect_rows, require
 
 
 def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None, chunk: int = 1024,
@@ -243,7 +243,7 @@ def adat(A, d2, *, packed: bool = False, ctx: Context | None = None, tile=ADAT_T
         a_tex, c_tex = _banded(ctx, A, d_tex, m, mp, n4, tile)
     try:
         if packed:
-            return expand_blocks(c_tex.read().reshape(c_tex.rows, -1), m, tile[0])
+            return read_packed_lower(ctx, c_tex, m, tile[0])
         return read_rgba_lower(c_tex, m, upper_zero=True)        # cleared, and the kernel keeps it zero
     finally:
         ctx.kernels.pool.give(a_tex, d_tex, c_tex)

@@ -8,12 +8,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..gl import Context, Stopwatch, memory, resolve
-from ..layouts.rgba import expand_blocks
 from ..layouts.transfer import read_rgba_lower, upload_rgba
 from ..layouts.tiles import MAX_ONE_TILE, TileGrid, tile_order
 from .adat import adat_texture, product_texture
 from .cholesky import diagonal, factor_texture
-from .tiles import ADAT_TILE, P_PANEL, padded, require
+from .tiles import ADAT_TILE, P_PANEL, padded, read_packed_lower, require
 from .tiled import TiledLower, cholesky_bytes, factor as tiled_factor, solve_tiled
 from .triangular import substitute_texture
 
@@ -51,7 +50,7 @@ def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=F
     tex = kernel_texture(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, packed=packed, ctx=ctx)
     try:
         if packed:
-            return expand_blocks(tex.read().reshape(tex.rows, -1), N, ADAT_TILE[1])
+            return read_packed_lower(ctx, tex, N, ADAT_TILE[1])
         return read_rgba_lower(tex, N, upper_zero=True)          # cleared, and the kernel keeps it zero
     finally:
         ctx.kernels.pool.give(tex)

@@ -92,6 +92,25 @@ def test_bad_input(ctx, bad, match):
         glgpgpu.adat(**bad)
 
 
+@pytest.mark.parametrize("m", [1, 2, 3, 8, 9, 30, 67])
+def test_blocked_packed_read_back_on_gpu_equals_host_expansion(ctx, monkeypatch, rng, m):
+    """The blocked packed result is expanded on the GPU (blocked_unpack.frag) for small
+    m and on the host (expand_blocks) for large: both give the same bits, upper zero,
+    for adat and the kernel matrix."""
+    from glgpgpu.blocked import tiles
+
+    A = rng.standard_normal((m, m + 5)).astype(np.float32)
+    d2 = rng.uniform(0.5, 2, m + 5).astype(np.float32)
+    out = {}
+    for where, limit in (("gpu", 1 << 40), ("host", 0)):
+        monkeypatch.setattr(tiles, "GPU_UNPACK_BYTES", limit)
+        out[where] = (glgpgpu.adat(A, d2, packed=True, method="blocked"),
+                      glgpgpu.kernel_matrix(A, packed=True, method="blocked"))
+    for gpu, host in zip(out["gpu"], out["host"]):
+        assert np.array_equal(gpu, host) and not np.triu(gpu, 1).any()
+    assert np.array_equal(out["gpu"][0], glgpgpu.adat(A, d2, method="blocked"))
+
+
 def test_blocked_packed_storage_is_half(ctx):
     """The packed layout at block granularity (Fig. 4 drawn on the grid of 8 x 8
     blocks) holds the lower block triangle in about half the texels."""
