@@ -10,39 +10,11 @@ Otherwise nothing is known and nothing is refused (documented, not guessed).
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import functools
-
 from ..errors import GPUMemoryError
+from . import rawgl
 
 _GPU_MEMORY_INFO_CURRENT_AVAILABLE_VIDMEM_NVX = 0x9049
 _TEXTURE_FREE_MEMORY_ATI = 0x87FC
-
-
-@functools.lru_cache(maxsize=1)
-def _get_integerv():
-    """glGetIntegerv from the GL dispatch library, looked up once: find_library runs
-    ldconfig in a subprocess (milliseconds, which every public call paid before)."""
-    for name in ("OpenGL", "GL"):
-        path = ctypes.util.find_library(name)
-        if not path:
-            continue
-        try:
-            return ctypes.CDLL(path).glGetIntegerv
-        except (OSError, AttributeError):
-            continue
-    return None
-
-
-def _gl_integers(pname: int, count: int):
-    """glGetIntegerv through the GL dispatch library (the context must be current)."""
-    fn = _get_integerv()
-    if fn is None:
-        return None
-    out = (ctypes.c_int * count)()
-    fn(ctypes.c_uint(pname), out)
-    return list(out)
 
 
 def _host_available() -> int | None:
@@ -64,11 +36,11 @@ def available(ctx) -> tuple:
     ctx.make_current()
     ext = getattr(ctx.gl, "extensions", set()) or set()
     if "GL_NVX_gpu_memory_info" in ext:
-        v = _gl_integers(_GPU_MEMORY_INFO_CURRENT_AVAILABLE_VIDMEM_NVX, 1)
+        v = rawgl.get_integers(_GPU_MEMORY_INFO_CURRENT_AVAILABLE_VIDMEM_NVX, 1)
         if v and v[0] > 0:
             return v[0] * 1024, "GL_NVX_gpu_memory_info"
     if "GL_ATI_meminfo" in ext:
-        v = _gl_integers(_TEXTURE_FREE_MEMORY_ATI, 4)
+        v = rawgl.get_integers(_TEXTURE_FREE_MEMORY_ATI, 4)
         if v and v[0] > 0:
             return v[0] * 1024, "GL_ATI_meminfo"
     if "llvmpipe" in ctx.caps.renderer.lower() or "softpipe" in ctx.caps.renderer.lower():
