@@ -23,7 +23,7 @@ from ..errors import GPUMemoryError, NotPositiveDefiniteError
 from ..gl import Context, memory, resolve
 from ..layouts.rgba import padded
 from ..layouts.tiles import TileGrid, cholesky_steps, tile_order
-from ..layouts.transfer import read_rgba, read_rgba_lower, upload_rgba, upload_rgba_lower
+from ..layouts.transfer import read_rgba, read_rgba_lower, upload_rgba
 from .adat import adat as adat_one_texture, product_texture
 from .cholesky import diagonal, factor_texture
 from .tiles import ADAT_TILE, B_TILE, P_PANEL, constant_d, rect_rows, require
@@ -89,11 +89,10 @@ class TiledLower:
         T = cls(ctx, g)
         try:
             for I, J in g.lower():
-                # a diagonal tile's lower triangle alone goes up, in row bands straight
-                # from C (write_lower; H100, 4096: 10 ms against 20 for the square --
-                # bands copied on the host first were slower, 54 ms); read() keeps the lower triangle
-                up = upload_rgba_lower if I == J else upload_rgba
-                T.tiles[I, J] = up(ctx, C[g.span(I), g.span(J)], t, t, f"tile ({I},{J})")
+                # a diagonal tile goes up whole: the driver's narrow RGBA sub-rectangle
+                # uploads are slow (H100, 4096: its lower triangle in 16 row bands took
+                # 118 ms against 23 ms for the square); read() keeps the lower triangle
+                T.tiles[I, J] = upload_rgba(ctx, C[g.span(I), g.span(J)], t, t, f"tile ({I},{J})")
         except BaseException:
             T.release()
             raise

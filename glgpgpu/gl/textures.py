@@ -20,8 +20,8 @@ if TYPE_CHECKING:                       # textures never import the context modu
     from .context import Context       # context -> kernels -> textures stays a one-way chain
 
 
-#: row bands of MatrixTexture.write_lower (H100, m = 4096: 16 bands 10.2 ms for 34 MiB,
-#: 4 bands 12.1 ms, the whole square 19.7 ms; benchmarks/gpu_lower_upload.py)
+#: row bands of MatrixTexture.write_lower (H100, m = 4096, R32F: 16 bands 11 ms for 34 MiB,
+#: 4 bands 16 ms, the whole square 20 ms; benchmarks/gpu_lower_upload.py)
 LOWER_BANDS = 16
 
 
@@ -83,25 +83,28 @@ class MatrixTexture:
         self.upload(arr, y0)
 
     def write_lower(self, data) -> None:
-        """Upload the lower triangle of a square float32 array -- about half the bytes
-        of `write`: LOWER_BANDS row bands of its lower trapezoid, each straight from
-        the caller's array (GL_UNPACK_ROW_LENGTH: no host copy).  The texture is
-        cleared first, so what lies above the bands is zero, never stale.  An array
-        that is not C-contiguous float32 of exactly the texture's size, or not
-        square, goes whole through `write`."""
+        """Upload the lower triangle of a square float32 matrix into a one-component
+        texture -- about half the bytes of `write`: LOWER_BANDS row bands of its lower
+        trapezoid, each straight from the caller's array (GL_UNPACK_ROW_LENGTH: no host
+        copy).  What lies above the bands keeps the texture's old contents (a pooled
+        texture's last matrix, or anything, NaN included): for kernels that read only
+        i >= j, whose results are read back through a pass that zeroes the rest
+        (paper/packing.py; tests/api/test_stale_upper.py holds them to it).  Zeroing it
+        on the GPU cost more than the bytes saved (H100, m = 4096: 23 ms against 12 ms;
+        a clear before the upload, 119 ms).  Anything else -- not C-contiguous float32
+        of exactly the texture's size, or RGBA, whose narrow sub-rectangle uploads the
+        H100's driver runs 5x slower than a whole one -- goes whole through `write`."""
         arr = data if isinstance(data, np.ndarray) else np.asarray(data)
-        n = self.cols * self.components
-        if (arr.dtype != np.float32 or not arr.flags.c_contiguous or arr.size != self.rows * n
-                or self.rows != n or rawgl.function("glTexSubImage2D") is None):
+        m = self.rows
+        if (self.components != 1 or arr.dtype != np.float32 or not arr.flags.c_contiguous
+                or arr.shape != (m, self.cols) or m != self.cols or rawgl.function("glTexSubImage2D") is None):
             return self.write(data)
         self.ctx.make_current()
-        self.clear(0.0)
         self.tex.use(location=0)
-        cuts = np.linspace(0, self.rows, LOWER_BANDS + 1).astype(int)
-        for r0, r1 in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
-            if r1 > r0:                     # columns 0 .. r1-1: whole texels covering them
-                rawgl.sub_image_rows(0, r0, -(-r1 // self.components), r1 - r0, self.components,
-                                     arr.ctypes.data + r0 * n * 4, self.cols)
+        cuts = np.linspace(0, m, LOWER_BANDS + 1).astype(int).tolist()
+        for r0, r1 in zip(cuts[:-1], cuts[1:]):
+            if r1 > r0:
+                rawgl.sub_image_rows(0, r0, r1, r1 - r0, 1, arr.ctypes.data + r0 * m * 4, m)
 
     def upload(self, arr: np.ndarray, y0: int = 0) -> None:
         """The one place texels cross to the GPU (tests watch it for copies)."""

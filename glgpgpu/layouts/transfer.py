@@ -34,14 +34,6 @@ def upload_rgba(ctx, M: np.ndarray, rows: int, cols: int, what="matrix"):
     return t
 
 
-def upload_rgba_lower(ctx, M: np.ndarray, rows: int, cols: int, what="matrix"):
-    """upload_rgba for a square matrix whose lower triangle alone matters: about half
-    the bytes go up (MatrixTexture.write_lower), the rest of the texture is zero."""
-    t = ctx.kernels.pool.take(rows, cols // 4, what=what, components=4)
-    t.write_lower(to_rgba(M, rows, cols))
-    return t
-
-
 def read_rgba(tex, rows: int, cols: int) -> np.ndarray:
     """The leading rows x cols of an RGBA texture, as a float32 array."""
     return tex.read().reshape(tex.rows, tex.cols * 4)[:rows, :cols]
