@@ -133,31 +133,16 @@ def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, c
     if col_tex.cols != n4:
         raise ValueError(f"the two operands must share k: {n4} and {col_tex.cols} texels")
     kr0, kr1 = k_range or (0, n4)
+    ad_tex = K.pool.take(row_tex.rows, n4, components=4)
+    # R D only where the product reads it: the k range (a TRSM slab is an eighth of a tile)
+    K.draw("blocked_scale", ad_tex, rect_rows(K, kr0, kr1, 0, row_tex.rows), {"A": row_tex, "d": d_tex})
     buffers = None
     uniforms = {"u_m": m}
     if max(col_tex.rows, row_tex.rows) * n4 * 16 > ctx.caps.max_storage_block:
         # an operand larger than one storage block (128 MiB on llvmpipe, 2 GiB on the
         # H100): bound anyway it would be read short, silently -- use the texture units
-        for flag in ("BUFFER_LOADS", "A_FROM_BUFFER", "AD_FROM_BUFFER", "INTERLEAVED"):
-            defines.pop(flag, None)
-    ad_tex = None
-    if "INTERLEAVED" in defines:
-        # both operands copied GPU-side into block-interleaved storage buffers, R D
-        # scaled on the way (blocked_interleave.frag); no A D texture
         for flag in ("BUFFER_LOADS", "A_FROM_BUFFER", "AD_FROM_BUFFER"):
             defines.pop(flag, None)
-        buffers = {}
-        for binding, tex, blk, scale in ((1, col_tex, BC, 0), (2, row_tex, BR, 1)):
-            nblk = -(-tex.rows // blk)
-            buffers[binding] = buf = K.scratch_buffer(f"adat-il{binding}", nblk * blk * n4 * 16)
-            K.draw("blocked_interleave", K.grid(n4, tex.rows), rect_rows(K, kr0, kr1, 0, tex.rows),
-                   {"A": tex, "d": d_tex}, {"u_scale": scale, "u_blk": blk, "u_nblk": nblk},
-                   buffers={3: buf}, barrier=True)
-            uniforms["u_nblk_a" if binding == 1 else "u_nblk_ad"] = nblk
-    else:
-        ad_tex = K.pool.take(row_tex.rows, n4, components=4)
-        # R D only where the product reads it: the k range (a TRSM slab is an eighth of a tile)
-        K.draw("blocked_scale", ad_tex, rect_rows(K, kr0, kr1, 0, row_tex.rows), {"A": row_tex, "d": d_tex})
     if {"BUFFER_LOADS", "A_FROM_BUFFER", "AD_FROM_BUFFER"} & set(defines):
         # the same numbers, copied GPU-side into storage buffers (row-major vec4)
         buffers = {}
@@ -169,8 +154,7 @@ def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, c
         uniforms["u_n4"] = n4
     unroll = int(defines.get("KUNROLL", 1))
     if n4 % unroll:
-        if ad_tex is not None:
-            K.pool.give(ad_tex)
+        K.pool.give(ad_tex)
         raise ValueError(f"KUNROLL={unroll} needs n/4 ({n4}) to be a multiple of it")
     shader, inputs = "blocked_adat", {"A": col_tex, "AD": ad_tex}
     if epilogue is not None:
@@ -186,8 +170,7 @@ def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, c
                     u_last=int(k0 + chunk >= kr1)),
                images={"C": c_tex}, defines=defines, buffers=buffers,
                weight=(min(kr1, k0 + chunk) - k0) * BR * BC // 64)
-    if ad_tex is not None:
-        K.pool.give(ad_tex)
+    K.pool.give(ad_tex)
     return c_tex
 
 

@@ -220,14 +220,13 @@ class Kernels:
 
     # -- the draw call ----------------------------------------------------------------
     def draw(self, kernel: str, target, geometry, inputs=None, uniforms=None, images=None,
-             defines=None, buffers=None, weight: int = 1, barrier: bool = False) -> None:
+             defines=None, buffers=None, weight: int = 1) -> None:
         """Run `kernel` over the fragments `geometry` covers in `target`.
 
         inputs: {sampler name: MatrixTexture}; uniforms: {name: value};
         images: {image name: MatrixTexture} for kernels that load/store (blocked
         path), after which a memory barrier makes the stores visible to the next draw;
-        buffers: {binding: moderngl.Buffer} read (or, with barrier=True, written) as
-        shader storage buffers; barrier=True: a memory barrier after the draw, as for images.
+        buffers: {binding: moderngl.Buffer} read as shader storage buffers.
         weight: the work of one target texel relative to a light pass (e.g. the
         inner-loop length of a product), so heavy draws count fully toward QUEUE_LIMIT.
         """
@@ -268,7 +267,7 @@ class Kernels:
         rec = self.recorder
         if rec is None:
             vao.render(moderngl.TRIANGLES, vertices=count, first=first)
-            if images or barrier:
+            if images:
                 self.gl.memory_barrier()
             return
         if self._query is None:       # one query object, reused (moderngl cannot release queries)
@@ -276,7 +275,7 @@ class Kernels:
         query = self._query
         with query:
             vao.render(moderngl.TRIANGLES, vertices=count, first=first)
-        if images or barrier:
+        if images:
             self.gl.memory_barrier()
         rec.draws.append(DrawRecord(kernel, getattr(target, "name", "?"), (target.cols, target.rows),
                                     geom.label, geom.corners.copy(), tuple(geom.triangles),

@@ -28,22 +28,12 @@ uniform int u_n4;
 layout(std430, binding = 1) readonly buffer ABuf { vec4 a_buf[]; };
 layout(std430, binding = 2) readonly buffer ADBuf { vec4 ad_buf[]; };
 #endif
-#ifdef INTERLEAVED
-// both operands from storage buffers in blocked_interleave.frag's order: at step k
-// the fragments of a warp read neighbouring vec4s (one cache line), not one line each
-uniform int u_nblk_a;
-uniform int u_nblk_ad;
-layout(std430, binding = 1) readonly buffer ABuf { vec4 a_buf[]; };
-layout(std430, binding = 2) readonly buffer ADBuf { vec4 ad_buf[]; };
-#define FETCH_A(k, i) a_buf[((k) * BC + (i) % BC) * u_nblk_a + (i) / BC]
-#define FETCH_AD(k, i) ad_buf[((k) * BR + (i) % BR) * u_nblk_ad + (i) / BR]
-#elif defined(BUFFER_LOADS) || defined(A_FROM_BUFFER)
+#if defined(BUFFER_LOADS) || defined(A_FROM_BUFFER)
 #define FETCH_A(k, i) a_buf[(i) * u_n4 + (k)]
 #else
 #define FETCH_A(k, i) texelFetch(A, ivec2(k, i), 0)
 #endif
-#if defined(INTERLEAVED)
-#elif defined(BUFFER_LOADS) || defined(AD_FROM_BUFFER)
+#if defined(BUFFER_LOADS) || defined(AD_FROM_BUFFER)
 #define FETCH_AD(k, i) ad_buf[(i) * u_n4 + (k)]
 #else
 #define FETCH_AD(k, i) texelFetch(AD, ivec2(k, i), 0)
