@@ -137,14 +137,20 @@ class Context:
             self._parking[1].use()
 
     # -- limits ----------------------------------------------------------------
-    def check_size(self, rows: int, cols: int, what: str) -> None:
-        """Raise ValueError if a rows x cols texture does not fit on this GPU."""
+    #: the way past the limit for the paper path's square matrices
+    TILED_HINT = ("use method='blocked' (the default where the GPU supports it), which stores larger "
+                  "matrices as tiles, in the full layout")
+
+    def check_size(self, rows: int, cols: int, what: str, hint: str | None = None) -> None:
+        """Raise ValueError if a rows x cols texture does not fit on this GPU; hint:
+        what else the caller could do (e.g. TILED_HINT)."""
         lim = self.max_texture_size
         if rows > lim or cols > lim:
             raise ValueError(
                 f"{what} needs a {cols}x{rows} (width x height) texture, but this GPU's "
                 f"maximum texture size is {lim} ({self.caps.renderer}). Use a smaller "
-                "problem (for the packed format, height is m+1 when m is even).")
+                "problem (for the packed format, height is m+1 when m is even)"
+                + (f", or {hint}." if hint else "."))
 
     @property
     def kernels(self):

@@ -41,7 +41,7 @@ def assemble_texture(A, d2, *, packed: bool = False, ctx: Context | None = None,
     watch = watch or Stopwatch(ctx, enabled=False)
     m, n = A.shape
     block = min(n, ctx.max_texture_size)
-    ctx.check_size(m, block, f"A (m={m})")
+    ctx.check_size(m, block, f"A (m={m})", hint=ctx.TILED_HINT)
     acc = Accumulator(ctx, m, packed)
     a_tex = pool.take(m, block)
     d_tex = pool.take(1, block)
@@ -75,7 +75,7 @@ class Accumulator:
     def __init__(self, ctx, m: int, packed: bool):
         self.ctx, self.m, self.packed = ctx, m, packed
         lay = layout_for(m, packed)
-        ctx.check_size(lay.height, lay.width, f"C = A D^2 A^T ({'packed' if packed else 'full'}, m={m})")
+        ctx.check_size(lay.height, lay.width, f"C = A D^2 A^T ({'packed' if packed else 'full'}, m={m})", hint=ctx.TILED_HINT)
         ctx.check_size(1, m, f"the scaled column b (m={m})")
         pool = ctx.kernels.pool
         self.pp = PingPong(pool.take(lay.height, lay.width), pool.take(lay.height, lay.width))

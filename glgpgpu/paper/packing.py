@@ -21,7 +21,7 @@ def pack_texture(full_tex, m: int, ctx=None):
     ctx = resolve(ctx or full_tex.ctx)
     K = ctx.kernels
     lay = layout_for(m, True)
-    ctx.check_size(lay.height, lay.width, f"the packed matrix (m={m})")
+    ctx.check_size(lay.height, lay.width, f"the packed matrix (m={m})", hint=ctx.TILED_HINT)
     out = K.pool.take(lay.height, lay.width)
     K.draw("pack_lower", out, _rect(K, lay.width, lay.height), {"S": full_tex}, {"u_m": m})
     return out
@@ -41,7 +41,7 @@ def upload_lower(M: np.ndarray, packed: bool, ctx, what: str = "matrix"):
     M's lower triangle goes up as it is (no host copy; the kernels read only
     i >= j), and the packed layout is drawn from it on the GPU."""
     m = M.shape[0]
-    ctx.check_size(m, m, f"{what} (m={m})")
+    ctx.check_size(m, m, f"{what} (m={m})", hint=ctx.TILED_HINT)
     K = ctx.kernels
     full = K.pool.take(m, m)
     full.write_lower(M)                     # about half the bytes when M is C-contiguous float32

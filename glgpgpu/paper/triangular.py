@@ -41,7 +41,7 @@ def solve(L_lower: np.ndarray, B2: np.ndarray, steps, *, packed: bool = False,
     ctx = resolve(ctx)
     K = ctx.kernels
     m = L_lower.shape[0]
-    ctx.check_size(m, B2.shape[1], "the right-hand sides B")
+    ctx.check_size(m, B2.shape[1], "the right-hand sides B", hint=ctx.TILED_HINT)
     l_tex = upload_lower(L_lower, packed, ctx, "the triangular matrix")
     x_tex = K.pool.take(m, B2.shape[1])
     x_tex.write(B2)

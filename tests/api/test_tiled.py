@@ -270,3 +270,20 @@ def test_lower_band_read_returns_the_lower_triangle(ctx, rng, m):
             assert np.array_equal(read_rgba_lower(t, m, band=16), np.tril(np.nan_to_num(M))), rows
         finally:
             ctx.kernels.pool.give(t)
+
+
+def test_the_paper_path_beyond_one_texture_points_to_the_blocked_one():
+    """The paper's kernels live in one texture; past its limit the error names the limit
+    and the way on (method="blocked", tiles), which then computes the same matrix."""
+    small = glgpgpu.Context(max_texture_size=16)
+    try:
+        C = (np.eye(20) * 2).astype(np.float32)
+        A = np.ones((20, 3), np.float32)
+        for call in (lambda: glgpgpu.cholesky(C, method="paper", ctx=small),
+                     lambda: glgpgpu.adat(A, np.ones(3, np.float32), method="paper", ctx=small),
+                     lambda: glgpgpu.solve_triangular(C, np.ones(20), method="paper", ctx=small)):
+            with pytest.raises(ValueError, match=r"maximum texture size is 16.*method='blocked'"):
+                call()
+        assert np.allclose(glgpgpu.cholesky(C, method="blocked", ctx=small), np.sqrt(2) * np.eye(20))
+    finally:
+        small.release()
