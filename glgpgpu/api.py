@@ -39,7 +39,7 @@ def adat(A, d2, *, packed: bool = False, method: str = "auto", ctx: Context | No
     Algorithm 3 as published (one column of A per pass pair); "blocked" the
     register-blocked kernel; "auto" the fastest the GPU supports.
     """
-    amax = []                               # max |A| and |d2|, from the finiteness pass: a bound on C
+    amax = []                               # max |A|, from its finiteness pass: with max |d2|, a bound on C
     A, d2 = _adat_inputs(A, d2, amax)
     ctx = _options(packed, method, ctx)
     impl = implementation(choose(method, ctx, packed=packed, packed_ok=True))
