@@ -217,3 +217,33 @@ def end_to_end(ctx=None, sizes=(256, 512), repeat: int = 3, ceil=None) -> list:
                          "over_floor": "" if kernel is None else t / (kernel + floor),
                          "host_seconds": host, "host_over_gpu": host / t})
     return rows
+
+
+#: issue 14's lines: end to end within this factor of kernel + floor; packed within
+#: this fraction of full; the blocked Cholesky / adat at least these multiples of the host
+OVER_FLOOR, PACKED_WITHIN, CHOLESKY_OVER_HOST, ADAT_OVER_HOST = 1.25, 0.05, 1.5, 1.0
+
+
+def acceptance(rows: list) -> list:
+    """Issue 14's acceptance read off one run's rows, one line each: which calls are
+    over OVER_FLOOR x (kernel + floor), how far each packed call is from its full
+    twin, and the blocked Cholesky's and adat's multiples of the host at the largest m."""
+    lines = []
+    over = [r for r in rows if r["over_floor"] != "" and r["over_floor"] > OVER_FLOOR]
+    lines.append(f"e2e <= {OVER_FLOOR} x (kernel + floor): {len(rows) - len(over)} of {len(rows)} calls"
+                 + ("" if not over else "; over: " + ", ".join(
+                     f"{r['variant']} m={r['m']} {r['over_floor']:.2f}" for r in over)))
+    full = {(r["call"], r["method"], r["m"]): r["end_to_end_s"] for r in rows if r["layout"] == "full"}
+    for r in rows:
+        twin = full.get((r["call"], r["method"], r["m"]))
+        if r["layout"] == "packed" and twin:
+            d = r["end_to_end_s"] / twin - 1
+            lines.append(f"packed vs full, {r['call']} {r['method']} m={r['m']}: {100 * d:+.1f}%"
+                         + ("" if d <= PACKED_WITHIN else f"  (over {100 * PACKED_WITHIN:.0f}%)"))
+    top = max((r["m"] for r in rows), default=None)
+    for call, want in (("cholesky", CHOLESKY_OVER_HOST), ("adat", ADAT_OVER_HOST)):
+        for r in rows:
+            if (r["call"], r["method"], r["layout"], r["m"]) == (call, "blocked", "full", top):
+                lines.append(f"blocked {call} m={top}: {r['host_over_gpu']:.2f} x the host "
+                             f"({'met' if r['host_over_gpu'] >= want else 'under'} {want} x)")
+    return lines

@@ -37,6 +37,12 @@ def run(args) -> int:
         for r in rows:
             print("  ".join(f"{r.get(c, ''):>12.4g}" if isinstance(r.get(c), float) else f"{str(r.get(c, '')):>12s}"
                             for c in cols))
+    if args.suite == "e2e" and rows:
+        from ..bench.endtoend import acceptance
+
+        print("issue 14's lines, this run:")
+        for line in acceptance(rows):
+            print("  " + line)
     for r in res.get("tune", []):
         print(f"tune {r['kernel']:<9} m={r['m']} B={r['B']} P={r['P']}: {r['seconds']:.4f} s, "
               f"{r['tflop_s']:.3f} TFLOP/s")

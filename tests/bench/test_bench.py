@@ -82,3 +82,26 @@ def test_host_overhead_separates_host_from_driver_time(ctx):
     for r in rows:
         assert 0 <= r["host_s"] <= r["total_s"] and r["gl_s"] >= 0
         assert r["host_s_per_gb"] == pytest.approx(r["host_s"] / (r["bytes"] / 1e9))
+
+
+def test_e2e_acceptance_lines_read_the_run():
+    """bench e2e prints issue 14's lines from the run's own rows (no GL needed): the
+    calls over 1.25 x (kernel + floor) by name, packed against full, and the blocked
+    Cholesky / adat against the host at the largest m."""
+    from glgpgpu.bench.endtoend import acceptance
+
+    def row(call, method, layout, m, e2e, over, host_over=1.0):
+        return {"call": call, "method": method, "layout": layout, "m": m, "end_to_end_s": e2e,
+                "over_floor": over, "host_over_gpu": host_over,
+                "variant": f"{call}-{method}-{layout}"}
+
+    rows = [row("adat", "blocked", "full", 1024, 0.0080, 1.32), row("adat", "blocked", "packed", 1024, 0.0088, 1.48),
+            row("cholesky", "paper", "full", 1024, 0.050, 1.08), row("cholesky", "paper", "packed", 1024, 0.051, 1.1),
+            row("cholesky", "blocked", "full", 4096, 0.129, 1.12, 1.81), row("adat", "blocked", "full", 4096, 0.23, 1.0, 0.9)]
+    lines = acceptance(rows)
+    assert lines[0].startswith("e2e <= 1.25 x (kernel + floor): 4 of 6 calls; over: ")
+    assert "adat-blocked-full m=1024 1.32" in lines[0] and "adat-blocked-packed m=1024 1.48" in lines[0]
+    assert "packed vs full, adat blocked m=1024: +10.0%  (over 5%)" in lines
+    assert "packed vs full, cholesky paper m=1024: +2.0%" in lines
+    assert "blocked cholesky m=4096: 1.81 x the host (met 1.5 x)" in lines
+    assert "blocked adat m=4096: 0.90 x the host (under 1.0 x)" in lines
