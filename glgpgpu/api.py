@@ -23,7 +23,7 @@ def _options(packed, method, ctx):
 
 def _adat_inputs(A, d2, magnitude=None):
     A = check.array(A, "A", 2, magnitude=magnitude)
-    d2 = check.array(d2, "d2", (1, 2))
+    d2 = check.array(d2, "d2", (1, 2), magnitude=magnitude)
     if d2.ndim != 1:        # (1, n) or (n, 1) too: exact shapes, no silent ravel
         raise ValueError(f"d2 must be a vector (the diagonal of D^2, one entry per column of A), got shape {d2.shape}")
     if d2.shape[0] != A.shape[1]:
@@ -39,13 +39,13 @@ def adat(A, d2, *, packed: bool = False, method: str = "auto", ctx: Context | No
     Algorithm 3 as published (one column of A per pass pair); "blocked" the
     register-blocked kernel; "auto" the fastest the GPU supports.
     """
-    amax = []                               # max |A|, from its finiteness pass: with max |d2|, a bound on C
-    A, d2 = _adat_inputs(A, d2, amax)
+    top = []                                # max |A|, max |d2| from their finiteness passes: a bound on C
+    A, d2 = _adat_inputs(A, d2, top)
     ctx = _options(packed, method, ctx)
     impl = implementation(choose(method, ctx, packed=packed, packed_ok=True))
     with ctx.kernels.pool.scope():          # a failure midway leaves no texture behind
         C = impl.adat(A, d2, packed=packed, ctx=ctx)
-    if check.sums_of_products_bounded(amax[0], check.finite_magnitude(d2), A.shape[1]):
+    if check.sums_of_products_bounded(top[0], top[1], A.shape[1]):
         return C                            # provably finite: no pass over the m x m result
     return check.finite_result(C, "A diag(d2) A^T")
 

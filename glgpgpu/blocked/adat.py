@@ -9,9 +9,9 @@ import numpy as np
 
 from .. import figures as geo
 from ..gl import Context, resolve
-from ..layouts.rgba import packed_block_shape, to_rgba
+from ..layouts.rgba import expand_blocks, packed_block_shape, to_rgba
 from ..layouts.transfer import read_rgba_lower, upload_rgba
-from .tiles import ADAT_TILE, ADAT_VARIANT, QUAD_VARIANT, constant_d, padded, read_packed_lower, rect_rows, require
+from .tiles import ADAT_TILE, ADAT_VARIANT, QUAD_VARIANT, constant_d, padded, rect_rows, require
 
 
 def adat_texture(a_tex, d_tex, m: int, *, tile=ADAT_TILE, mp: int | None = None, chunk: int = 1024,
@@ -205,6 +205,30 @@ def _banded(ctx, A, d_tex, m, mp, n4, tile):
         K.pool.give(a_tex, c_tex)
         raise
     return a_tex, c_tex
+
+
+#: bytes of an m x m result up to which a blocked packed result is expanded on the GPU
+#: and read whole, beyond which its packed half is read and expanded on the host (H100,
+#: 2026-11-23: at m = 1024 the host expansion cost 1.2 ms against 0.4 ms more reading;
+#: at 4096 reading the whole costs 13 ms more against 5-7 ms of expansion)
+GPU_UNPACK_BYTES = 16 << 20
+
+
+def read_packed_lower(ctx, tex, m: int, B: int) -> np.ndarray:
+    """The (m, m) lower triangle (upper zero) of a blocked packed texture (B x B
+    blocks), read straight into the result: expanded by one draw (blocked_unpack.frag)
+    for small m, by expand_blocks on the host for large."""
+    if 4 * m * m > GPU_UNPACK_BYTES:
+        return expand_blocks(tex.read().reshape(tex.rows, -1), m, B)
+    K = ctx.kernels
+    mp = padded(m, B)
+    full = K.pool.take(mp, mp // 4, "unpacked result", components=4)
+    try:
+        K.draw("blocked_unpack", full, rect_rows(K, 0, mp // 4, 0, mp), {"P": tex},
+               {"u_m": mp // B, "u_packed": 1, "u_B": B})
+        return read_rgba_lower(full, m, upper_zero=True)
+    finally:
+        K.pool.give(full)
 
 
 def adat(A, d2, *, packed: bool = False, ctx: Context | None = None, tile=ADAT_TILE) -> np.ndarray:

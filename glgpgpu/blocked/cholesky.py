@@ -9,8 +9,8 @@ end of its slab of W columns; the columns after the slab get all W of its
 columns at once, from one blocked_adat product (C -= L_S L_S^T, the kernel
 that runs near half the FMA ceiling) instead of W/P rank-P updates (a sixth of
 it).  slab=0: every panel updates the whole trailing triangle (the form above).
-The two agree to float32 rounding, not bit for bit (the sums are ordered
-differently)."""
+The two give the same bits: every entry gets the same 4-term dot products added
+in the same order (tests/api/test_cholesky.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -19,8 +19,6 @@ from .. import figures as geo
 from ..gl import Context, resolve
 from .adat import product_texture
 from .tiles import ADAT_TILE, B_TILE, P_PANEL, SLAB, SLAB_FROM, UPDATE_VARIANT, constant_d, rect_rows, require
-
-
 
 
 def _slab_ends(mp: int, W: int):

@@ -10,9 +10,9 @@ import numpy as np
 from ..gl import Context, Stopwatch, memory, resolve
 from ..layouts.transfer import read_rgba_lower, upload_rgba
 from ..layouts.tiles import MAX_ONE_TILE, TileGrid, tile_order
-from .adat import adat_texture, product_texture
+from .adat import adat_texture, product_texture, read_packed_lower
 from .cholesky import diagonal, factor_texture
-from .tiles import ADAT_TILE, P_PANEL, padded, read_packed_lower, require
+from .tiles import ADAT_TILE, P_PANEL, padded, require
 from .tiled import TiledLower, cholesky_bytes, factor as tiled_factor, solve_tiled
 from .triangular import substitute_texture
 

@@ -26,9 +26,8 @@ import numpy as np
 
 from .. import figures as geo
 from ..gl import Stopwatch, resolve
-from ..layouts.rgba import expand_blocks
 from ..layouts.rgba import padded as _padded
-from ..layouts.transfer import read_rgba_lower, upload_rgba
+from ..layouts.transfer import upload_rgba
 
 ADAT_TILE = (8, 8)   # rows x columns of the C block one fragment of blocked_adat owns
 # blocked_adat reads the column side of each block through a storage buffer and
@@ -64,30 +63,6 @@ def constant_d(ctx, value: float, n: int):
     """A pooled 1 x n RGBA texture of `value`: the product's d when it is a plain
     sum (1) or an update C -= L L^T (-1).  Give it back when done."""
     return upload_rgba(ctx, np.full((1, n), value, np.float32), 1, n, f"d = {value:g}")
-
-
-#: bytes of an m x m result up to which a blocked packed result is expanded on the GPU
-#: and read whole, beyond which its packed half is read and expanded on the host (H100,
-#: 2026-11-23: at m = 1024 the host expansion cost 1.2 ms against 0.4 ms more reading;
-#: at 4096 reading the whole costs 13 ms more against 5-7 ms of expansion)
-GPU_UNPACK_BYTES = 16 << 20
-
-
-def read_packed_lower(ctx, tex, m: int, B: int) -> np.ndarray:
-    """The (m, m) lower triangle (upper zero) of a blocked packed texture (B x B
-    blocks), read straight into the result: expanded by one draw (blocked_unpack.frag)
-    for small m, by expand_blocks on the host for large."""
-    if 4 * m * m > GPU_UNPACK_BYTES:
-        return expand_blocks(tex.read().reshape(tex.rows, -1), m, B)
-    K = ctx.kernels
-    mp = _padded(m, B)
-    full = K.pool.take(mp, mp // 4, "unpacked result", components=4)
-    try:
-        K.draw("blocked_unpack", full, rect_rows(K, 0, mp // 4, 0, mp), {"P": tex},
-               {"u_m": mp // B, "u_packed": 1, "u_B": B})
-        return read_rgba_lower(full, m, upper_zero=True)
-    finally:
-        K.pool.give(full)
 
 
 def rect_rows(K, x0, x1, y0, y1):

@@ -47,6 +47,12 @@ class Capabilities:
     image_load_store: bool = False     # GL 4.3+: what the blocked kernels need
     max_storage_block: int = 0         # bytes one shader storage block may span (0: none)
 
+    @property
+    def software(self) -> bool:
+        """A software rasterizer (Mesa's llvmpipe / softpipe): textures in host memory."""
+        r = self.renderer.lower()
+        return any(s in r for s in ("llvmpipe", "softpipe", "swrast"))
+
 
 def _probe_float_target(gl: moderngl.Context):
     """Can we render into an R32F texture and read the exact value back?

@@ -43,7 +43,7 @@ def available(ctx) -> tuple:
         v = rawgl.get_integers(_TEXTURE_FREE_MEMORY_ATI, 4)
         if v and v[0] > 0:
             return v[0] * 1024, "GL_ATI_meminfo"
-    if "llvmpipe" in ctx.caps.renderer.lower() or "softpipe" in ctx.caps.renderer.lower():
+    if ctx.caps.software:
         host = _host_available()
         if host:
             return host, "host MemAvailable (software renderer)"

@@ -10,7 +10,7 @@ import ctypes
 import ctypes.util
 import functools
 
-TEXTURE_2D, RED, RGBA, FLOAT = 0x0DE1, 0x1903, 0x1908, 0x1406
+TEXTURE_2D, RED, FLOAT = 0x0DE1, 0x1903, 0x1406
 UNPACK_ROW_LENGTH, UNPACK_ALIGNMENT = 0x0CF2, 0x0CF5
 
 
@@ -38,17 +38,19 @@ def get_integers(pname: int, count: int):
     return list(out)
 
 
-def sub_image_rows(x: int, y: int, w: int, h: int, components: int, address: int, row_length: int) -> bool:
-    """glTexSubImage2D of a w x h float block whose rows lie row_length texels apart in
-    host memory from `address`, into the texture bound to GL_TEXTURE_2D of the active
-    unit.  False (nothing done) where the entry points are missing."""
-    store, sub = function("glPixelStorei"), function("glTexSubImage2D")
-    if store is None or sub is None:
-        return False
+def has(*names: str) -> bool:
+    """Does the dispatch library have all these entry points?"""
+    return all(function(n) is not None for n in names)
+
+
+def sub_image_rows(y: int, w: int, h: int, address: int, row_length: int) -> None:
+    """glTexSubImage2D of a w x h block of one-component floats at (0, y), whose rows
+    lie row_length floats apart in host memory from `address`, into the texture bound
+    to GL_TEXTURE_2D of the active unit (callers check `has` first)."""
+    store = function("glPixelStorei")
     store(UNPACK_ALIGNMENT, 4)
     store(UNPACK_ROW_LENGTH, row_length)
     try:
-        sub(TEXTURE_2D, 0, x, y, w, h, RED if components == 1 else RGBA, FLOAT, ctypes.c_void_p(address))
+        function("glTexSubImage2D")(TEXTURE_2D, 0, 0, y, w, h, RED, FLOAT, ctypes.c_void_p(address))
     finally:
         store(UNPACK_ROW_LENGTH, 0)                  # moderngl's own uploads assume the default
-    return True

@@ -33,13 +33,7 @@ READ_VIA_BUFFER_BYTES = 64 << 20
 def read_via_buffer(ctx, nbytes: int) -> bool:
     """Read through a buffer?  Not on a software renderer (llvmpipe: two host copies
     instead of one), nor for reads larger than READ_VIA_BUFFER_BYTES."""
-    if nbytes > READ_VIA_BUFFER_BYTES:
-        return False
-    software = getattr(ctx, "_software", None)
-    if software is None:
-        renderer = ctx.caps.renderer.lower()
-        software = ctx._software = any(s in renderer for s in ("llvmpipe", "softpipe", "swrast"))
-    return not software
+    return nbytes <= READ_VIA_BUFFER_BYTES and not ctx.caps.software
 
 
 class MatrixTexture:
@@ -114,14 +108,14 @@ class MatrixTexture:
         arr = data if isinstance(data, np.ndarray) else np.asarray(data)
         m = self.rows
         if (self.components != 1 or arr.dtype != np.float32 or not arr.flags.c_contiguous
-                or arr.shape != (m, self.cols) or m != self.cols or rawgl.function("glTexSubImage2D") is None):
+                or arr.shape != (m, self.cols) or m != self.cols or not rawgl.has("glTexSubImage2D", "glPixelStorei")):
             return self.write(data)
         self.ctx.make_current()
         self.tex.use(location=0)
         cuts = np.linspace(0, m, LOWER_BANDS + 1).astype(int).tolist()
         for r0, r1 in zip(cuts[:-1], cuts[1:]):
             if r1 > r0:
-                rawgl.sub_image_rows(0, r0, r1, r1 - r0, 1, arr.ctypes.data + r0 * m * 4, m)
+                rawgl.sub_image_rows(r0, r1, r1 - r0, arr.ctypes.data + r0 * m * 4, m)
 
     def upload(self, arr: np.ndarray, y0: int = 0) -> None:
         """The one place texels cross to the GPU (tests watch it for copies)."""

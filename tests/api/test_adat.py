@@ -97,13 +97,15 @@ def test_blocked_packed_read_back_on_gpu_equals_host_expansion(ctx, monkeypatch,
     """The blocked packed result is expanded on the GPU (blocked_unpack.frag) for small
     m and on the host (expand_blocks) for large: both give the same bits, upper zero,
     for adat and the kernel matrix."""
-    from glgpgpu.blocked import tiles
+    import importlib
+
+    badat = importlib.import_module("glgpgpu.blocked.adat")
 
     A = rng.standard_normal((m, m + 5)).astype(np.float32)
     d2 = rng.uniform(0.5, 2, m + 5).astype(np.float32)
     out = {}
     for where, limit in (("gpu", 1 << 40), ("host", 0)):
-        monkeypatch.setattr(tiles, "GPU_UNPACK_BYTES", limit)
+        monkeypatch.setattr(badat, "GPU_UNPACK_BYTES", limit)
         out[where] = (glgpgpu.adat(A, d2, packed=True, method="blocked"),
                       glgpgpu.kernel_matrix(A, packed=True, method="blocked"))
     for gpu, host in zip(out["gpu"], out["host"]):
