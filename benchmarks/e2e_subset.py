@@ -52,9 +52,12 @@ def main(sizes="1024,4096", repeat=5, methods="blocked", calls="adat,cholesky,ch
                     t = min(t, best_of(lambda: (fn(), ctx.finish()), repeat))     # both measured twice,
                     k = min(k, kern())                                            # interleaved
                     floor = transfer_seconds(ctx, b_in, repeat)[0] + transfer_seconds(ctx, b_out, repeat)[1]
+                    staged = (transfer_seconds(ctx, b_in, repeat, staged=True)[0]
+                              + transfer_seconds(ctx, b_out, repeat, staged=True)[1])
                     lay = "packed" if packed else "full"
                     print(f"m={m} {name} {method} {lay}: end to end {t:.4f} s, kernel {k:.4f}, floor {floor:.4f}, "
-                          f"ratio {t / (k + floor):.2f}", flush=True)
+                          f"ratio {t / (k + floor):.2f}; staged floor {staged:.4f}, ratio {t / (k + staged):.2f}",
+                          flush=True)
                     if "--profile" in flags:
                         pr = cProfile.Profile()
                         pr.enable()

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import moderngl
 
 from ..errors import ContextThreadError, GLUnavailableError
+from . import staging
 
 #: What a Debian/Ubuntu machine needs for headless rendering on the CPU.
 EGL_PACKAGES = "libegl1 libegl-mesa0 libgl1-mesa-dri"
@@ -117,6 +118,12 @@ class Context:
         self.memory_budget: int | None = None
         # Kernels and textures attach themselves here lazily (one per context).
         self._kernels = None
+        # transfers through mapped buffers (gl/staging.py): None = on hardware drivers
+        # that have GL 4.5; True / False forces it (tests force it on llvmpipe), as does
+        # GLGPGPU_STAGING=1 / 0 in the environment
+        env = os.environ.get("GLGPGPU_STAGING", "").strip()
+        self.staging: bool | None = {"1": True, "0": False}.get(env)
+        self._stager = None
         _threads.current = self          # creation made it current on this thread
 
     def make_current(self) -> "Context":
@@ -167,6 +174,16 @@ class Context:
             self._kernels = Kernels(self)
         return self._kernels
 
+    @property
+    def stager(self):
+        """The mapped transfer buffers (gl/staging.py), or None where transfers go direct."""
+        want = (not self.caps.software) if self.staging is None else self.staging
+        if not want or not staging.available(self.caps):
+            return None
+        if self._stager is None:
+            self._stager = staging.Stager()
+        return self._stager
+
     def finish(self) -> None:
         """Wait until the GPU has done everything issued so far."""
         self.gl.finish()
@@ -178,6 +195,9 @@ class Context:
         if self._kernels is not None:
             self._kernels.release()
             self._kernels = None
+        if self._stager is not None:
+            self._stager.release()
+            self._stager = None
         if self._parking is not None:
             for obj in reversed(self._parking):
                 obj.release()

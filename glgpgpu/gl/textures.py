@@ -25,17 +25,6 @@ if TYPE_CHECKING:                       # textures never import the context modu
 LOWER_BANDS = 16
 
 
-#: reads of at most this many bytes go through a scratch buffer on a hardware driver
-#: (MatrixTexture.read); the buffer stays allocated, so larger reads (tiles of 256 MiB) go direct
-READ_VIA_BUFFER_BYTES = 64 << 20
-
-
-def read_via_buffer(ctx, nbytes: int) -> bool:
-    """Read through a buffer?  Not on a software renderer (llvmpipe: two host copies
-    instead of one), nor for reads larger than READ_VIA_BUFFER_BYTES."""
-    return nbytes <= READ_VIA_BUFFER_BYTES and not ctx.caps.software
-
-
 class MatrixTexture:
     """One float32 matrix on the GPU: an R32F texture plus its framebuffer."""
 
@@ -111,15 +100,25 @@ class MatrixTexture:
                 or arr.shape != (m, self.cols) or m != self.cols or not rawgl.has("glTexSubImage2D", "glPixelStorei")):
             return self.write(data)
         self.ctx.make_current()
-        self.tex.use(location=0)
+        stager = self.ctx.stager
+        if stager is None:
+            self.tex.use(location=0)
         cuts = np.linspace(0, m, LOWER_BANDS + 1).astype(int).tolist()
         for r0, r1 in zip(cuts[:-1], cuts[1:]):
-            if r1 > r0:
+            if r1 <= r0:
+                continue
+            if stager is not None:
+                stager.upload(self.tex.glo, arr[r0:r1, :r1], 0, r0, 1)
+            else:
                 rawgl.sub_image_rows(r0, r1, r1 - r0, arr.ctypes.data + r0 * m * 4, m)
 
     def upload(self, arr: np.ndarray, y0: int = 0) -> None:
-        """The one place texels cross to the GPU (tests watch it for copies)."""
-        if y0 == 0 and arr.shape[0] == self.rows:
+        """The one place texels cross to the GPU (tests watch it for copies): through
+        the context's mapped buffers where it has them (gl/staging.py), else moderngl."""
+        stager = self.ctx.stager
+        if stager is not None:
+            stager.upload(self.tex.glo, arr.reshape(arr.shape[0], -1), 0, y0, self.components)
+        elif y0 == 0 and arr.shape[0] == self.rows:
             self.tex.write(arr)
         else:
             self.tex.write(arr, viewport=(0, y0, self.cols, arr.shape[0]))
@@ -133,14 +132,12 @@ class MatrixTexture:
             out = np.empty(shape, np.float32)
         elif out.shape != shape or out.dtype != np.float32 or not out.flags.c_contiguous:
             raise ValueError(f"read(out=) needs a C-contiguous float32 array of shape {shape}")
-        if read_via_buffer(self.ctx, out.nbytes):
-            # a GPU-side copy into a linear buffer, then the buffer's bytes: on the H100 a
-            # texture the GPU wrote (a clear, image stores) reads 1.7-2x faster this way
-            # (m = 1024 RGBA: 0.40 ms against 0.81-0.92; 4096: 9.6-10.1 against 16.9-17.7;
-            # benchmarks/read_after.py) -- it need not be untiled on the way out
-            buf = self.ctx.kernels.scratch_buffer("read-back", out.nbytes)
-            self.tex.read_into(buf, alignment=4)
-            buf.read_into(out, size=out.nbytes)
+        stager = self.ctx.stager
+        if stager is not None:
+            # through the mapped buffers: on the H100 a texture the GPU wrote (a clear,
+            # image stores) reads 1.7-2x slower straight than an uploaded one
+            # (benchmarks/read_after.py), and 4-5x slower than this way at 256 MiB
+            stager.read(self.tex.glo, out.reshape(self.rows, -1), 0, 0, self.components)
         else:
             self.tex.read_into(out, alignment=4)
         return out
@@ -158,7 +155,11 @@ class MatrixTexture:
         (C-contiguous float32 of that shape): the driver's copy only."""
         self.ctx.make_current()
         h, w = out.shape[:2]
-        self.fbo.read_into(out, viewport=(x, y, w, h), components=self.components, dtype="f4", alignment=4)
+        stager = self.ctx.stager
+        if stager is not None and out.flags.c_contiguous:
+            stager.read(self.tex.glo, out.reshape(h, -1), x, y, self.components)
+        else:
+            self.fbo.read_into(out, viewport=(x, y, w, h), components=self.components, dtype="f4", alignment=4)
         return out
 
     def copy_into_buffer(self, buffer) -> None:

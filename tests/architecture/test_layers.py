@@ -19,7 +19,7 @@ ALLOWED = {
     "validate": {"errors", "parallel"},
     "layouts": {"parallel"},
     "figures": {"layouts"},
-    "gl": {"errors"},
+    "gl": {"errors", "parallel"},
     "vectors": {"gl", "figures"},
     "paper": {"gl", "figures", "layouts", "errors", "validate"},
     "blocked": {"gl", "figures", "layouts", "errors"},

@@ -27,32 +27,3 @@ def test_write_lower_uploads_the_lower_triangle(ctx, m, components):
         assert np.array_equal(tex.read().reshape(m, m), M.T)
     finally:
         ctx.kernels.pool.give(tex)
-
-
-@pytest.mark.parametrize("components", [1, 4])
-def test_read_through_a_buffer_equals_a_direct_read(ctx, monkeypatch, components):
-    """MatrixTexture.read goes through a GPU-side copy into a buffer on hardware
-    drivers (not on llvmpipe, where CI runs): forced here, the same bits, twice in a
-    row with different sizes (the scratch buffer grows and is reused)."""
-    from glgpgpu.gl import textures
-
-    monkeypatch.setattr(textures, "read_via_buffer", lambda ctx, nbytes: True)
-    for rows, cols in ((37, 5), (64, 64), (3, 2)):
-        shape = (rows, cols) if components == 1 else (rows, cols, 4)
-        M = np.random.default_rng(rows).standard_normal(shape).astype(np.float32)
-        tex = ctx.kernels.pool.take(rows, cols, "probe", components=components)
-        try:
-            tex.write(M)
-            assert np.array_equal(tex.read(), M)
-            out = np.empty(shape, np.float32)
-            assert tex.read(out) is out and np.array_equal(out, M)
-        finally:
-            ctx.kernels.pool.give(tex)
-
-
-def test_reads_go_direct_on_a_software_renderer_and_when_large(ctx):
-    from glgpgpu.gl import textures
-
-    software = "llvmpipe" in ctx.caps.renderer
-    assert textures.read_via_buffer(ctx, 1024) == (not software)
-    assert not textures.read_via_buffer(ctx, textures.READ_VIA_BUFFER_BYTES + 1)

@@ -1,0 +1,121 @@
+"""Transfers through the mapped buffers (gl/staging.py).  Hardware drivers use them for
+every upload and read; llvmpipe, where CI runs, goes direct, so these tests force them
+on, with buffers of a few hundred bytes so that every transfer is cut into bands that
+alternate between the two halves -- and must still give back the very bits sent."""
+import numpy as np
+import pytest
+
+from glgpgpu.gl import staging
+from glgpgpu.gl.staging import Stager, _bands, copy_rows
+
+
+@pytest.fixture
+def staged(ctx):
+    """ctx with staging forced on and a Stager of 512 bytes (two halves of 256)."""
+    if not staging.available(ctx.caps):
+        pytest.skip("no GL 4.5 buffer storage on this driver")
+    saved = ctx.staging, ctx._stager
+    ctx.staging, ctx._stager = True, Stager(512)
+    try:
+        yield ctx
+    finally:
+        ctx._stager.release()
+        ctx.staging, ctx._stager = saved
+
+
+def test_bands_cover_the_rows_within_one_half():
+    for rows, row_bytes, half in ((1, 4, 256), (37, 20, 256), (64, 256, 256), (5, 300, 256), (10, 16, 1 << 20)):
+        bands = _bands(rows, row_bytes, half)
+        assert bands[0][0] == 0 and bands[-1][1] == rows
+        assert all(a1 == b0 for (_, a1), (b0, _) in zip(bands, bands[1:]))
+        assert all((r1 - r0) * row_bytes <= max(half, row_bytes) for r0, r1 in bands)
+
+
+@pytest.mark.parametrize("threaded_from", [0, 1 << 40])
+def test_copy_rows_of_a_strided_view(monkeypatch, threaded_from):
+    monkeypatch.setattr(staging, "THREADED_COPY_FROM", threaded_from)
+    src = np.arange(7 * 11, dtype=np.float32).reshape(7, 11)
+    for view in (src, src[1:6, :4], src[:, 3:], src[2:3]):
+        dst = np.zeros(view.shape, np.float32)
+        copy_rows(dst, view)
+        assert np.array_equal(dst, view)
+
+
+def test_software_renderers_go_direct(ctx):
+    if ctx.caps.software and ctx.staging is None:
+        assert ctx.stager is None
+    saved = ctx.staging
+    try:
+        ctx.staging = False
+        assert ctx.stager is None
+    finally:
+        ctx.staging = saved
+
+
+@pytest.mark.parametrize("components", [1, 4])
+@pytest.mark.parametrize("rows,cols", [(1, 1), (2, 3), (3, 2), (37, 5), (64, 64), (17, 31)])
+@pytest.mark.parametrize("threaded_from", [0, 1 << 40])
+def test_round_trip_is_bit_exact(staged, monkeypatch, components, rows, cols, threaded_from):
+    monkeypatch.setattr(staging, "THREADED_COPY_FROM", threaded_from)
+    shape = (rows, cols) if components == 1 else (rows, cols, 4)
+    rng = np.random.default_rng(rows * cols)
+    tex = staged.kernels.pool.take(rows, cols, "probe", components=components)
+    try:
+        for _ in range(3):                       # back to back: the halves are reused
+            M = rng.standard_normal(shape).astype(np.float32)
+            tex.write(M)
+            assert np.array_equal(tex.read(), M)
+            out = np.empty(shape, np.float32)
+            assert tex.read(out) is out and np.array_equal(out, M)
+    finally:
+        staged.kernels.pool.give(tex)
+
+
+@pytest.mark.parametrize("components", [1, 4])
+def test_rows_and_regions(staged, components):
+    """write_rows puts a band at y0; read_region_into reads a rectangle at (x, y);
+    what the GPU drew (a clear) reads back too."""
+    rows, cols = 23, 9
+    shape = (rows, cols) if components == 1 else (rows, cols, 4)
+    M = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
+    tex = staged.kernels.pool.take(rows, cols, "probe", components=components)
+    try:
+        tex.clear(0.25)
+        assert (tex.read() == 0.25).all()
+        tex.write_rows(M[7:19], 7)
+        got = tex.read()
+        assert np.array_equal(got[7:19], M[7:19])
+        assert (got[:7] == 0.25).all() and (got[19:] == 0.25).all()
+        out = np.empty((5, 4) + shape[2:], np.float32)
+        tex.read_region_into(out, 3, 10)           # columns 3..6, rows 10..14
+        assert np.array_equal(out, got[10:15, 3:7])
+    finally:
+        staged.kernels.pool.give(tex)
+
+
+def test_write_lower_sends_the_trapezoid_bands(staged):
+    m = 29
+    M = np.random.default_rng(7).standard_normal((m, m)).astype(np.float32)
+    tex = staged.kernels.pool.take(m, m, "probe")
+    try:
+        tex.clear(np.nan)
+        tex.write_lower(M)
+        got = tex.read()
+        low = np.tril(np.ones((m, m), bool))
+        assert np.array_equal(got[low], M[low])
+        assert np.isnan(got[0, -1])                # above the bands: the texture's old contents
+    finally:
+        staged.kernels.pool.give(tex)
+
+
+def test_release_is_idempotent_and_the_next_use_remaps(staged):
+    st = staged.stager
+    tex = staged.kernels.pool.take(4, 4, "probe")
+    try:
+        tex.write(np.eye(4, dtype=np.float32))
+        st.release()
+        st.release()
+        assert st.up is None and st.down is None
+        assert np.array_equal(tex.read(), np.eye(4, dtype=np.float32))
+    finally:
+        staged.kernels.pool.give(tex)
