@@ -33,8 +33,10 @@ from .common import best_of, call_inputs, progress
 
 MIB = 1 << 20
 #: calls shorter than this (seconds) are timed twice, end to end and kernel alone
-#: interleaved, best of both: their ratio is otherwise at the mercy of one slow round
-QUICK = 0.5
+#: interleaved, the second time at least QUICK_REPEAT times, best of both: their ratio
+#: is otherwise at the mercy of one slow round (the paper's solves at m = 1024, 2048
+#: dependent draws, took 0.025-0.037 s in three runs of the same code, kernel alone too)
+QUICK, QUICK_REPEAT = 0.5, 7
 
 
 def transfer_seconds(ctx, nbytes: float, repeat: int = 3, staged: bool = False) -> tuple:
@@ -198,7 +200,7 @@ def end_to_end(ctx=None, sizes=(256, 512), repeat: int = 3, ceil=None) -> list:
         for name, method, packed, fn, b_in, b_out, host_fn in calls:
             fn()                                          # warm-up: programs, vertex stores, pool
 
-            def kernel_alone():
+            def kernel_alone(repeat=repeat):
                 return (_kernel_adat(ctx, A, d2, method, packed, repeat) if name == "adat" else
                         _kernel_cholesky(ctx, C, method, packed, repeat) if name == "cholesky" else
                         _kernel_solve(ctx, L, b, (False, True), method, packed, repeat) if name == "cho_solve" else
@@ -208,8 +210,9 @@ def end_to_end(ctx=None, sizes=(256, 512), repeat: int = 3, ceil=None) -> list:
             t = best_of(lambda: (fn(), ctx.finish()), repeat)
             kernel = kernel_alone()
             if t < QUICK:                                 # short calls vary most: both again, interleaved
-                t = min(t, best_of(lambda: (fn(), ctx.finish()), repeat))
-                kernel = min(kernel, kernel_alone())
+                more = max(repeat, QUICK_REPEAT)
+                t = min(t, best_of(lambda: (fn(), ctx.finish()), more))
+                kernel = min(kernel, kernel_alone(more))
             host = best_of(host_fn, repeat)               # last: BLAS threads still spinning after it
                                                           # would slow the host-bound draw loops above
             for nb in (b_in, b_out):

@@ -115,7 +115,14 @@ void main() {
         for (int r = 0; r < BR; ++r) {
             vec4 a = FETCH_AD(k, rows[r]);
             for (int c = 0; c < BC; ++c)
+#ifdef FMA_CHAIN
+                // variant: four fused multiply-adds into the accumulator, k in order
+                // (other bits than dot's sum-then-add; an experiment, not the default)
+                acc[r][c >> 2][c & 3] = fma(a.w, b[c].w, fma(a.z, b[c].z,
+                                        fma(a.y, b[c].y, fma(a.x, b[c].x, acc[r][c >> 2][c & 3]))));
+#else
                 acc[r][c >> 2][c & 3] += dot(a, b[c]);
+#endif
         }
 #endif
 #endif

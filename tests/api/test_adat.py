@@ -203,3 +203,24 @@ def test_banded_upload_gives_the_same_bits(ctx, rng, monkeypatch, m, n, bands):
     banded = glgpgpu.adat(A, d2, method="blocked")
     assert np.array_equal(banded, whole)
     check(banded, A.astype(np.float64), d2.astype(np.float64))
+
+
+@pytest.mark.parametrize("m, n", [(1, 3), (9, 17), (57, 130)])
+def test_fma_chain_variant_within_the_bound(ctx, rng, m, n):
+    """FMA_CHAIN (an opt-in experiment of benchmarks/gemm_variants.py: fma() into the
+    accumulator instead of += dot()) sums in another order -- other bits, the same
+    float32 bound."""
+    import importlib
+    badat = importlib.import_module("glgpgpu.blocked.adat")
+    from glgpgpu.blocked.tiles import ADAT_VARIANT
+    from glgpgpu.layouts.transfer import read_rgba_lower, upload_rgba
+
+    A = rng.standard_normal((m, n)).astype(np.float32)
+    d2 = rng.random(n).astype(np.float32)
+    mp, n4 = -(-m // 8) * 8, -(-n // 4) * 4
+    a_tex = upload_rgba(ctx, A, mp, n4, "A")
+    d_tex = upload_rgba(ctx, d2[None, :], 1, n4, "d")
+    c = badat.adat_texture(a_tex, d_tex, m, mp=mp, ctx=ctx, variant={**ADAT_VARIANT, "FMA_CHAIN": 1})
+    got = read_rgba_lower(c, m)
+    ctx.kernels.pool.give(c, a_tex, d_tex)
+    check(got, A.astype(np.float64), d2.astype(np.float64))
