@@ -57,6 +57,10 @@ _SIGNATURES = {
 }
 
 
+class StagingUnavailable(MemoryError):
+    """The driver would not give a mapped buffer: transfers go the direct way instead."""
+
+
 def _gl(name: str):
     fn = rawgl.function(name)
     if name in _SIGNATURES and fn.argtypes is None:
@@ -87,7 +91,9 @@ class MappedBuffer:
             _gl("glBindBuffer")(target, 0)
         if not address:
             _gl("glDeleteBuffers")(1, ctypes.byref(name))
-            raise MemoryError(f"the driver could not map a {self.nbytes >> 20} MiB transfer buffer")
+            while rawgl.function("glGetError")():              # leave no error behind for moderngl
+                pass
+            raise StagingUnavailable(f"the driver could not map a {self.nbytes >> 20} MiB transfer buffer")
         self.bytes = np.ctypeslib.as_array((ctypes.c_ubyte * self.nbytes).from_address(address))
         self.fences = [None, None]
 
@@ -158,7 +164,7 @@ class Stager:
     def upload(self, tex_glo: int, arr: np.ndarray, x: int, y: int, components: int) -> None:
         """arr into texture tex_glo's h x w rectangle whose first texel is (x, y)."""
         row = arr.shape[1]
-        self.up = up = self._fit(self.up, row, PIXEL_UNPACK_BUFFER, MAP_WRITE)
+        up = self._fit("up", row, PIXEL_UNPACK_BUFFER, MAP_WRITE)
         fmt = RED if components == 1 else RGBA
         _gl("glPixelStorei")(UNPACK_ALIGNMENT, 4)
         half_bytes = up.nbytes // 2
@@ -179,7 +185,7 @@ class Stager:
         """Texture tex_glo's h x w rectangle at (x, y) into `out`: band j is copied out
         of its half while the GPU writes band j + 1 into the other."""
         row = out.shape[1]
-        self.down = down = self._fit(self.down, row, PIXEL_PACK_BUFFER, MAP_READ)
+        down = self._fit("down", row, PIXEL_PACK_BUFFER, MAP_READ)
         fmt = RED if components == 1 else RGBA
         _gl("glPixelStorei")(PACK_ALIGNMENT, 4)
         half_bytes = down.nbytes // 2
@@ -204,14 +210,19 @@ class Stager:
             src = down.half(j & 1)[:(r1 - r0) * row * 4].view(np.float32).reshape(r1 - r0, row)
             copy_rows(out[r0:r1], src)
 
-    def _fit(self, buf, row_floats: int, target: int, access: int) -> MappedBuffer:
-        """buf, or a new one where it is missing or a half cannot hold one row."""
+    def _fit(self, slot: str, row_floats: int, target: int, access: int) -> MappedBuffer:
+        """The buffer in `slot` ("up" / "down"), new where it is missing or a half cannot
+        hold one row."""
         need = max(self.nbytes, 2 * 4 * row_floats)
+        buf = getattr(self, slot)
         if buf is not None and buf.nbytes >= need:
             return buf
         if buf is not None:
             buf.release()
-        return MappedBuffer(need, target, access)
+            setattr(self, slot, None)
+        buf = MappedBuffer(need, target, access)
+        setattr(self, slot, buf)
+        return buf
 
     def release(self) -> None:
         for buf in (self.up, self.down):

@@ -12,7 +12,7 @@ import numpy as np
 import moderngl
 
 from ..errors import GLResourceError
-from . import rawgl
+from . import rawgl, staging
 
 from typing import TYPE_CHECKING
 
@@ -23,6 +23,18 @@ if TYPE_CHECKING:                       # textures never import the context modu
 #: row bands of MatrixTexture.write_lower (H100, m = 4096, R32F: 16 bands 11 ms for 34 MiB,
 #: 4 bands 16 ms, the whole square 20 ms; benchmarks/gpu_lower_upload.py)
 LOWER_BANDS = 16
+
+
+def _staged(ctx, transfer, *args) -> bool:
+    """Run a transfer through the context's mapped buffers; False (and staging off for
+    this context from then on) where the driver will not map one -- the caller then
+    goes the direct way, nothing lost."""
+    try:
+        transfer(*args)
+        return True
+    except staging.StagingUnavailable:
+        ctx.staging = False
+        return False
 
 
 class MatrixTexture:
@@ -101,24 +113,23 @@ class MatrixTexture:
             return self.write(data)
         self.ctx.make_current()
         stager = self.ctx.stager
-        if stager is None:
-            self.tex.use(location=0)
         cuts = np.linspace(0, m, LOWER_BANDS + 1).astype(int).tolist()
         for r0, r1 in zip(cuts[:-1], cuts[1:]):
             if r1 <= r0:
                 continue
-            if stager is not None:
-                stager.upload(self.tex.glo, arr[r0:r1, :r1], 0, r0, 1)
-            else:
-                rawgl.sub_image_rows(r0, r1, r1 - r0, arr.ctypes.data + r0 * m * 4, m)
+            if stager is not None and _staged(self.ctx, stager.upload, self.tex.glo, arr[r0:r1, :r1], 0, r0, 1):
+                continue
+            self.tex.use(location=0)
+            rawgl.sub_image_rows(r0, r1, r1 - r0, arr.ctypes.data + r0 * m * 4, m)
 
     def upload(self, arr: np.ndarray, y0: int = 0) -> None:
         """The one place texels cross to the GPU (tests watch it for copies): through
         the context's mapped buffers where it has them (gl/staging.py), else moderngl."""
         stager = self.ctx.stager
-        if stager is not None:
-            stager.upload(self.tex.glo, arr.reshape(arr.shape[0], -1), 0, y0, self.components)
-        elif y0 == 0 and arr.shape[0] == self.rows:
+        if stager is not None and _staged(self.ctx, stager.upload, self.tex.glo, arr.reshape(arr.shape[0], -1),
+                                          0, y0, self.components):
+            return
+        if y0 == 0 and arr.shape[0] == self.rows:
             self.tex.write(arr)
         else:
             self.tex.write(arr, viewport=(0, y0, self.cols, arr.shape[0]))
@@ -133,12 +144,11 @@ class MatrixTexture:
         elif out.shape != shape or out.dtype != np.float32 or not out.flags.c_contiguous:
             raise ValueError(f"read(out=) needs a C-contiguous float32 array of shape {shape}")
         stager = self.ctx.stager
-        if stager is not None:
-            # through the mapped buffers: on the H100 a texture the GPU wrote (a clear,
-            # image stores) reads 1.7-2x slower straight than an uploaded one
-            # (benchmarks/read_after.py), and 4-5x slower than this way at 256 MiB
-            stager.read(self.tex.glo, out.reshape(self.rows, -1), 0, 0, self.components)
-        else:
+        # through the mapped buffers: on the H100 a texture the GPU wrote (a clear,
+        # image stores) reads 1.7-2x slower straight than an uploaded one
+        # (benchmarks/read_after.py), and 4-5x slower than this way at 256 MiB
+        if stager is None or not _staged(self.ctx, stager.read, self.tex.glo, out.reshape(self.rows, -1), 0, 0,
+                                         self.components):
             self.tex.read_into(out, alignment=4)
         return out
 
@@ -156,9 +166,8 @@ class MatrixTexture:
         self.ctx.make_current()
         h, w = out.shape[:2]
         stager = self.ctx.stager
-        if stager is not None and out.flags.c_contiguous:
-            stager.read(self.tex.glo, out.reshape(h, -1), x, y, self.components)
-        else:
+        if stager is None or not out.flags.c_contiguous or not _staged(
+                self.ctx, stager.read, self.tex.glo, out.reshape(h, -1), x, y, self.components):
             self.fbo.read_into(out, viewport=(x, y, w, h), components=self.components, dtype="f4", alignment=4)
         return out
 

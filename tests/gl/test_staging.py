@@ -119,3 +119,23 @@ def test_release_is_idempotent_and_the_next_use_remaps(staged):
         assert np.array_equal(tex.read(), np.eye(4, dtype=np.float32))
     finally:
         staged.kernels.pool.give(tex)
+
+
+def test_a_driver_that_will_not_map_falls_back_to_direct_transfers(staged, monkeypatch):
+    """No mapped buffer to be had (out of pinned memory, say): the transfer goes the
+    direct way, the same bits, and the context stops trying."""
+    def refuse(self, *a, **k):
+        raise staging.StagingUnavailable("no mapped buffer for the test")
+
+    monkeypatch.setattr(staging.MappedBuffer, "__init__", refuse)
+    M = np.random.default_rng(9).standard_normal((13, 6)).astype(np.float32)
+    tex = staged.kernels.pool.take(13, 6, "probe")
+    try:
+        tex.write(M)
+        assert staged.staging is False and staged.stager is None
+        assert np.array_equal(tex.read(), M)
+        staged.staging = True                       # the read's own fall-back
+        out = np.empty((13, 6), np.float32)
+        assert np.array_equal(tex.read(out), M) and staged.staging is False
+    finally:
+        staged.kernels.pool.give(tex)
