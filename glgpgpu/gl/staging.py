@@ -5,9 +5,10 @@ moderngl hands a numpy array to glTexSubImage / glGetTexImage, and the driver co
 it through pageable memory on one thread.  Here the host side of a transfer is a copy
 into (or out of) a buffer the driver mapped once and keeps mapped, split over the
 host's cores (parallel.py; numpy's copies release the GIL), and the GPU side is the
-driver's DMA between that buffer and the texture.  A transfer larger than half the
-buffer goes in row bands that alternate between its two halves, so the host fills one
-half while the GPU drains the other; a fence per half says when it may be reused.
+driver's DMA between that buffer and the texture.  The buffer is a ring of regions,
+each fenced when its transfer is queued, so uploads queue behind running work without
+waiting for it; a transfer larger than half the ring goes in row bands, so the host
+copies one band while the GPU moves the next.
 
 H100 (benchmarks/staged_transfers.py): uploads 2-7x faster than moderngl's (8 MiB
 0.9-1.2 ms against 2.0-2.6; 256 MiB 10-12 ms, ~23 GB/s, against 72-86), reads of a
@@ -17,6 +18,7 @@ Every MatrixTexture upload and read goes this way on hardware drivers
 direct path is one copy and this one two.  The raw entry points come from rawgl.py."""
 from __future__ import annotations
 
+import collections
 import ctypes
 
 import numpy as np
@@ -32,8 +34,8 @@ WAIT_FAILED = 0x911D
 RED, RGBA, FLOAT = 0x1903, 0x1908, 0x1406
 PACK_ALIGNMENT, UNPACK_ALIGNMENT = 0x0D05, 0x0CF5
 
-#: bytes of each direction's mapped buffer (two halves of 32 MiB): a transfer up to
-#: one half is a single copy plus a single DMA; larger ones alternate halves
+#: bytes of each direction's mapped ring: a transfer up to half of it is a single copy
+#: plus a single DMA; larger ones go in bands of at most half
 STAGING_BYTES = 64 << 20
 #: host copies split over threads from this many bytes.  H100 host, staged transfer of
 #: 16 MiB: 1.2-1.7 ms threaded against 1.7-2.4 ms on one thread; 1-4 MiB: waking the pool
@@ -74,8 +76,31 @@ def available(caps) -> bool:
     return caps.version_code >= 450 and rawgl.has(*ENTRY_POINTS)
 
 
+#: offsets of the regions handed out are multiples of this (GL wants the type's size;
+#: the DMA engines like larger)
+ALIGN = 256
+
+
+def _wait(sync) -> None:
+    """Block until the GPU passed `sync`, then delete it."""
+    try:
+        while True:                                        # 1 s per try; a long queue can take longer
+            status = _gl("glClientWaitSync")(sync, SYNC_FLUSH_COMMANDS, 1_000_000_000)
+            if status == WAIT_FAILED:
+                raise RuntimeError("glClientWaitSync failed while waiting for a transfer")
+            if status != 0x911B:                          # not GL_TIMEOUT_EXPIRED
+                return
+    finally:
+        _gl("glDeleteSync")(sync)
+
+
 class MappedBuffer:
-    """One buffer object, mapped for good, seen as two halves each with its fence."""
+    """One buffer object, mapped for good, handed out as a ring of regions: each
+    transfer takes the next free region and leaves a fence behind it, and a region is
+    waited for only when the ring comes round to it again.  So an upload queued behind
+    a long chain of draws does not make the next upload wait for that chain (two fixed
+    halves would), and a large transfer's bands (each at most half the ring) alternate
+    without waiting for each other."""
 
     def __init__(self, nbytes: int, target: int, access: int):
         self.nbytes, self.target = int(nbytes), target
@@ -95,36 +120,40 @@ class MappedBuffer:
                 pass
             raise StagingUnavailable(f"the driver could not map a {self.nbytes >> 20} MiB transfer buffer")
         self.bytes = np.ctypeslib.as_array((ctypes.c_ubyte * self.nbytes).from_address(address))
-        self.fences = [None, None]
+        self.head = 0
+        self.inflight = collections.deque()                # (start, end, fence), oldest first
 
-    def half(self, k: int) -> np.ndarray:
-        """Half k's bytes, once the GPU is done with what was last queued from or into it."""
-        self.wait(k)
-        h = self.nbytes // 2
-        return self.bytes[k * h:(k + 1) * h]
+    def take(self, nbytes: int) -> int:
+        """The offset of a free region of nbytes (at most the buffer's size), waiting
+        for the GPU only where the ring has come round to regions it still uses."""
+        start = self.head if self.head + nbytes <= self.nbytes else 0
+        end = start + nbytes
+        while any(a < end and start < b for a, b, _ in self.inflight):
+            _wait(self.inflight.popleft()[2])             # in order: the GPU runs them in order
+        self.head = -(-end // ALIGN) * ALIGN
+        return start
 
-    def fence(self, k: int) -> None:
-        self.fences[k] = _gl("glFenceSync")(SYNC_GPU_COMMANDS_COMPLETE, 0)
+    def fence(self, start: int, nbytes: int):
+        """The GPU's use of [start, start + nbytes) is queued: mark when it is done."""
+        sync = _gl("glFenceSync")(SYNC_GPU_COMMANDS_COMPLETE, 0)
+        self.inflight.append((start, start + nbytes, sync))
+        return sync
 
-    def wait(self, k: int) -> None:
-        sync = self.fences[k]
-        if sync is None:
-            return
-        self.fences[k] = None
-        try:
-            while True:                                    # 1 s per try; a long queue can take longer
-                status = _gl("glClientWaitSync")(sync, SYNC_FLUSH_COMMANDS, 1_000_000_000)
-                if status == WAIT_FAILED:
-                    raise RuntimeError("glClientWaitSync failed while waiting for a transfer")
-                if status != 0x911B:                      # not GL_TIMEOUT_EXPIRED
-                    return
-        finally:
-            _gl("glDeleteSync")(sync)
+    def wait_for(self, sync) -> None:
+        """Until the GPU passed `sync` (and so everything fenced before it)."""
+        while self.inflight:
+            _, _, first = self.inflight.popleft()
+            _wait(first)
+            if first == sync:
+                return
+
+    def wait_all(self) -> None:
+        while self.inflight:
+            _wait(self.inflight.popleft()[2])
 
     def release(self) -> None:
         if self.name:
-            for k in (0, 1):
-                self.wait(k)
+            self.wait_all()
             _gl("glBindBuffer")(self.target, self.name)
             _gl("glUnmapBuffer")(self.target)
             _gl("glBindBuffer")(self.target, 0)
@@ -146,7 +175,7 @@ def copy_rows(dst: np.ndarray, src: np.ndarray) -> None:
 
 
 def _bands(rows: int, row_bytes: int, half_bytes: int):
-    """Row bands [r0, r1) of at most one half's bytes each."""
+    """Row bands [r0, r1) of at most half_bytes each (one row at least)."""
     per = max(1, half_bytes // row_bytes)
     return [(r0, min(rows, r0 + per)) for r0 in range(0, rows, per)]
 
@@ -159,7 +188,6 @@ class Stager:
     def __init__(self, nbytes: int | None = None):
         self.nbytes = int(nbytes or STAGING_BYTES)
         self.up = self.down = None
-        self.turn = 0                                      # the half the next upload band takes
 
     def upload(self, tex_glo: int, arr: np.ndarray, x: int, y: int, components: int) -> None:
         """arr into texture tex_glo's h x w rectangle whose first texel is (x, y)."""
@@ -167,53 +195,55 @@ class Stager:
         up = self._fit("up", row, PIXEL_UNPACK_BUFFER, MAP_WRITE)
         fmt = RED if components == 1 else RGBA
         _gl("glPixelStorei")(UNPACK_ALIGNMENT, 4)
-        half_bytes = up.nbytes // 2
-        for r0, r1 in _bands(arr.shape[0], row * 4, half_bytes):
-            k = self.turn
-            self.turn ^= 1
-            dst = up.half(k)[:(r1 - r0) * row * 4].view(np.float32).reshape(r1 - r0, row)
-            copy_rows(dst, arr[r0:r1])
+        for r0, r1 in _bands(arr.shape[0], row * 4, up.nbytes // 2):
+            nbytes = (r1 - r0) * row * 4
+            at = up.take(nbytes)
+            copy_rows(up.bytes[at:at + nbytes].view(np.float32).reshape(r1 - r0, row), arr[r0:r1])
             _gl("glBindBuffer")(PIXEL_UNPACK_BUFFER, up.name)
             try:
-                _gl("glTextureSubImage2D")(tex_glo, 0, x, y + r0, row // components, r1 - r0, fmt, FLOAT,
-                                           k * half_bytes)
+                _gl("glTextureSubImage2D")(tex_glo, 0, x, y + r0, row // components, r1 - r0, fmt, FLOAT, at)
             finally:
                 _gl("glBindBuffer")(PIXEL_UNPACK_BUFFER, 0)    # moderngl's uploads pass host pointers
-            up.fence(k)
+            up.fence(at, nbytes)
 
     def read(self, tex_glo: int, out: np.ndarray, x: int, y: int, components: int) -> None:
         """Texture tex_glo's h x w rectangle at (x, y) into `out`: band j is copied out
-        of its half while the GPU writes band j + 1 into the other."""
+        of its region while the GPU writes band j + 1 into the next."""
         row = out.shape[1]
         down = self._fit("down", row, PIXEL_PACK_BUFFER, MAP_READ)
         fmt = RED if components == 1 else RGBA
         _gl("glPixelStorei")(PACK_ALIGNMENT, 4)
-        half_bytes = down.nbytes // 2
-        bands = _bands(out.shape[0], row * 4, half_bytes)
+        bands = _bands(out.shape[0], row * 4, down.nbytes // 2)
+        queued = collections.deque()                       # (r0, r1, offset, fence), oldest first
+        # a read's bands are the host's until copied out, not only until their fence: start
+        # the ring at 0, so band j + 1 (at most half the ring, aligned) never lands on band j
+        down.wait_all()
+        down.head = 0
 
-        def queue(j):
-            r0, r1 = bands[j]
-            k = j & 1
-            down.wait(k)
+        def queue(r0, r1):
+            nbytes = (r1 - r0) * row * 4
+            at = down.take(nbytes)
             _gl("glBindBuffer")(PIXEL_PACK_BUFFER, down.name)
             try:
                 _gl("glGetTextureSubImage")(tex_glo, 0, x, y + r0, 0, row // components, r1 - r0, 1, fmt,
-                                            FLOAT, (r1 - r0) * row * 4, k * half_bytes)
+                                            FLOAT, nbytes, at)
             finally:
                 _gl("glBindBuffer")(PIXEL_PACK_BUFFER, 0)
-            down.fence(k)
+            queued.append((r0, r1, at, down.fence(at, nbytes)))
 
-        queue(0)
-        for j, (r0, r1) in enumerate(bands):
+        queue(*bands[0])
+        for j in range(len(bands)):
             if j + 1 < len(bands):
-                queue(j + 1)
-            src = down.half(j & 1)[:(r1 - r0) * row * 4].view(np.float32).reshape(r1 - r0, row)
-            copy_rows(out[r0:r1], src)
+                queue(*bands[j + 1])
+            r0, r1, at, sync = queued.popleft()
+            nbytes = (r1 - r0) * row * 4
+            down.wait_for(sync)
+            copy_rows(out[r0:r1], down.bytes[at:at + nbytes].view(np.float32).reshape(r1 - r0, row))
 
     def _fit(self, slot: str, row_floats: int, target: int, access: int) -> MappedBuffer:
-        """The buffer in `slot` ("up" / "down"), new where it is missing or a half cannot
-        hold one row."""
-        need = max(self.nbytes, 2 * 4 * row_floats)
+        """The buffer in `slot` ("up" / "down"), new where it is missing or half of it
+        cannot hold one row."""
+        need = max(self.nbytes, -(-2 * 4 * row_floats // (2 * ALIGN)) * 2 * ALIGN)
         buf = getattr(self, slot)
         if buf is not None and buf.nbytes >= need:
             return buf

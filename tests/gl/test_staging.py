@@ -139,3 +139,36 @@ def test_a_driver_that_will_not_map_falls_back_to_direct_transfers(staged, monke
         assert np.array_equal(tex.read(out), M) and staged.staging is False
     finally:
         staged.kernels.pool.give(tex)
+
+
+def test_the_ring_hands_out_regions_that_no_queued_transfer_still_uses(staged):
+    """MappedBuffer.take: regions are aligned, wrap round, and a region is handed out
+    again only after the fence of every transfer queued on it; reads of many bands
+    (a 512-byte ring: 256-byte bands) come back whole, uploads queued back to back too."""
+    from glgpgpu.gl.staging import ALIGN, PIXEL_UNPACK_BUFFER, MAP_WRITE, MappedBuffer
+
+    ring = MappedBuffer(4 * ALIGN, PIXEL_UNPACK_BUFFER, MAP_WRITE)
+    try:
+        spans = []
+        for nbytes in (100, ALIGN, 3 * ALIGN, 5, 2 * ALIGN, ALIGN):
+            at = ring.take(nbytes)
+            assert at % ALIGN == 0 and at + nbytes <= ring.nbytes
+            for a, b, _ in ring.inflight:                  # never over a region still queued
+                assert b <= at or at + nbytes <= a
+            ring.fence(at, nbytes)
+            spans.append(at)
+        assert 0 in spans[1:]                              # it wrapped round
+    finally:
+        ring.release()
+    rng = np.random.default_rng(11)
+    tex = staged.kernels.pool.take(40, 16, "probe", components=4)     # 256 bytes a row: 40 bands
+    try:
+        Ms = [rng.standard_normal((40, 16, 4)).astype(np.float32) for _ in range(3)]
+        for M in Ms:
+            tex.write(M)
+            assert np.array_equal(tex.read(), M)
+        for M in Ms:                                       # uploads back to back, then one read
+            tex.write(M)
+        assert np.array_equal(tex.read(), Ms[-1])
+    finally:
+        staged.kernels.pool.give(tex)
