@@ -45,12 +45,12 @@ def main(sizes="4,8,64,256", repeat=5, staging_mib=64, threaded_from_kib=1024):
             a = rng.standard_normal(shape).astype(np.float32)
             out = np.empty_like(a)
             up_d = best(lambda: tex.tex.write(a), ctx, repeat)
-            up_s = best(lambda: st.upload(tex.tex.glo, a, 0, 0, cols, comps), ctx, repeat)
-            st.read(tex.tex.glo, out, 0, 0, cols, comps)
+            up_s = best(lambda: st.upload(tex.tex.glo, a.reshape(rows, -1), 0, 0, comps), ctx, repeat)
+            st.read(tex.tex.glo, out.reshape(rows, -1), 0, 0, comps)
             assert np.array_equal(out, a), "staged round trip differs"
             tex.clear(0.5)                      # a texture the GPU wrote
             rd_d = best(lambda: tex.tex.read_into(out, alignment=4), ctx, repeat)
-            rd_s = best(lambda: st.read(tex.tex.glo, out, 0, 0, cols, comps), ctx, repeat)
+            rd_s = best(lambda: st.read(tex.tex.glo, out.reshape(rows, -1), 0, 0, comps), ctx, repeat)
             rd_b = best(lambda: tex.read(out), ctx, repeat)
             assert (out == 0.5).all()
             print(f"{mib:4d} {comps:3d}  {up_d*1e3:10.2f} {up_s*1e3:12.2f} {a.nbytes/up_s/1e9:10.1f}"
