@@ -12,7 +12,9 @@ def run(args) -> int:
             ("max texture size", c.max_texture_size),
             ("max viewport", "x".join(str(v) for v in c.max_viewport)),
             ("float32 render targets", "yes" if c.float_render_targets else "NO"),
-            ("largest m (full / packed)", f"{c.max_texture_size} / {c.max_texture_size - 1}")]
+            ("largest m (full / packed)", f"{c.max_texture_size} / {c.max_texture_size - 1}"),
+            ("transfers", "through mapped buffers (gl/staging.py)" if ctx.stager is not None else
+             "direct (the driver's own copies; GLGPGPU_STAGING=1 forces mapped buffers)")]
     width = max(len(r[0]) for r in rows)
     for k, v in rows:
         print(f"{k:<{width}}  {v}")

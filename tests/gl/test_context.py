@@ -93,3 +93,4 @@ def test_info_command(capsys):
     out = capsys.readouterr().out
     assert "max texture size" in out
     assert re.search(r"float32 render targets +yes", out)
+    assert re.search(r"transfers +(direct|through mapped buffers)", out)
