@@ -1,11 +1,13 @@
 """blocked_adat's inner loop, variant against variant, kernel alone (A already on the
 GPU, timed from the first draw to glFinish): the default, FMA_CHAIN (four fma()
-into the accumulator instead of += dot()), and tile shapes; with TFLOP/s counting
+into the accumulator instead of += dot()), the loads split between the texture units
+and the load/store path (ROWS_FROM_BUFFER / COLS_FROM_TEXTURE), and tile shapes; with TFLOP/s counting
 m^2 n (the lower triangle of C: m (m+1)/2 x n multiply-adds).  Also dumps the
 driver's program binary of the default and counts what looks like its arithmetic
 instructions, where the driver embeds readable assembly (NVIDIA).
 
-    python benchmarks/gemm_variants.py [m] [n] [repeat]"""
+    python benchmarks/gemm_variants.py [m] [n] [repeat] [RxC:FLAG,FLAG=N ...]
+    (no specs: the list below)"""
 import ctypes
 import re
 import sys
@@ -27,7 +29,18 @@ def program_text(prog_glo):
     return buf.raw[:length.value]
 
 
-def main(m=4096, n=8192, repeat=3):
+def parse(spec):
+    """"16x8:FMA_CHAIN,ROWS_FROM_BUFFER=3" -> (name, tile, variant) on top of the default."""
+    tile, _, flags = spec.partition(":")
+    br, bc = (int(v) for v in tile.split("x"))
+    variant = dict(ADAT_VARIANT)
+    for f in filter(None, flags.split(",")):
+        key, _, val = f.partition("=")
+        variant[key] = int(val or 1)
+    return spec, (br, bc), variant
+
+
+def main(m=4096, n=8192, repeat=3, *specs):
     m, n, repeat = int(m), int(n), int(repeat)
     ctx = resolve(None)
     rng = np.random.default_rng(3)
@@ -35,12 +48,19 @@ def main(m=4096, n=8192, repeat=3):
     d2 = rng.random(n).astype(np.float32)
     print(ctx.caps.renderer, f"m={m} n={n}")
     macs = m * (m + 1) / 2 * n
-    for name, tile, variant in (("default 8x8", (8, 8), ADAT_VARIANT),
-                                ("FMA_CHAIN 8x8", (8, 8), dict(ADAT_VARIANT, FMA_CHAIN=1)),
-                                ("default 16x8", (16, 8), ADAT_VARIANT),
-                                ("FMA_CHAIN 16x8", (16, 8), dict(ADAT_VARIANT, FMA_CHAIN=1)),
-                                ("FMA_CHAIN 8x8 KUNROLL2", (8, 8), dict(ADAT_VARIANT, FMA_CHAIN=1, KUNROLL=2)),
-                                ("default 8x8 again", (8, 8), ADAT_VARIANT)):
+    V = ADAT_VARIANT
+    for name, tile, variant in (("default 8x8", (8, 8), V),
+                                ("FMA_CHAIN 8x8", (8, 8), dict(V, FMA_CHAIN=1)),
+                                ("8x8 COLS_FROM_TEXTURE=1", (8, 8), dict(V, COLS_FROM_TEXTURE=1)),
+                                ("8x8 COLS_FROM_TEXTURE=2", (8, 8), dict(V, COLS_FROM_TEXTURE=2)),
+                                ("8x8 FMA_CHAIN COLS_FROM_TEXTURE=1", (8, 8), dict(V, FMA_CHAIN=1, COLS_FROM_TEXTURE=1)),
+                                ("default 16x8", (16, 8), V),
+                                ("16x8 ROWS_FROM_BUFFER=2", (16, 8), dict(V, ROWS_FROM_BUFFER=2)),
+                                ("16x8 ROWS_FROM_BUFFER=3", (16, 8), dict(V, ROWS_FROM_BUFFER=3)),
+                                ("16x8 ROWS_FROM_BUFFER=4", (16, 8), dict(V, ROWS_FROM_BUFFER=4)),
+                                ("16x8 FMA_CHAIN ROWS_FROM_BUFFER=3", (16, 8), dict(V, FMA_CHAIN=1, ROWS_FROM_BUFFER=3)),
+                                ("16x4 ROWS_FROM_BUFFER=4", (16, 4), dict(V, ROWS_FROM_BUFFER=4)),
+                                ("default 8x8 again", (8, 8), V)) if not specs else [parse(a) for a in specs]:
         try:
             t = time_blocked_adat(ctx, A, d2, repeat, tile=tile, variant=variant)
         except Exception as exc:                       # a tile the driver cannot compile
@@ -48,16 +68,14 @@ def main(m=4096, n=8192, repeat=3):
             continue
         print(f"{name}: {t:.4f} s, {2 * macs / t / 1e12:.3f} TFLOP/s", flush=True)
     for key, p in ctx.kernels._programs.items():
-        if isinstance(key, tuple) and key[0] == "blocked_adat" and dict(key[1]).get("BR") == 8 \
-                and dict(key[1]).get("BC") == 8:
+        if isinstance(key, tuple) and key[0] == "blocked_adat":
             blob = program_text(p.prog.glo)
             text = blob.decode("latin-1")
             ops = re.findall(r"\b(FFMA|FMUL|FADD|DP4|MAD|FMA|MUL|ADD|LDG|LDS|TEX|TXF|LDC|DP4A)\b", text)
             counts = {o: ops.count(o) for o in sorted(set(ops))}
             print(dict(key[1]), "binary", len(blob), "bytes; op words:", counts)
-            asm = re.findall(r"!!NV\w+.*?END", text, flags=re.S)
-            if asm and "FMA_CHAIN" not in dict(key[1]):
-                print(asm[0][:6000])
+            ops = re.findall(r"\b(TXF|LDB|LDG|LOAD)\.?\w*", text)
+            print("   loads:", {o: ops.count(o) for o in sorted(set(ops))})
 
 
 if __name__ == "__main__":

@@ -141,13 +141,13 @@ def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, tile=ADAT_TILE, c
     if max(col_tex.rows, row_tex.rows) * n4 * 16 > ctx.caps.max_storage_block:
         # an operand larger than one storage block (128 MiB on llvmpipe, 2 GiB on the
         # H100): bound anyway it would be read short, silently -- use the texture units
-        for flag in ("BUFFER_LOADS", "A_FROM_BUFFER", "AD_FROM_BUFFER"):
+        for flag in ("BUFFER_LOADS", "A_FROM_BUFFER", "AD_FROM_BUFFER", "ROWS_FROM_BUFFER"):
             defines.pop(flag, None)
-    if {"BUFFER_LOADS", "A_FROM_BUFFER", "AD_FROM_BUFFER"} & set(defines):
+    if {"BUFFER_LOADS", "A_FROM_BUFFER", "AD_FROM_BUFFER", "ROWS_FROM_BUFFER"} & set(defines):
         # the same numbers, copied GPU-side into storage buffers (row-major vec4)
         buffers = {}
         for binding, tex, flags in ((1, col_tex, ("BUFFER_LOADS", "A_FROM_BUFFER")),
-                                    (2, ad_tex, ("BUFFER_LOADS", "AD_FROM_BUFFER"))):
+                                    (2, ad_tex, ("BUFFER_LOADS", "AD_FROM_BUFFER", "ROWS_FROM_BUFFER"))):
             if set(flags) & set(defines):      # copy only what the kernel reads from a buffer
                 buffers[binding] = K.scratch_buffer(f"adat{binding}", tex.rows * n4 * 16)
                 tex.copy_into_buffer(buffers[binding])

@@ -20,7 +20,7 @@ uniform int u_first;    // 1: start from zero instead of loading C
 noperspective in vec3 t0;
 noperspective in vec3 t1;
 #endif
-#if defined(BUFFER_LOADS) || defined(A_FROM_BUFFER) || defined(AD_FROM_BUFFER)
+#if defined(BUFFER_LOADS) || defined(A_FROM_BUFFER) || defined(AD_FROM_BUFFER) || defined(ROWS_FROM_BUFFER)
 // The same A and A D, read through storage buffers (the load/store path) instead
 // of the texture units; BUFFER_LOADS reads both that way, A_FROM_BUFFER /
 // AD_FROM_BUFFER one side each (texture and load/store pipes side by side).
@@ -37,6 +37,21 @@ layout(std430, binding = 2) readonly buffer ADBuf { vec4 ad_buf[]; };
 #define FETCH_AD(k, i) ad_buf[(i) * u_n4 + (k)]
 #else
 #define FETCH_AD(k, i) texelFetch(AD, ivec2(k, i), 0)
+#endif
+// Splitting one side between the two load pipes (an experiment, benchmarks/gemm_variants.py):
+// the texture units deliver ~21 G RGBA texels/s on the H100, the load/store path ~16 G vec4/s
+// (benchmarks/fetch_kinds.py), so 8 + 8 loads per step wait on the load/store path.
+// ROWS_FROM_BUFFER = N: the first N row texels from the buffer; COLS_FROM_TEXTURE = N: the
+// first N column texels through the texture units.  The same numbers: the same bits.
+#ifdef ROWS_FROM_BUFFER
+#define FETCH_ROW(k, r) ((r) < ROWS_FROM_BUFFER ? ad_buf[rows[r] * u_n4 + (k)] : FETCH_AD(k, rows[r]))
+#else
+#define FETCH_ROW(k, r) FETCH_AD(k, rows[r])
+#endif
+#ifdef COLS_FROM_TEXTURE
+#define FETCH_COL(k, c) ((c) < COLS_FROM_TEXTURE ? texelFetch(A, ivec2(k, cols[c]), 0) : FETCH_A(k, cols[c]))
+#else
+#define FETCH_COL(k, c) FETCH_A(k, cols[c])
 #endif
 
 void main() {
@@ -96,7 +111,7 @@ void main() {
         }
 #else
         for (int c = 0; c < BC; ++c)
-            b[c] = FETCH_A(k, cols[c]);
+            b[c] = FETCH_COL(k, c);
 #endif
 #ifdef QUAD_ROWS
         // the horizontal neighbour owns the same rows: half the row fetches each,
@@ -113,7 +128,7 @@ void main() {
         }
 #else
         for (int r = 0; r < BR; ++r) {
-            vec4 a = FETCH_AD(k, rows[r]);
+            vec4 a = FETCH_ROW(k, r);
             for (int c = 0; c < BC; ++c)
 #ifdef FMA_CHAIN
                 // variant: four fused multiply-adds into the accumulator, k in order

@@ -224,3 +224,29 @@ def test_fma_chain_variant_within_the_bound(ctx, rng, m, n):
     got = read_rgba_lower(c, m)
     ctx.kernels.pool.give(c, a_tex, d_tex)
     check(got, A.astype(np.float64), d2.astype(np.float64))
+
+
+@pytest.mark.parametrize("tile, split", [((8, 8), {"COLS_FROM_TEXTURE": 1}), ((8, 8), {"COLS_FROM_TEXTURE": 3}),
+                                         ((16, 8), {"ROWS_FROM_BUFFER": 3}), ((16, 4), {"ROWS_FROM_BUFFER": 4})])
+@pytest.mark.parametrize("m, n", [(1, 3), (9, 17), (57, 130)])
+def test_loads_split_between_pipes_give_the_same_bits(ctx, rng, tile, split, m, n):
+    """ROWS_FROM_BUFFER / COLS_FROM_TEXTURE (benchmarks/gemm_variants.py) read some of a
+    step's texels through the other load path: the same numbers in the same order."""
+    import importlib
+    badat = importlib.import_module("glgpgpu.blocked.adat")
+    from glgpgpu.blocked.tiles import ADAT_VARIANT
+    from glgpgpu.layouts.transfer import read_rgba_lower, upload_rgba
+
+    A = rng.standard_normal((m, n)).astype(np.float32)
+    d2 = rng.random(n).astype(np.float32)
+    mp, n4 = -(-m // tile[0]) * tile[0], -(-n // 4) * 4
+    a_tex = upload_rgba(ctx, A, mp, n4, "A")
+    d_tex = upload_rgba(ctx, d2[None, :], 1, n4, "d")
+    got = []
+    for extra in ({}, split):
+        c = badat.adat_texture(a_tex, d_tex, m, mp=mp, tile=tile, ctx=ctx, variant={**ADAT_VARIANT, **extra})
+        got.append(read_rgba_lower(c, m))
+        ctx.kernels.pool.give(c)
+    ctx.kernels.pool.give(a_tex, d_tex)
+    assert np.array_equal(got[0], got[1])
+    check(got[1], A.astype(np.float64), d2.astype(np.float64))
