@@ -1,6 +1,8 @@
 """Texture transfers, moderngl's direct path against the persistently mapped staging
 buffers (gl/staging.py), for R32F and RGBA textures of a few sizes: upload of a fresh
-caller array, and read-back of a texture the GPU wrote (a clear).  Each timed from
+caller array, and read-back of a texture the GPU wrote (a clear); the last column is
+the library's own read (MatrixTexture.read: staged on hardware drivers; before the
+staging it was a GPU-side copy into a buffer, run D's "read through a buffer").  Each timed from
 the call to glFinish, best of `repeat`; checks the bits on the way.
 
     python benchmarks/staged_transfers.py [MiB,...] [repeat] [staging MiB] [threaded copies from KiB]"""
@@ -34,7 +36,7 @@ def main(sizes="4,8,64,256", repeat=5, staging_mib=64, threaded_from_kib=1024):
     print(ctx.caps.renderer, "staging available:", available(ctx.caps))
     st = Stager(int(staging_mib) << 20)
     rng = np.random.default_rng(0)
-    print("MiB comps  up_direct_ms up_staged_ms  GB/s(staged)  read_direct_ms read_staged_ms read_buffer_ms")
+    print("MiB comps  up_direct_ms up_staged_ms  GB/s(staged)  read_direct_ms read_staged_ms MatrixTexture.read_ms")
     for mib in [int(s) for s in str(sizes).split(",")]:
         for comps in (1, 4):
             n = mib << 18                       # floats
