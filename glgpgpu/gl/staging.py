@@ -30,7 +30,10 @@ PIXEL_PACK_BUFFER, PIXEL_UNPACK_BUFFER = 0x88EB, 0x88EC
 MAP_READ, MAP_WRITE, MAP_PERSISTENT, MAP_COHERENT = 0x1, 0x2, 0x40, 0x80
 CLIENT_STORAGE = 0x200
 SYNC_GPU_COMMANDS_COMPLETE, SYNC_FLUSH_COMMANDS = 0x9117, 0x1
-WAIT_FAILED = 0x911D
+ALREADY_SIGNALED, TIMEOUT_EXPIRED, CONDITION_SATISFIED, WAIT_FAILED = 0x911A, 0x911B, 0x911C, 0x911D
+#: fences a ring keeps at most (small uploads would otherwise pile up thousands of sync
+#: objects before the ring comes round)
+MAX_INFLIGHT = 64
 RED, RGBA, FLOAT = 0x1903, 0x1908, 0x1406
 PACK_ALIGNMENT, UNPACK_ALIGNMENT = 0x0D05, 0x0CF5
 
@@ -88,10 +91,15 @@ def _wait(sync) -> None:
             status = _gl("glClientWaitSync")(sync, SYNC_FLUSH_COMMANDS, 1_000_000_000)
             if status == WAIT_FAILED:
                 raise RuntimeError("glClientWaitSync failed while waiting for a transfer")
-            if status != 0x911B:                          # not GL_TIMEOUT_EXPIRED
+            if status != TIMEOUT_EXPIRED:
                 return
     finally:
         _gl("glDeleteSync")(sync)
+
+
+def _passed(sync) -> bool:
+    """Has the GPU passed `sync`?  (Asks without waiting.)"""
+    return _gl("glClientWaitSync")(sync, 0, 0) in (ALREADY_SIGNALED, CONDITION_SATISFIED)
 
 
 class MappedBuffer:
@@ -126,6 +134,8 @@ class MappedBuffer:
     def take(self, nbytes: int) -> int:
         """The offset of a free region of nbytes (at most the buffer's size), waiting
         for the GPU only where the ring has come round to regions it still uses."""
+        while self.inflight and (len(self.inflight) > MAX_INFLIGHT or _passed(self.inflight[0][2])):
+            _wait(self.inflight.popleft()[2])             # retire what is done; never too many fences
         start = self.head if self.head + nbytes <= self.nbytes else 0
         end = start + nbytes
         while any(a < end and start < b for a, b, _ in self.inflight):

@@ -172,3 +172,21 @@ def test_the_ring_hands_out_regions_that_no_queued_transfer_still_uses(staged):
         assert np.array_equal(tex.read(), Ms[-1])
     finally:
         staged.kernels.pool.give(tex)
+
+
+def test_many_small_uploads_keep_few_fences(staged):
+    """A long run of small uploads (an iterative solver's vectors) never holds more than
+    MAX_INFLIGHT fences, however rarely the ring comes round."""
+    from glgpgpu.gl.staging import MAX_INFLIGHT
+
+    staged._stager.release()
+    staged._stager = Stager(1 << 20)                     # a roomy ring: it wraps rarely
+    tex = staged.kernels.pool.take(1, 3, "probe")
+    try:
+        for i in range(3 * MAX_INFLIGHT):
+            v = np.full((1, 3), i, np.float32)
+            tex.write(v)
+            assert len(staged.stager.up.inflight) <= MAX_INFLIGHT + 1
+        assert np.array_equal(tex.read(), v)
+    finally:
+        staged.kernels.pool.give(tex)
