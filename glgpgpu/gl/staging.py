@@ -34,6 +34,7 @@ ALREADY_SIGNALED, TIMEOUT_EXPIRED, CONDITION_SATISFIED, WAIT_FAILED = 0x911A, 0x
 #: fences a ring keeps at most (small uploads would otherwise pile up thousands of sync
 #: objects before the ring comes round)
 MAX_INFLIGHT = 64
+RETIRE = True             # also retire fences already passed (asks the driver each take)
 RED, RGBA, FLOAT = 0x1903, 0x1908, 0x1406
 PACK_ALIGNMENT, UNPACK_ALIGNMENT = 0x0D05, 0x0CF5
 
@@ -134,7 +135,7 @@ class MappedBuffer:
     def take(self, nbytes: int) -> int:
         """The offset of a free region of nbytes (at most the buffer's size), waiting
         for the GPU only where the ring has come round to regions it still uses."""
-        while self.inflight and (len(self.inflight) > MAX_INFLIGHT or _passed(self.inflight[0][2])):
+        while self.inflight and (len(self.inflight) > MAX_INFLIGHT or (RETIRE and _passed(self.inflight[0][2]))):
             _wait(self.inflight.popleft()[2])             # retire what is done; never too many fences
         start = self.head if self.head + nbytes <= self.nbytes else 0
         end = start + nbytes
