@@ -4,16 +4,24 @@ transfers, and 200 one-row uploads in a row.  H100, 2026-11-23: 200 small upload
 with both, 9-10.5 ms capped only, 10.6-13.3 ms with neither; large transfers unchanged.
 
     python benchmarks/staging_fences.py"""
-import sys, time, numpy as np
-from glgpgpu.gl import staging, resolve
+import time
+
+import numpy as np
+
+from glgpgpu.gl import resolve, staging
 from glgpgpu.gl.staging import Stager
 from glgpgpu.gl.textures import MatrixTexture
+
 ctx = resolve(None)
+
+
 def best(fn, n=7):
     fn(); t = 1e9
     for _ in range(n):
         ctx.gl.finish(); t0 = time.perf_counter(); fn(); ctx.gl.finish(); t = min(t, time.perf_counter() - t0)
     return t * 1e3
+
+
 for retire, inflight in ((True, 64), (False, 64), (False, 10**9), (True, 64)):
     staging.RETIRE, staging.MAX_INFLIGHT = retire, inflight
     st = Stager()
