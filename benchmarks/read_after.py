@@ -1,8 +1,10 @@
 """Does how a texture was last written change how fast it reads back?  An m x m RGBA
 result read with glGetTexImage after (a) a plain upload, (b) a framebuffer clear,
 (c) blocked_adat's image stores into a cleared texture, (d) the same into a texture
-zeroed by an upload instead of a clear; each read directly and through a GPU-side
-copy into a storage buffer, then the buffer read.
+zeroed by an upload instead of a clear; each read directly (the driver's
+glGetTexImage), through a GPU-side copy into a storage buffer then the buffer read,
+and as the library reads (MatrixTexture.read: the mapped buffers of gl/staging.py on
+hardware drivers).
 
     python benchmarks/read_after.py [m] [repeat]"""
 import sys
@@ -32,7 +34,7 @@ def main(m=1024, repeat=7):
         tex.copy_into_buffer(buf)            # GPU-side copy into a linear buffer
         buf.read_into(out)
 
-    def read_time(prepare, read=lambda tex: tex.read(out)):
+    def read_time(prepare, read=lambda tex: tex.tex.read_into(out, alignment=4)):
         ts = []
         for _ in range(repeat + 1):
             tex = K.pool.take(m, m // 4, "C", components=4)
@@ -52,8 +54,8 @@ def main(m=1024, repeat=7):
     }
     print(ctx.caps.renderer, f"m={m}: reading {m * m * 4 / 2**20:.0f} MiB")
     for name, prep in cases.items():
-        print(f"  {name}: {read_time(prep):.2f} ms; through a buffer {read_time(prep, through_buffer):.2f} ms",
-              flush=True)
+        print(f"  {name}: {read_time(prep):.2f} ms; through a buffer {read_time(prep, through_buffer):.2f} ms; "
+              f"MatrixTexture.read {read_time(prep, lambda tex: tex.read(out)):.2f} ms", flush=True)
     K.pool.give(a_tex, d_tex)
 
 
