@@ -35,7 +35,8 @@ ALREADY_SIGNALED, TIMEOUT_EXPIRED, CONDITION_SATISFIED, WAIT_FAILED = 0x911A, 0x
 #: objects before the ring comes round)
 MAX_INFLIGHT = 64
 RETIRE = True             # also retire fences already passed (asks the driver each take)
-RED, RGBA, FLOAT = 0x1903, 0x1908, 0x1406
+FLOAT = 0x1406
+FORMATS = {1: 0x1903, 2: 0x8227, 3: 0x1907, 4: 0x1908}     # GL_RED, GL_RG, GL_RGB, GL_RGBA by components
 PACK_ALIGNMENT, UNPACK_ALIGNMENT = 0x0D05, 0x0CF5
 
 #: bytes of each direction's mapped ring: a transfer up to half of it is a single copy
@@ -204,7 +205,7 @@ class Stager:
         """arr into texture tex_glo's h x w rectangle whose first texel is (x, y)."""
         row = arr.shape[1]
         up = self._fit("up", row, PIXEL_UNPACK_BUFFER, MAP_WRITE)
-        fmt = RED if components == 1 else RGBA
+        fmt = FORMATS[components]
         _gl("glPixelStorei")(UNPACK_ALIGNMENT, 4)
         for r0, r1 in _bands(arr.shape[0], row * 4, up.nbytes // 2):
             nbytes = (r1 - r0) * row * 4
@@ -222,7 +223,7 @@ class Stager:
         of its region while the GPU writes band j + 1 into the next."""
         row = out.shape[1]
         down = self._fit("down", row, PIXEL_PACK_BUFFER, MAP_READ)
-        fmt = RED if components == 1 else RGBA
+        fmt = FORMATS[components]
         _gl("glPixelStorei")(PACK_ALIGNMENT, 4)
         bands = _bands(out.shape[0], row * 4, down.nbytes // 2)
         queued = collections.deque()                       # (r0, r1, offset, fence), oldest first
