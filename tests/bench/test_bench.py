@@ -105,3 +105,17 @@ def test_e2e_acceptance_lines_read_the_run():
     assert "packed vs full, cholesky paper m=1024: +2.0%" in lines
     assert "blocked cholesky m=4096: 1.81 x the host (met 1.5 x)" in lines
     assert "blocked adat m=4096: 0.90 x the host (under 1.0 x)" in lines
+
+
+def test_e2e_acceptance_reads_the_staged_floor_too():
+    """Rows that carry the staged floor get a second line against it; the acceptance's
+    own line stays the plain floor's."""
+    from glgpgpu.bench.endtoend import acceptance
+
+    rows = [{"call": "adat", "method": "blocked", "layout": "full", "m": 1024, "end_to_end_s": 0.006,
+             "over_floor": 1.05, "over_staged_floor": 1.31, "host_over_gpu": 1.0, "variant": "adat-blocked-full"},
+            {"call": "cholesky", "method": "blocked", "layout": "full", "m": 1024, "end_to_end_s": 0.009,
+             "over_floor": 1.1, "over_staged_floor": 1.2, "host_over_gpu": 1.0, "variant": "cholesky-blocked-full"}]
+    lines = acceptance(rows)
+    assert lines[0] == "e2e <= 1.25 x (kernel + floor): 2 of 2 calls"
+    assert lines[1] == "e2e <= 1.25 x (kernel + staged floor): 1 of 2 calls; over: adat-blocked-full m=1024 1.31"
