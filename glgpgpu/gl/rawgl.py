@@ -1,9 +1,12 @@
-"""The few GL entry points moderngl does not expose, called through the GL dispatch
+"""The GL entry points moderngl does not expose, called through the GL dispatch
 library (libOpenGL / libGL, which forwards to the current context's driver):
-glGetIntegerv for the memory-info extensions (memory.py) and glPixelStorei +
+glGetIntegerv for the memory-info extensions (memory.py), glPixelStorei +
 glTexSubImage2D for uploads of a sub-rectangle straight out of a larger array
-(MatrixTexture.write_lower).  Looked up once: ctypes.util.find_library runs
-ldconfig in a subprocess, milliseconds that every public call paid before."""
+(MatrixTexture.write_lower), and the buffer-storage, fence and direct-state
+texture calls of the mapped-buffer transfers (staging.py).  Looked up once:
+ctypes.util.find_library runs ldconfig in a subprocess, milliseconds that every
+public call paid before.  Entry points that take pointers or 64-bit sizes get their
+C signature here (ctypes would pass them as 32-bit ints)."""
 from __future__ import annotations
 
 import ctypes
@@ -11,7 +14,18 @@ import ctypes.util
 import functools
 
 TEXTURE_2D, RED, FLOAT = 0x0DE1, 0x1903, 0x1406
-UNPACK_ROW_LENGTH, UNPACK_ALIGNMENT = 0x0CF2, 0x0CF5
+UNPACK_ROW_LENGTH, UNPACK_ALIGNMENT, PACK_ALIGNMENT = 0x0CF2, 0x0CF5, 0x0D05
+
+_C = ctypes
+SIGNATURES = {
+    "glMapBufferRange": (_C.c_void_p, [_C.c_uint, _C.c_ssize_t, _C.c_ssize_t, _C.c_uint]),
+    "glBufferStorage": (None, [_C.c_uint, _C.c_ssize_t, _C.c_void_p, _C.c_uint]),
+    "glFenceSync": (_C.c_void_p, [_C.c_uint, _C.c_uint]),
+    "glClientWaitSync": (_C.c_uint, [_C.c_void_p, _C.c_uint, _C.c_uint64]),
+    "glDeleteSync": (None, [_C.c_void_p]),
+    "glTextureSubImage2D": (None, [_C.c_uint] + [_C.c_int] * 5 + [_C.c_uint, _C.c_uint, _C.c_void_p]),
+    "glGetTextureSubImage": (None, [_C.c_uint] + [_C.c_int] * 7 + [_C.c_uint, _C.c_uint, _C.c_int, _C.c_void_p]),
+}
 
 
 @functools.lru_cache(maxsize=None)
@@ -22,9 +36,12 @@ def function(name: str):
         if not path:
             continue
         try:
-            return getattr(ctypes.CDLL(path), name)
+            fn = getattr(ctypes.CDLL(path), name)
         except (OSError, AttributeError):
             continue
+        if name in SIGNATURES:
+            fn.restype, fn.argtypes = SIGNATURES[name]
+        return fn
     return None
 
 

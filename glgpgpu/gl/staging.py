@@ -35,9 +35,8 @@ ALREADY_SIGNALED, TIMEOUT_EXPIRED, CONDITION_SATISFIED, WAIT_FAILED = 0x911A, 0x
 #: objects before the ring comes round)
 MAX_INFLIGHT = 64
 RETIRE = True             # also retire fences already passed (asks the driver each take)
-FLOAT = 0x1406
 FORMATS = {1: 0x1903, 2: 0x8227, 3: 0x1907, 4: 0x1908}     # GL_RED, GL_RG, GL_RGB, GL_RGBA by components
-PACK_ALIGNMENT, UNPACK_ALIGNMENT = 0x0D05, 0x0CF5
+FLOAT, PACK_ALIGNMENT, UNPACK_ALIGNMENT = rawgl.FLOAT, rawgl.PACK_ALIGNMENT, rawgl.UNPACK_ALIGNMENT
 
 #: bytes of each direction's mapped ring: a transfer up to half of it is a single copy
 #: plus a single DMA; larger ones go in bands of at most half
@@ -51,28 +50,11 @@ ENTRY_POINTS = ("glGenBuffers", "glBindBuffer", "glBufferStorage", "glMapBufferR
                 "glDeleteBuffers", "glFenceSync", "glClientWaitSync", "glDeleteSync", "glTextureSubImage2D",
                 "glGetTextureSubImage", "glPixelStorei")
 
-_SIGNATURES = {
-    "glMapBufferRange": (ctypes.c_void_p, [ctypes.c_uint, ctypes.c_ssize_t, ctypes.c_ssize_t, ctypes.c_uint]),
-    "glBufferStorage": (None, [ctypes.c_uint, ctypes.c_ssize_t, ctypes.c_void_p, ctypes.c_uint]),
-    "glFenceSync": (ctypes.c_void_p, [ctypes.c_uint, ctypes.c_uint]),
-    "glClientWaitSync": (ctypes.c_uint, [ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint64]),
-    "glDeleteSync": (None, [ctypes.c_void_p]),
-    "glTextureSubImage2D": (None, [ctypes.c_uint, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
-                                   ctypes.c_int, ctypes.c_uint, ctypes.c_uint, ctypes.c_void_p]),
-    "glGetTextureSubImage": (None, [ctypes.c_uint, ctypes.c_int] + [ctypes.c_int] * 6
-                             + [ctypes.c_uint, ctypes.c_uint, ctypes.c_int, ctypes.c_void_p]),
-}
-
-
 class StagingUnavailable(MemoryError):
     """The driver would not give a mapped buffer: transfers go the direct way instead."""
 
 
-def _gl(name: str):
-    fn = rawgl.function(name)
-    if name in _SIGNATURES and fn.argtypes is None:
-        fn.restype, fn.argtypes = _SIGNATURES[name]
-    return fn
+_gl = rawgl.function
 
 
 def available(caps) -> bool:
@@ -126,7 +108,7 @@ class MappedBuffer:
             _gl("glBindBuffer")(target, 0)
         if not address:
             _gl("glDeleteBuffers")(1, ctypes.byref(name))
-            while rawgl.function("glGetError")():              # leave no error behind for moderngl
+            while _gl("glGetError")():              # leave no error behind for moderngl
                 pass
             raise StagingUnavailable(f"the driver could not map a {self.nbytes >> 20} MiB transfer buffer")
         self.bytes = np.ctypeslib.as_array((ctypes.c_ubyte * self.nbytes).from_address(address))

@@ -113,13 +113,17 @@ class MatrixTexture:
             return self.write(data)
         self.ctx.make_current()
         stager = self.ctx.stager
+        bound = False
         cuts = np.linspace(0, m, LOWER_BANDS + 1).astype(int).tolist()
         for r0, r1 in zip(cuts[:-1], cuts[1:]):
             if r1 <= r0:
                 continue
             if stager is not None and _staged(self.ctx, stager.upload, self.tex.glo, arr[r0:r1, :r1], 0, r0, 1):
                 continue
-            self.tex.use(location=0)
+            stager = None                                 # refused once: the rest goes direct
+            if not bound:
+                self.tex.use(location=0)
+                bound = True
             rawgl.sub_image_rows(r0, r1, r1 - r0, arr.ctypes.data + r0 * m * 4, m)
 
     def upload(self, arr: np.ndarray, y0: int = 0) -> None:
