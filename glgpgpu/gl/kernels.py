@@ -124,6 +124,9 @@ class Kernels:
         # and 1024 right-hand sides: ~4e9 fragments queued; 2e9 was still right;
         # benchmarks/debug_solve.py).  Waiting every QUEUE_LIMIT texels bounds it.
         self.queued = 0
+        # which writes a memory barrier after an image-storing draw covers (GL's
+        # barrier bits; all by default -- benchmarks/qr_draw_costs.py measures fewer)
+        self.barrier_bits = 0xFFFFFFFF
 
     def program(self, name: str, defines: dict | None = None) -> Program:
         key = (name, tuple(sorted(defines.items()))) if defines else name   # plain name: the common, fast case
@@ -220,7 +223,7 @@ class Kernels:
 
     # -- the draw call ----------------------------------------------------------------
     def draw(self, kernel: str, target, geometry, inputs=None, uniforms=None, images=None,
-             defines=None, buffers=None, weight: int = 1) -> None:
+             defines=None, buffers=None, weight: int = 1, barrier: bool = True) -> None:
         """Run `kernel` over the fragments `geometry` covers in `target`.
 
         inputs: {sampler name: MatrixTexture}; uniforms: {name: value};
@@ -229,6 +232,9 @@ class Kernels:
         buffers: {binding: moderngl.Buffer} read as shader storage buffers.
         weight: the work of one target texel relative to a light pass (e.g. the
         inner-loop length of a product), so heavy draws count fully toward QUEUE_LIMIT.
+        barrier=False: no memory barrier after an image-storing draw -- for a run of
+        draws that store to disjoint places and read nothing the others store (the
+        caller calls `barrier()` after the run).
         """
         self.ctx.make_current()         # never draw on a context that is not current here
         prog = self.program(kernel, defines)
@@ -267,21 +273,26 @@ class Kernels:
         rec = self.recorder
         if rec is None:
             vao.render(moderngl.TRIANGLES, vertices=count, first=first)
-            if images:
-                self.gl.memory_barrier()
+            if images and barrier:
+                self.gl.memory_barrier(self.barrier_bits)
             return
         if self._query is None:       # one query object, reused (moderngl cannot release queries)
             self._query = self.gl.query(samples=True)
         query = self._query
         with query:
             vao.render(moderngl.TRIANGLES, vertices=count, first=first)
-        if images:
-            self.gl.memory_barrier()
+        if images and barrier:
+            self.gl.memory_barrier(self.barrier_bits)
         rec.draws.append(DrawRecord(kernel, getattr(target, "name", "?"), (target.cols, target.rows),
                                     geom.label, geom.corners.copy(), tuple(geom.triangles),
                                     geom.names, int(query.samples)))
         if rec.snapshots:
             rec.images.append(target.read())
+
+    def barrier(self) -> None:
+        """Make every image store so far visible to later draws and transfers (after a
+        run of draw(..., barrier=False))."""
+        self.gl.memory_barrier(self.barrier_bits)
 
     def recording(self, snapshots: bool = False):
         """Context manager: record every draw issued inside it."""
