@@ -13,7 +13,8 @@ import scipy.linalg as sla
 
 import glgpgpu
 from glgpgpu.bench.tiled import thesis_factor
-from glgpgpu.blocked import tiled
+from glgpgpu import tiled
+from glgpgpu.blocked import BlockedTiles, tiled as blocked_tiled
 from glgpgpu.layouts.tiles import TileGrid
 from glgpgpu.layouts.transfer import read_rgba
 
@@ -26,7 +27,7 @@ t0 = time.perf_counter()
 A = L @ L.T
 A[np.diag_indices(N)] += np.float32(jitter)
 print(f"host sgemm L L^T {time.perf_counter() - t0:.1f} s", flush=True)
-T = tiled.adat_tiled(ctx, L, np.ones(N, np.float32), t)
+T = blocked_tiled.adat_tiled(ctx, L, np.ones(N, np.float32), t)
 for (I, J), tex in sorted(T.tiles.items()):
     got = read_rgba(tex, g.size(I), g.size(J)).astype(np.float64)
     want = A[g.span(I), g.span(J)].astype(np.float64)
@@ -35,7 +36,7 @@ for (I, J), tex in sorted(T.tiles.items()):
         got, want = np.tril(got), np.tril(want)
     print("A tile", I, J, f"max |GPU - host| / max |A| = {np.abs(got - want).max() / np.abs(want).max():.2e}", flush=True)
 T.release()
-for name, run in (("GPU tiled from the host's A", lambda: tiled.factor(tiled.TiledLower.upload(ctx, A, t))),
+for name, run in (("GPU tiled from the host's A", lambda: tiled.factor(tiled.TiledLower.upload(ctx, A, t, BlockedTiles(ctx)))),
                   ("LAPACK spotrf", lambda: sla.cholesky(A, lower=True, check_finite=False))):
     t0 = time.perf_counter()
     try:

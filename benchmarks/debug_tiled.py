@@ -10,7 +10,8 @@ import sys
 import numpy as np
 
 import glgpgpu
-from glgpgpu.blocked import tiled
+from glgpgpu import tiled
+from glgpgpu.blocked import BlockedTiles, tiled as blocked_tiled
 from glgpgpu.layouts.transfer import read_rgba
 
 N, t = int(sys.argv[1]), int(sys.argv[2])
@@ -20,14 +21,14 @@ X = np.random.default_rng(0).standard_normal((N, 64)).astype(np.float32)
 A = X.astype(np.float64) @ X.T.astype(np.float64)
 A[np.diag_indices(N)] += N / 10
 if mode == "gpu":
-    T = tiled.adat_tiled(ctx, X, np.ones(64, np.float32), t)
+    T = blocked_tiled.adat_tiled(ctx, X, np.ones(64, np.float32), t)
     g = T.grid
     for I in range(g.count):
         D = read_rgba(T.tiles[I, I], t, t).copy()
         D[np.arange(g.size(I)), np.arange(g.size(I))] += N / 10
         T.tiles[I, I].write(D.reshape(t, t // 4, 4))
 else:
-    T = tiled.TiledLower.upload(ctx, A.astype(np.float32), t)
+    T = tiled.TiledLower.upload(ctx, A.astype(np.float32), t, BlockedTiles(ctx))
     g = T.grid
 for (I, J), tex in sorted(T.tiles.items()):
     got = read_rgba(tex, g.size(I), g.size(J)).astype(np.float64)

@@ -20,7 +20,8 @@ import numpy as np
 import glgpgpu
 from glgpgpu.bench.ceiling import ceiling
 from glgpgpu.bench.tiled import probe_backward_error, thesis_factor
-from glgpgpu.blocked import tiled
+from glgpgpu import tiled
+from glgpgpu.blocked import tile_kernels, tiled as blocked_tiled
 from glgpgpu.layouts.tiles import TileGrid, tile_order
 from glgpgpu.layouts.transfer import read_rgba
 
@@ -31,12 +32,12 @@ p.add_argument("--jitter", type=float, default=0.1)
 p.add_argument("--e2e", action="store_true", help="also glgpgpu.cholesky(A) on the GPU-formed A, end to end")
 p.add_argument("--no-resident", action="store_true", help="skip the factorization of the resident tiles")
 p.add_argument("--csv", default=None)
-p.add_argument("--slab", type=int, default=None, help="TRSM slab width (tiled.TRSM_SLAB)")
+p.add_argument("--slab", type=int, default=None, help="TRSM slab width (blocked.tile_kernels.TRSM_SLAB)")
 p.add_argument("--profile", action="store_true", help="time POTRF / TRSM / update (waits at each phase)")
 p.add_argument("--profile-e2e", action="store_true", help="cProfile the end-to-end call (with --e2e): host hot spots")
 a = p.parse_args()
 if a.slab:
-    tiled.TRSM_SLAB = a.slab
+    tile_kernels.TRSM_SLAB = a.slab
 ctx = glgpgpu.get_context()
 fma = ceiling(ctx, repeat=2)["fma_tflop_s"]
 print(f"{ctx.caps.renderer}: fragment FMA ceiling {fma:.2f} TFLOP/s", flush=True)
@@ -47,7 +48,7 @@ for N in a.N:
     L = thesis_factor(N, g)
     ctx.finish()
     t0 = time.perf_counter()
-    T = tiled.adat_tiled(ctx, L, np.ones(N, np.float32), t)          # A = L L^T, on the GPU
+    T = blocked_tiled.adat_tiled(ctx, L, np.ones(N, np.float32), t)          # A = L L^T, on the GPU
     ctx.finish()
     t_form = time.perf_counter() - t0
     for I in range(g.count):                                          # + jitter I, diagonal tiles
@@ -55,7 +56,7 @@ for N in a.N:
         D[np.arange(g.size(I)), np.arange(g.size(I))] += a.jitter
         T.tiles[I, I].write(D.reshape(t, t // 4, 4))
     row = {"device": ctx.caps.renderer, "date": time.strftime("%Y-%m-%d"), "N": N, "tile": t, "tiles": g.count,
-           "trsm_slab": tiled.TRSM_SLAB, "jitter": a.jitter, "form_LLt_s": t_form}
+           "trsm_slab": tile_kernels.TRSM_SLAB, "jitter": a.jitter, "form_LLt_s": t_form}
     flops = N ** 3 / 3
     A_low = T.read() if a.e2e else None          # the GPU-formed A (lower triangle), for the public call
     if not a.no_resident:

@@ -21,7 +21,7 @@ STEPS = [("glgpgpu.validate", "array"), ("glgpgpu.validate", "square"),
          ("glgpgpu.gl.textures", "TexturePool.take"), ("glgpgpu.gl.textures", "MatrixTexture.upload"),
          ("glgpgpu.gl.textures", "MatrixTexture.read"), ("glgpgpu.gl.textures", "MatrixTexture.clear"),
          ("glgpgpu.blocked.adat", "adat_texture"), ("glgpgpu.blocked.adat", "expand_blocks"),
-         ("glgpgpu.blocked.tiled", "factor"), ("glgpgpu.blocked.tiled", "TiledLower.clear_upper"),
+         ("glgpgpu.tiled.cholesky", "factor"), ("glgpgpu.tiled.matrix", "TiledLower.clear_upper"),
          ("glgpgpu.layouts.transfer", "read_rgba_lower")]
 
 
@@ -48,7 +48,7 @@ def wrap(ctx, spent):
 
         setattr(owner, attr, classmethod(timed) if is_cm else timed)
         if modname == "glgpgpu.layouts.transfer":           # imported by name elsewhere too
-            for user in ("glgpgpu.blocked.adat", "glgpgpu.blocked.tiled"):
+            for user in ("glgpgpu.blocked.adat", "glgpgpu.blocked.tile_kernels"):
                 setattr(importlib.import_module(user), attr, timed)
 
 

@@ -32,7 +32,7 @@ def main(N: int = 200, tile: int = 64) -> int:
             print("   " + " ".join("[L]" if J <= I else " . " for J in range(g.count)))
         names = {"potrf": "POTRF", "trsm": "TRSM", "update": "GEMM"}
         ops = [f"{'SYRK' if op == 'update' and I == J else names[op]}({I},{J})" + (f"<-{K}" if op == "update" else "")
-               for op, I, J, K in cholesky_steps(g.count)]      # the order blocked/tiled.factor draws them
+               for op, I, J, K in cholesky_steps(g.count)]      # the order tiled.factor draws them
         print(f"{len(ops)} tile operations: " + ", ".join(ops))
         L = glgpgpu.cholesky(C, method="blocked", ctx=ctx)
         ref = np.linalg.cholesky(C)

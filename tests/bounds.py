@@ -23,14 +23,14 @@ def spd(m, cond, rng):
 
 
 def adat_reference(A, d2):
-    """tril(A diag(d2) A^T) from the float32-rounded input, and the bound's scale |A| d2 |A|^T."""
+    """tril(A diag(d2) A^T) from the float32-rounded input, and the bound's scale |A| |d2| |A|^T."""
     A64 = A.astype(np.float32).astype(np.float64)
     d64 = d2.astype(np.float32).astype(np.float64)
-    return np.tril((A64 * d64) @ A64.T), np.tril((np.abs(A64) * d64) @ np.abs(A64).T)
+    return np.tril((A64 * d64) @ A64.T), np.tril((np.abs(A64) * np.abs(d64)) @ np.abs(A64).T)
 
 
 def check_adat(C, A, d2):
-    """|C - A D^2 A^T| <= gamma_{n+2} |A| D^2 |A|^T elementwise (Higham, Thm 3.5)."""
+    """|C - A D^2 A^T| <= gamma_{n+2} |A| |D^2| |A|^T elementwise (Higham, Thm 3.5)."""
     ref, scale = adat_reference(A, d2)
     bound = gamma(A.shape[1] + 2) * scale
     err = np.abs(C.astype(np.float64) - ref)

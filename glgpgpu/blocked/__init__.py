@@ -10,8 +10,9 @@ adat        A D^2 A^T, full or blocked packed
 cholesky    right-looking panels: panel pass, trailing update, copy back; slabs whose
             later columns get one adat product
 triangular  one pass per panel of unknowns
-tiled       matrices beyond one texture: tile algorithms from the kernels above; the
-            public adat / cholesky / solve of the blocked path (one tile when it fits)
+tile_kernels  the tile operations (POTRF, TRSM, SYRK/GEMM, solves) glgpgpu.tiled's
+            algorithms run for matrices beyond one texture
+tiled       the public adat / cholesky / solve of the blocked path (one tile when it fits)
 kernel_matrix  LS-SVM kernel matrices: the Gram matrix with a kernel-function epilogue
 qr          Householder QR: seed 004's Factorize / Apply tile kernels
 normal      the solvers' normal-equations operation
@@ -26,8 +27,9 @@ from .normal import NormalFactor, NormalSystem, ResidentNormal
 from .qr import QRFactor, apply_q, qr_raw
 from .tiles import ADAT_TILE, ADAT_VARIANT, B_TILE, P_PANEL, UPDATE_VARIANT, padded, require
 from .triangular import substitute_texture
-from .tiled import TiledLower, adat, adat_tiled, cholesky, solve
+from .tile_kernels import BlockedTiles
+from .tiled import adat, adat_tiled, cholesky, solve
 
-__all__ = ["KernelFactor", "kernel_matrix", "kernel_texture", "adat", "adat_texture", "product_texture", "TiledLower", "adat_tiled", "cholesky", "diagonal", "factor_texture",
+__all__ = ["KernelFactor", "kernel_matrix", "kernel_texture", "adat", "adat_texture", "product_texture", "BlockedTiles", "adat_tiled", "cholesky", "diagonal", "factor_texture",
            "NormalFactor", "NormalSystem", "ResidentNormal", "QRFactor", "apply_q", "qr_raw", "ADAT_TILE", "ADAT_VARIANT", "B_TILE", "P_PANEL",
            "UPDATE_VARIANT", "padded", "require", "solve", "substitute_texture"]

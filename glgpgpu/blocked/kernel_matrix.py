@@ -13,7 +13,8 @@ from ..layouts.tiles import MAX_ONE_TILE, TileGrid, tile_order
 from .adat import adat_texture, product_texture, read_packed_lower
 from .cholesky import diagonal, factor_texture
 from .tiles import ADAT_TILE, P_PANEL, padded, require
-from .tiled import TiledLower, cholesky_bytes, factor as tiled_factor, solve_tiled
+from ..tiled import TiledLower, cholesky_bytes, factor as tiled_factor, solve_tiled
+from .tile_kernels import BlockedTiles
 from .triangular import substitute_texture
 
 KERNELS = {"linear": 0, "poly": 1, "rbf": 2}
@@ -116,7 +117,7 @@ class TiledKernelFactor:
         memory.require(ctx, cholesky_bytes(g) + g.count * g.t * n4 * 4,
                        f"the LS-SVM kernel matrix of {self.N} points on {g.count}^2 tiles")
         K = ctx.kernels
-        self.T = TiledLower.zeros(ctx, g)
+        self.T = TiledLower.zeros(ctx, g, BlockedTiles(ctx))
         uni = {"u_kind": KERNELS[kernel], "u_gamma": float(gamma), "u_coef0": float(coef0), "u_degree": int(degree)}
         bands, norms = [], []
         ones = upload_rgba(ctx, np.ones((1, d), np.float32), 1, n4, "ones")

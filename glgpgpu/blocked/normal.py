@@ -13,8 +13,9 @@ from ..layouts.rgba import to_rgba
 from ..layouts.transfer import solve_column, upload_rgba
 from .adat import adat_texture
 from .cholesky import diagonal, factor_texture
-from ..layouts.tiles import MAX_ONE_TILE
-from .tiled_normal import TiledNormalSystem
+from ..layouts.tiles import MAX_ONE_TILE, tile_order
+from ..tiled import TiledNormalSystem as _TiledNormal
+from .tile_kernels import BlockedTiles
 from .tiles import padded, require, start_normal
 from .triangular import substitute_texture
 
@@ -61,6 +62,18 @@ class OneTextureNormal(ResidentFactor):
                             lambda t, backward: substitute_texture(self.l_tex, self.m, t, backward=backward,
                                                                   ctx=self.ctx),
                             self.watch, phase)
+
+class TiledNormalSystem(_TiledNormal):
+    """OneTextureNormal's operation on tiles (issue 17): glgpgpu.tiled's
+    TiledNormalSystem with the blocked kernels, for m beyond one texture."""
+
+    def __init__(self, A32, *, packed: bool = False, variant: str = "outer", ctx=None,
+                 watch: Stopwatch | None = None):
+        start_normal(self, A32, packed, variant, ctx, watch)
+        ctx = self.ctx
+        super().__init__(A32, BlockedTiles(ctx), tile_order(self.m, ctx.max_texture_size,
+                                                          multiple=BlockedTiles.multiple), watch=self.watch)
+
 
 def fits_one_texture(ctx, m: int, n: int) -> bool:
     """A (m x n/4 RGBA) and C (padded m square) each fit one texture."""

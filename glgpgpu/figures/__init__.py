@@ -11,7 +11,8 @@ Functions are named after the figures (`fig2b_outer_product_add`, ...) and keep
 the figures' vertex numbering: `Geometry.corners[n - 1]` is vertex n.
 """
 from .vertices import VERTEX_FLOATS, Geometry, column_run, rectangle, texel_square, vertex_table
-from .assembly import fig2a_column_scaling, fig2b_outer_product_add, fig4_packed_outer_product_add, outer_product_add
+from .assembly import (fig2a_column_scaling, fig2b_outer_product_add, fig4_packed_outer_product_add, outer_product_add,
+                       outer_product_add_rect)
 from .cholesky import (fig5_outer_product_sub, fig6a_packed_sub_first_half, fig6b_packed_sub_second_half,
                        fig7a_packed_sub_first_half, fig7b_packed_sub_second_half, outer_product_sub,
                        packed_outer_product_sub, to_index_triads)
@@ -20,7 +21,7 @@ from .raster import on_edge_centres, rasterize
 from . import qr
 
 __all__ = ["VERTEX_FLOATS", "Geometry", "column_run", "rectangle", "texel_square", "vertex_table",
-           "fig2a_column_scaling", "fig2b_outer_product_add", "fig4_packed_outer_product_add", "outer_product_add",
+           "fig2a_column_scaling", "fig2b_outer_product_add", "fig4_packed_outer_product_add", "outer_product_add", "outer_product_add_rect",
            "fig5_outer_product_sub", "fig6a_packed_sub_first_half", "fig6b_packed_sub_second_half",
            "fig7a_packed_sub_first_half", "fig7b_packed_sub_second_half", "outer_product_sub",
            "packed_outer_product_sub", "to_index_triads", "block_band", "block_trapezoid", "block_triangle", "on_edge_centres", "rasterize", "qr"]

@@ -151,8 +151,8 @@ class Context:
 
     # -- limits ----------------------------------------------------------------
     #: the way past the limit for the paper path's square matrices
-    TILED_HINT = ("use method='blocked' (the default where the GPU supports it), which stores larger "
-                  "matrices as tiles, in the full layout")
+    TILED_HINT = ("use packed=False: the full layout stores larger matrices as tiles, with either method "
+                  "(method='blocked', the default where the GPU supports it, is the fast one)")
 
     def check_size(self, rows: int, cols: int, what: str, hint: str | None = None) -> None:
         """Raise ValueError if a rows x cols texture does not fit on this GPU; hint:

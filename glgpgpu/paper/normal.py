@@ -18,10 +18,12 @@ from ..gl.resident import ResidentFactor, single_factor
 from ..layouts.transfer import solve_column
 from .assemble import Accumulator, assemble_resident, assemble_texture
 from .cholesky import diagonal_of, factor_texture
+from .tiled import fits_one_texture, tiled_normal
 from .triangular import substitute_texture
+from ..errors import NotPositiveDefiniteError
 
 
-class NormalSystem(ResidentFactor):
+class OneTextureNormal(ResidentFactor):
     """A D A^T for a fixed A and changing weights d: A is uploaded once, each
     `factor(d)` forms C by Algorithm 3 and factors it by Algorithm 5 on the GPU;
     `solve(r)` runs both substitutions against the float32 factor (float64 out).
@@ -79,7 +81,32 @@ class NormalSystem(ResidentFactor):
                                                                   backward=backward, ctx=self.ctx),
                             self.watch, phase)
 
-NormalFactor = single_factor(NormalSystem)
+def NormalSystem(A32, *, packed: bool = False, variant: str = "outer", ctx=None, watch: Stopwatch | None = None):
+    """The normal-equations operation for A (m x n float32): OneTextureNormal when C
+    fits one texture, else R32F tiles (tiled.TiledNormalSystem with the papers' kernels;
+    full layout only) -- the same methods."""
+    ctx = resolve(ctx)
+    if fits_one_texture(ctx, A32.shape[0]) or packed:
+        return OneTextureNormal(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
+    return tiled_normal(A32, ctx, variant, watch)
+
+
+_ONE_FACTOR = single_factor(OneTextureNormal)
+
+
+def NormalFactor(A32, d32, *, packed: bool = False, ctx=None, watch: Stopwatch | None = None):
+    """The factor of A diag(d32) A^T for one weight vector (NotPositiveDefiniteError
+    if a pivot failed), in one texture or on tiles as NormalSystem chooses."""
+    ctx = resolve(ctx)
+    if fits_one_texture(ctx, A32.shape[0]) or packed:
+        return _ONE_FACTOR(A32, d32, packed=packed, ctx=ctx, watch=watch)
+    system = tiled_normal(A32, ctx, "outer", watch)
+    try:
+        NotPositiveDefiniteError.check(system.factor(d32), system.m)
+    except BaseException:
+        system.release()
+        raise
+    return system
 
 
 class ResidentNormal(ResidentFactor):

@@ -1,8 +1,9 @@
 """Matrices larger than one texture (issue 17), with a context whose texture
-limit is 16 texels, so a 40 x 40 matrix is 3 x 3 tiles: the tiled blocked
-Cholesky, solves and A D A^T against float64 numpy within the single-texture
-tests' float32 bounds (bounds.py), the global pivot named on failure, and a
-request over the GPU memory budget refused with the sizes named."""
+limit is 16 texels, so a 40 x 40 matrix is 3 x 3 tiles: the tiled Cholesky,
+solves and A D A^T -- glgpgpu.tiled's algorithms with the papers' kernels
+(method="paper") and with the blocked ones -- against float64 numpy within the
+single-texture tests' float32 bounds (bounds.py), the global pivot named on
+failure, and a request over the GPU memory budget refused with the sizes named."""
 import numpy as np
 import pytest
 
@@ -11,6 +12,7 @@ from glgpgpu.errors import GPUMemoryError
 from bounds import check_adat, check_factor, residual_ok, spd
 
 SIZES = [17, 31, 32, 33, 40, 47]
+METHODS = ["paper", "blocked"]
 
 
 @pytest.fixture(scope="module")
@@ -20,11 +22,36 @@ def small():
     c.release()
 
 
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("m", SIZES)
-def test_tiled_cholesky(small, rng, m):
+def test_tiled_cholesky(small, rng, m, method):
     C = spd(m, 1e3, rng)
-    L = glgpgpu.cholesky(C, method="blocked", ctx=small)
+    L = glgpgpu.cholesky(C, method=method, ctx=small)
     check_factor(L, C)
+    assert small.kernels.pool.outstanding == 0
+
+
+@pytest.mark.parametrize("variant", ["outer", "triad", "inner"])
+@pytest.mark.parametrize("m", [1, 2, 3, 16, 17, 35])
+def test_paper_tiles_factor_each_diagonal_tile_by_the_variant(small, rng, m, variant):
+    """method="paper" on tiles: Algorithm 5, its index triads or the inner-product form
+    on the diagonal tiles; tiny sizes, one tile, and a last tile of 1 or 3 rows."""
+    C = spd(m, 1e2, rng)
+    check_factor(glgpgpu.cholesky(C, method="paper", variant=variant, ctx=small), C)
+
+
+@pytest.mark.parametrize("m", [5, 16])
+@pytest.mark.parametrize("variant", ["outer", "triad", "inner"])
+def test_paper_one_tile_is_the_single_texture_algorithm(ctx, small, rng, m, variant):
+    """A matrix that fits one texture is the one-tile grid: the paper's Cholesky through
+    the tile code gives the bits of Algorithm 5 drawn on one texture (paper/cholesky.py)."""
+    import importlib
+
+    one_texture = importlib.import_module("glgpgpu.paper.cholesky")      # the module, not the function
+    C = spd(m, 1e2, rng).astype(np.float32)
+    want = one_texture.cholesky(C, variant=variant, ctx=ctx)
+    assert np.array_equal(glgpgpu.cholesky(C, method="paper", variant=variant, ctx=small), want)
+    assert np.array_equal(glgpgpu.cholesky(C, method="paper", variant=variant, ctx=ctx), want)
 
 
 def test_one_tile_is_the_single_texture_result(ctx, rng):
@@ -39,63 +66,75 @@ def test_one_tile_is_the_single_texture_result(ctx, rng):
     assert np.array_equal(a, glgpgpu.cholesky(C, method="blocked", ctx=ctx))
 
 
-def test_failed_pivot_is_named_globally(small, rng):
+@pytest.mark.parametrize("method", METHODS)
+def test_failed_pivot_is_named_globally(small, rng, method):
     m = 40
     C = spd(m, 10, rng)
     C[35, :] *= 1e-3                 # row and column 35 (tile 2) lose positive definiteness
     C[:, 35] *= 1e-3
     C[35, 35] = -1.0
     with pytest.raises(np.linalg.LinAlgError, match="35"):
-        glgpgpu.cholesky(C, method="blocked", ctx=small)
+        glgpgpu.cholesky(C, method=method, ctx=small)
     assert small.kernels.pool.outstanding == 0
 
 
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("m", [20, 40])
 @pytest.mark.parametrize("lower, trans", [(True, False), (True, True), (False, False), (False, True)])
-def test_tiled_triangular_solves(small, rng, m, lower, trans):
+def test_tiled_triangular_solves(small, rng, m, lower, trans, method):
     L = np.linalg.cholesky(spd(m, 1e2, rng)).astype(np.float32)
     T = L if lower else L.T.copy()
     B = rng.standard_normal((m, 3)).astype(np.float32)
-    X = glgpgpu.solve_triangular(T, B, lower=lower, trans=trans, method="blocked", ctx=small)
+    X = glgpgpu.solve_triangular(T, B, lower=lower, trans=trans, method=method, ctx=small)
     op = (T.T if trans else T).astype(np.float64)
     ok, worst = residual_ok(op, X, B)       # |B - T X| <= gamma_{m+1} |T||X|, as one texture
     assert ok, worst
 
 
-def test_tiled_cho_solve(small, rng):
+@pytest.mark.parametrize("method", METHODS)
+def test_tiled_cho_solve(small, rng, method):
     m = 45
     C = spd(m, 1e2, rng)
-    L = glgpgpu.cholesky(C, method="blocked", ctx=small)
+    L = glgpgpu.cholesky(C, method=method, ctx=small)
     b = rng.standard_normal(m)
-    x = glgpgpu.cho_solve(L, b, method="blocked", ctx=small)
+    x = glgpgpu.cho_solve(L, b, method=method, ctx=small)
     assert x.shape == (m,)
     ref = np.linalg.solve(C, b)
     assert np.linalg.norm(x - ref) <= 8 * m * 2.0 ** -24 * np.linalg.cond(C) * np.linalg.norm(ref)
 
 
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("m, n", [(17, 9), (40, 30), (33, 70)])
-def test_tiled_adat(small, rng, m, n):
-    """m beyond the texture limit (C in tiles) and n beyond 4x it (A in column chunks)."""
+def test_tiled_adat(small, rng, m, n, method):
+    """m beyond the texture limit (C in tiles) and n beyond it (blocked: 4x, 4 columns a
+    texel; A in column chunks); negative weights too."""
     A = rng.random((m, n))
-    d2 = rng.random(n)
-    check_adat(glgpgpu.adat(A, d2, method="blocked", ctx=small), A, d2)
+    d2 = rng.uniform(-1, 1, n)
+    check_adat(glgpgpu.adat(A, d2, method=method, ctx=small), A, d2)
+    assert small.kernels.pool.outstanding == 0
 
 
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("m", [33, 40])
-def test_tiled_adat_of_a_lower_triangular_factor(small, rng, m):
+def test_tiled_adat_of_a_lower_triangular_factor(small, rng, m, method):
     """L L^T, as the thesis's matrices are formed: each row band of L ends in zero
     columns, which the tiled product skips (k_range) -- the result must not change."""
     L = np.tril(rng.uniform(-1, 1, (m, m)))
     L[np.diag_indices(m)] = rng.uniform(0.5, 2, m)
-    check_adat(glgpgpu.adat(L, np.ones(m), method="blocked", ctx=small), L, np.ones(m))
+    check_adat(glgpgpu.adat(L, np.ones(m), method=method, ctx=small), L, np.ones(m))
 
 
-def test_over_the_memory_budget_is_refused(small, rng):
+@pytest.mark.parametrize("method", METHODS)
+def test_over_the_memory_budget_is_refused(small, rng, method):
     C = spd(40, 10, rng)
     small.memory_budget = 1_000
     try:
         with pytest.raises(GPUMemoryError, match=r"needs about .* GiB .* available .*memory_budget"):
-            glgpgpu.cholesky(C, method="blocked", ctx=small)
+            glgpgpu.cholesky(C, method=method, ctx=small)
+        with pytest.raises(GPUMemoryError, match=r"needs about"):
+            glgpgpu.solve_triangular(np.tril(C), np.ones(40), method=method, ctx=small)
+        with pytest.raises(MemoryError):
+            glgpgpu.adat(rng.random((40, 8)), np.ones(8), method=method, ctx=small)
         with pytest.raises(MemoryError):
             glgpgpu.adat(rng.random((40, 8)), np.ones(8), method="blocked", ctx=small)
         with pytest.raises(MemoryError):
@@ -127,9 +166,9 @@ def test_tiled_trsm_in_slabs(rng, m, monkeypatch):
     """The TRSM's two levels: with 16-column slabs in 64-texel tiles every tile below
     the diagonal is solved in four slabs, each followed by the blocked_adat update of
     the later columns (k_range, col_blocks) -- the path the large GPU runs take."""
-    from glgpgpu.blocked import tiled
+    from glgpgpu.blocked import tile_kernels
 
-    monkeypatch.setattr(tiled, "TRSM_SLAB", 16)
+    monkeypatch.setattr(tile_kernels, "TRSM_SLAB", 16)
     c = glgpgpu.Context(max_texture_size=64)
     try:
         C = spd(m, 1e3, rng)
@@ -139,15 +178,16 @@ def test_tiled_trsm_in_slabs(rng, m, monkeypatch):
         c.release()
 
 
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("m, n", [(17, 40), (40, 70), (33, 90)])
-def test_wls_on_tiled_normal_equations(small, rng, m, n):
-    """wls unchanged on tiles (blocked.NormalSystem chooses TiledNormalSystem beyond
-    one texture; n = 90 also splits A into two column chunks): refinement reaches
-    float64 accuracy, nothing left on the GPU."""
+def test_wls_on_tiled_normal_equations(small, rng, m, n, method):
+    """wls unchanged on tiles (NormalSystem chooses tiled.TiledNormalSystem beyond one
+    texture; n = 90 also splits A into column chunks): refinement reaches float64
+    accuracy, nothing left on the GPU."""
     A = rng.standard_normal((m, n))
     d2 = rng.uniform(0.5, 2, n)
     b = rng.standard_normal(n)
-    x, info = glgpgpu.wls(A, d2, b, method="blocked", ctx=small)
+    x, info = glgpgpu.wls(A, d2, b, method=method, ctx=small)
     w = np.sqrt(d2)
     ref = np.linalg.lstsq((A * w).T, w * b, rcond=None)[0]
     assert info.status == "converged"
@@ -155,25 +195,27 @@ def test_wls_on_tiled_normal_equations(small, rng, m, n):
     assert small.kernels.pool.outstanding == 0
 
 
-@pytest.mark.parametrize("name, optimum", [("afiro", -464.7531428), ("sc50b", -70.0)])
-def test_lp_on_tiled_normal_equations(small, name, optimum):
+@pytest.mark.parametrize("name, optimum, method", [("afiro", -464.7531428, "blocked"), ("sc50b", -70.0, "blocked"),
+                                                   ("afiro", -464.7531428, "paper")])
+def test_lp_on_tiled_normal_equations(small, name, optimum, method):
     """The mixed-precision LP solver on tiles (27 and 50 rows in 16-texel tiles)."""
     from glgpgpu.bench import lp_table3
 
-    res = glgpgpu.solve_mps(lp_table3.data_dir() / f"{name}.mps.gz", method="blocked", ctx=small)
+    res = glgpgpu.solve_mps(lp_table3.data_dir() / f"{name}.mps.gz", method=method, ctx=small)
     assert res.status == "optimal", res.message
     assert abs(res.objective - optimum) <= 1e-7 * abs(optimum)
     assert small.kernels.pool.outstanding == 0
 
 
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("m", [12, 40])
-def test_cholesky_reads_only_the_lower_triangle(small, rng, m):
+def test_cholesky_reads_only_the_lower_triangle(small, rng, m, method):
     """Like numpy.linalg.cholesky: the upper triangle of C is never read (here it
     holds large garbage), on one tile and on 3 x 3 tiles."""
     C = spd(m, 1e2, rng)
     junk = np.tril(C) + np.triu(rng.uniform(-1e6, 1e6, (m, m)), 1)
-    assert np.array_equal(glgpgpu.cholesky(junk, method="blocked", ctx=small),
-                          glgpgpu.cholesky(np.tril(C) + np.tril(C, -1).T, method="blocked", ctx=small))
+    assert np.array_equal(glgpgpu.cholesky(junk, method=method, ctx=small),
+                          glgpgpu.cholesky(np.tril(C) + np.tril(C, -1).T, method=method, ctx=small))
 
 
 @pytest.mark.parametrize("N, kernel", [(33, "rbf"), (40, "poly"), (47, "linear")])
@@ -226,12 +268,13 @@ def test_backward_solves_keep_their_transposed_tiles(small, rng):
     """L^T solves transpose each off-diagonal tile once and keep it for the next solve
     (wls and the LP solver solve many times per factor); without the memory to keep
     them the transposes are temporaries -- the same answer either way, nothing left."""
-    from glgpgpu.blocked import tiled
+    from glgpgpu import tiled
+    from glgpgpu.blocked import BlockedTiles
 
     m = 40                                                     # 3 x 3 tiles of 16
     C = spd(m, 1e2, rng).astype(np.float32)
     B = rng.standard_normal((m, 3)).astype(np.float32)
-    T = tiled.TiledLower.upload(small, C, 16)
+    T = tiled.TiledLower.upload(small, C, 16, BlockedTiles(small))
     try:
         tiled.factor(T)
         first = tiled.solve_tiled(T, B, (False, True))
@@ -241,7 +284,7 @@ def test_backward_solves_keep_their_transposed_tiles(small, rng):
         assert T.transposes == kept
         T.release()
         small.memory_budget = 1_000
-        T = tiled.TiledLower.upload(small, C, 16)
+        T = tiled.TiledLower.upload(small, C, 16, BlockedTiles(small))
         tiled.factor(T)
         assert np.array_equal(tiled.solve_tiled(T, B, (False, True)), first) and not T.transposes
     finally:
@@ -272,18 +315,20 @@ def test_lower_band_read_returns_the_lower_triangle(ctx, rng, m):
             ctx.kernels.pool.give(t)
 
 
-def test_the_paper_path_beyond_one_texture_points_to_the_blocked_one():
-    """The paper's kernels live in one texture; past its limit the error names the limit
-    and the way on (method="blocked", tiles), which then computes the same matrix."""
+def test_the_packed_layout_beyond_one_texture_points_to_tiles():
+    """The rectangular packed format lives in one texture; past its limit the error names
+    the limit and the way on (packed=False: tiles, either method), which then computes
+    the same matrix."""
     small = glgpgpu.Context(max_texture_size=16)
     try:
         C = (np.eye(20) * 2).astype(np.float32)
         A = np.ones((20, 3), np.float32)
-        for call in (lambda: glgpgpu.cholesky(C, method="paper", ctx=small),
-                     lambda: glgpgpu.adat(A, np.ones(3, np.float32), method="paper", ctx=small),
-                     lambda: glgpgpu.solve_triangular(C, np.ones(20), method="paper", ctx=small)):
-            with pytest.raises(ValueError, match=r"maximum texture size is 16.*method='blocked'"):
+        for call in (lambda: glgpgpu.cholesky(C, method="paper", packed=True, ctx=small),
+                     lambda: glgpgpu.adat(A, np.ones(3, np.float32), method="paper", packed=True, ctx=small),
+                     lambda: glgpgpu.solve_triangular(C, np.ones(20), method="paper", packed=True, ctx=small)):
+            with pytest.raises(ValueError, match=r"maximum texture size is 16.*packed=False.*tiles"):
                 call()
-        assert np.allclose(glgpgpu.cholesky(C, method="blocked", ctx=small), np.sqrt(2) * np.eye(20))
+        for method in ("paper", "blocked"):
+            assert np.allclose(glgpgpu.cholesky(C, method=method, ctx=small), np.sqrt(2) * np.eye(20))
     finally:
         small.release()

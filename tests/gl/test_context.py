@@ -31,11 +31,13 @@ def test_texture_size_limit_is_a_clear_error(ctx):
 
 
 def test_m_over_limit_names_the_limit(rng):
+    """The packed layout lives in one texture: past the limit its error names it (the
+    full layout goes to tiles instead, tests/api/test_tiled.py)."""
     small = Context(max_texture_size=8)
     try:
         A = rng.random((9, 3))
         with pytest.raises(ValueError, match="maximum texture size is 8"):
-            glgpgpu.adat(A, np.ones(3), method="paper", ctx=small)
+            glgpgpu.adat(A, np.ones(3), method="paper", packed=True, ctx=small)
         # m = 8 fits the full format but not the packed one (height m + 1 = 9)
         glgpgpu.adat(A[:8], np.ones(3), method="paper", ctx=small)
         with pytest.raises(ValueError, match="height is m\\+1"):

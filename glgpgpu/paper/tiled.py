@@ -1,0 +1,81 @@
+"""The paper path's public operations (numpy in, numpy out) for matrices of any
+size (issue 17): the full layout as a grid of R32F tiles, factored, solved and
+formed by glgpgpu.tiled's algorithms with the papers' own kernels
+(tile_kernels.py).  A matrix that fits one texture is the one-tile grid, whose
+draws are exactly the single-texture algorithms' (the same bits).  The
+rectangular packed format lives in one texture only (cholesky.py, triangular.py,
+assemble.py), and A D^2 A^T of one texture keeps Algorithm 3's Accumulator."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..gl import Context, memory, resolve
+from ..layouts.tiles import MAX_ONE_TILE, TileGrid, tile_order
+from ..tiled import TiledLower, TiledNormalSystem, adat_tiled, cholesky_bytes, factor, solve_tiled
+from . import assemble, cholesky as one_texture, triangular
+from .tile_kernels import PaperTiles
+
+
+def fits_one_texture(ctx, m: int) -> bool:
+    return m <= min(ctx.max_texture_size, MAX_ONE_TILE)
+
+
+def grid_for(ctx, m: int) -> TileGrid:
+    return TileGrid(m, tile_order(m, ctx.max_texture_size, multiple=PaperTiles.multiple))
+
+
+def upload_lower(ctx, M: np.ndarray, what: str, variant: str = "outer") -> TiledLower:
+    """M's lower triangle in R32F tiles (one when it fits), after checking the memory."""
+    g = grid_for(ctx, M.shape[0])
+    memory.require(ctx, cholesky_bytes(g), f"{what} of a {g.m} x {g.m} matrix ({g.count} x {g.count} tiles)")
+    return TiledLower.upload(ctx, M, g.t, PaperTiles(ctx, variant))
+
+
+def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | None = None) -> np.ndarray:
+    """L with L L^T = C: Algorithm 5 (variant "outer"), index triads ("triad") or the
+    2006 inner-product form ("inner") on each diagonal tile, the tile algorithm
+    around them (one tile when C fits one texture); packed=True: Figs. 6 / 7 in one
+    texture.  C float32, validated.  NotPositiveDefiniteError names the first pivot."""
+    ctx = resolve(ctx)
+    if packed:
+        return one_texture.cholesky(C, packed=True, variant=variant, ctx=ctx)
+    if variant not in one_texture.VARIANTS:
+        raise ValueError(f"variant must be one of {one_texture.VARIANTS}, not {variant!r}")
+    T = upload_lower(ctx, C, "the Cholesky factorization", variant)
+    try:
+        factor(T)
+        return T.read()
+    finally:
+        T.release()
+
+
+def solve(L_lower: np.ndarray, B2: np.ndarray, steps, *, packed: bool = False, ctx: Context | None = None):
+    """The substitutions `steps` (False: L y = b, True: L^T x = y) on B2 (m x nrhs
+    float32) by the multipass kernel, tile by tile beyond one texture."""
+    ctx = resolve(ctx)
+    if packed:
+        return triangular.solve(L_lower, B2, steps, packed=True, ctx=ctx)
+    T = upload_lower(ctx, L_lower, "triangular solves")
+    try:
+        return solve_tiled(T, B2, steps)
+    finally:
+        T.release()
+
+
+def adat(A, d2, *, packed: bool = False, ctx: Context | None = None) -> np.ndarray:
+    """C = A diag(d2) A^T (lower triangle, float32): Algorithm 3 in one texture (any n,
+    in column blocks), Kernels 1 and 2 tile by tile when m is beyond one texture."""
+    ctx = resolve(ctx)
+    m = A.shape[0]
+    if packed or fits_one_texture(ctx, m):
+        return assemble.adat(A, d2, packed=packed, ctx=ctx)
+    T = adat_tiled(ctx, A, d2, grid_for(ctx, m).t, PaperTiles(ctx))
+    try:
+        return T.read()
+    finally:
+        T.release()
+
+
+def tiled_normal(A32, ctx, variant: str, watch) -> TiledNormalSystem:
+    """The normal-equations operation on R32F tiles (wls, the LP solver) for m beyond one texture."""
+    return TiledNormalSystem(A32, PaperTiles(ctx, variant), grid_for(ctx, A32.shape[0]).t, watch=watch)

@@ -1,0 +1,26 @@
+"""Matrices larger than one texture (issue 17): tile algorithms written once.
+
+A matrix is a grid of t x t tiles (layouts/tiles.py); a symmetric or triangular
+one keeps only its lower tiles -- the packed idea at tile granularity.  The
+algorithms here ask a method for its tile operations through the `TileKernels`
+contract (kernels.py); paper/ and blocked/ each supply one from their own
+kernels, so the same right-looking Cholesky, substitutions and products run on
+the papers' kernels and on the register-blocked ones.  A matrix that fits one
+texture is the one-tile grid: the same code.
+
+kernels    the TileKernels contract: storage, POTRF, TRSM, SYRK/GEMM, solves
+matrix     TiledLower: the lower tiles of a matrix, upload and read-back
+cholesky   the right-looking tiled Cholesky; what it needs in GPU memory
+solve      tiled forward / backward substitution
+products   tiled A D A^T (C tiles x A's column chunks)
+normal     TiledNormalSystem: the solvers' normal-equations operation on tiles
+"""
+from .cholesky import cholesky_bytes, factor
+from .kernels import TileKernels
+from .matrix import TiledLower
+from .normal import TiledNormalSystem
+from .products import adat_bytes, adat_tiled, add_products, band_width
+from .solve import solve_tiled
+
+__all__ = ["TileKernels", "TiledLower", "TiledNormalSystem", "adat_bytes", "adat_tiled", "add_products",
+           "band_width", "cholesky_bytes", "factor", "solve_tiled"]
