@@ -58,17 +58,18 @@ def fig4_packed_outer_product_add(m: int, k: int) -> Geometry:
                     f"Fig. {fig} packed outer-product addition, k={k}", ("T0", "T1"))
 
 
-def outer_product_add_rect(rows: int, cols: int, k: int) -> Geometry:
+def outer_product_add_rect(rows: int, cols: int, k: int, b_row: int = 0) -> Geometry:
     """Fig. 2(b)'s texture coordinates on a whole rows x cols rectangle: Kernel 2 over
     every element, C(j, i) += A(j, k) b(i) -- an off-diagonal tile of a tiled matrix
     (issue 17), where the two operands differ and no triangle may be left out.
-    A fragment at (x, y) = (column i, row j) gets T0 = (k+.5, j) and T1 = (i, .5);
-    the corners sit on texel edges, so every centre is inside exactly once."""
-    kk = k + .5
-    rows_ = [((0, 0), (kk, 0), (0, .5)),
-             ((0, rows), (kk, rows), (0, .5)),
-             ((cols, rows), (kk, rows), (cols, .5)),
-             ((cols, 0), (kk, 0), (cols, .5))]
+    A fragment at (x, y) = (column i, row j) gets T0 = (k+.5, j) and T1 = (i, b_row+.5)
+    (b_row: which row of a two-row b holds the columns' values); the corners sit on
+    texel edges, so every centre is inside exactly once."""
+    kk, by = k + .5, b_row + .5
+    rows_ = [((0, 0), (kk, 0), (0, by)),
+             ((0, rows), (kk, rows), (0, by)),
+             ((cols, rows), (kk, rows), (cols, by)),
+             ((cols, 0), (kk, 0), (cols, by))]
     return Geometry(vertex_table(rows_), ((0, 1, 2), (0, 2, 3)),
                     f"outer-product addition over a {rows} x {cols} tile, k={k}", ("T0", "T1"))
 

@@ -9,11 +9,14 @@ from __future__ import annotations
 import numpy as np
 
 from .. import figures as geo
-from ..gl import Stopwatch, resolve
+from ..gl import Stopwatch, memory, resolve
+from ..tiled import adat_tiled, cholesky_bytes, factor as tiled_factor, solve_tiled
 from .assemble import assemble_texture
 from .cholesky import diagonal_of, factor_texture
 from .triangular import substitute_texture
 from .packing import read_lower
+from .tile_kernels import PaperTiles
+from .tiled import fits_one_texture, grid_for
 
 KERNELS = {"linear": 0, "poly": 1, "rbf": 2}
 
@@ -46,8 +49,15 @@ def kernel_texture(X32, *, kernel: str = "rbf", gamma: float = 1.0, degree: int 
 
 
 def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=False, ctx=None) -> np.ndarray:
-    """K's lower triangle as a float32 (N, N) array (upper part zero)."""
+    """K's lower triangle as a float32 (N, N) array (upper part zero); on tiles when N
+    is beyond one texture (full layout)."""
     ctx = resolve(ctx)
+    if not packed and not fits_one_texture(ctx, X32.shape[0]):
+        T = kernel_tiles(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, diag=0.0, ctx=ctx)
+        try:
+            return T.read()
+        finally:
+            T.release()
     tex = kernel_texture(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, packed=packed, ctx=ctx)
     try:
         return read_lower(tex, X32.shape[0], packed, ctx)
@@ -55,7 +65,7 @@ def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=F
         ctx.kernels.pool.give(tex)
 
 
-class KernelFactor:
+class OneTextureKernelFactor:
     """L L^T = K + (1/C + jitter) I on the GPU by the paper's kernels (Algorithm 3's
     Gram matrix, the kernel-function pass, Algorithm 5), kept for solves: solve(R)
     runs both multipass substitutions on the columns of R (N x k, float64 in and out).
@@ -86,3 +96,81 @@ class KernelFactor:
     def release(self) -> None:
         self.ctx.kernels.pool.give(self.l_tex)
         self.l_tex = None
+
+
+def kernel_tiles(X32, *, kernel, gamma, degree, coef0, diag, ctx):
+    """K + diag I's lower R32F tiles for N beyond one texture (issue 17): the Gram tiles
+    by Kernels 1 and 2 (tiled.adat_tiled with D = I), the squared norms n_i = G(i, i)
+    gathered from the diagonal tiles on the GPU (as in one texture), then the
+    kernel-function pass on each tile's real rows and columns (zeros elsewhere):
+    Fig. 2(b)'s triangle on a diagonal tile with diag, a rectangle off it whose T1
+    reads band J's norms from the second row of a 2 x t texture.  Release when done."""
+    K = ctx.kernels
+    g = grid_for(ctx, X32.shape[0])
+    t = g.t
+    memory.require(ctx, cholesky_bytes(g) + 2 * 4 * t * X32.shape[1],
+                   f"the LS-SVM kernel matrix of {g.m} points on {g.count}^2 tiles")
+    uni = {"u_kind": KERNELS[kernel], "u_gamma": float(gamma), "u_coef0": float(coef0), "u_degree": int(degree)}
+    T = adat_tiled(ctx, X32, np.ones(X32.shape[1], np.float32), t, PaperTiles(ctx))
+    row = None
+    try:
+        norms = [diagonal_of(T.tiles[b, b], t, False, ctx) for b in range(g.count)]
+        row = K.pool.take(2, t, "squared norms")
+        for I, J in g.lower():
+            row.write(np.stack([norms[I], norms[J]]))
+            out = K.pool.take(t, t, "kernel tile")
+            out.clear(0.0)
+            if I == J:
+                geom = K.cached_store(("kernel-tri", g.size(I), False),
+                                      lambda: [geo.outer_product_add(g.size(I), 0, False)])[0]
+            else:
+                geom = K.cached_store(("kernel-rect", g.size(I), g.size(J)),
+                                      lambda: [geo.outer_product_add_rect(g.size(I), g.size(J), 0, b_row=1)])[0]
+            K.draw("kernel_function", out, geom, {"G": T.tiles[I, J], "n": row},
+                   dict(uni, u_diag=float(diag if I == J else 0.0)))
+            K.pool.give(T.tiles[I, J])
+            T.tiles[I, J] = out
+    except BaseException:
+        T.release()
+        raise
+    finally:
+        K.pool.give(row)
+    return T
+
+
+class TiledKernelFactor:
+    """OneTextureKernelFactor for N beyond one texture (issue 17): kernel_tiles, then the
+    tiled Cholesky and solves on the same R32F tiles.  The same methods."""
+
+    def __init__(self, X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):
+        if packed:
+            raise ValueError("the rectangular packed format lives in one texture; use packed=False for tiles")
+        self.ctx = ctx = resolve(ctx)
+        self.watch = watch or Stopwatch(ctx, enabled=False)
+        self.N = X32.shape[0]
+        self.T = None
+        with self.watch("form"):
+            self.T = kernel_tiles(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, diag=diag, ctx=ctx)
+        with self.watch("factor"):
+            try:
+                self.pivots = tiled_factor(self.T)
+            except BaseException:
+                self.release()
+                raise
+
+    def solve(self, R: np.ndarray) -> np.ndarray:
+        with self.watch("solve"):
+            return solve_tiled(self.T, np.asarray(R, np.float32), (False, True)).astype(np.float64)
+
+    def release(self) -> None:
+        if self.T is not None:
+            self.T.release()
+            self.T = None
+
+
+def KernelFactor(X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):
+    """The LS-SVM factor in one texture when K fits one (or packed), else on tiles."""
+    ctx = resolve(ctx)
+    cls = OneTextureKernelFactor if packed or fits_one_texture(ctx, X32.shape[0]) else TiledKernelFactor
+    return cls(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, diag=diag, packed=packed, ctx=ctx,
+               watch=watch)

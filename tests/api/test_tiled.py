@@ -218,47 +218,52 @@ def test_cholesky_reads_only_the_lower_triangle(small, rng, m, method):
                           glgpgpu.cholesky(np.tril(C) + np.tril(C, -1).T, method=method, ctx=small))
 
 
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("N, kernel", [(33, "rbf"), (40, "poly"), (47, "linear")])
-def test_lssvm_kernel_factor_on_tiles(small, rng, N, kernel):
+def test_lssvm_kernel_factor_on_tiles(small, rng, N, kernel, method):
     """The LS-SVM factor beyond one texture: each tile is the kernel function of X_I X_J^T
-    (the epilogue with both bands' norms; 1/C + jitter on diagonal tiles only), factored
-    on the tiles -- L L^T = K + diag I within the Cholesky bound, and training converges
-    to the one-texture answer."""
-    from glgpgpu import blocked
-    from glgpgpu.blocked.kernel_matrix import TiledKernelFactor
+    (blocked: the epilogue with both bands' norms; paper: the kernel-function pass over
+    the Gram tile; 1/C + jitter on diagonal tiles only), factored on the tiles --
+    L L^T = K + diag I within the Cholesky bound, and training converges to the
+    one-texture answer."""
+    import importlib
+
     from glgpgpu.solvers import lssvm
 
+    impl = importlib.import_module(f"glgpgpu.{method}")
     X = rng.standard_normal((N, 6))
-    fac = blocked.KernelFactor(X.astype(np.float32), kernel=kernel, gamma=0.3, degree=3, coef0=1.0, diag=0.5,
-                               ctx=small)
+    fac = impl.KernelFactor(X.astype(np.float32), kernel=kernel, gamma=0.3, degree=3, coef0=1.0, diag=0.5,
+                            ctx=small)
     try:
-        assert isinstance(fac, TiledKernelFactor)
+        assert type(fac).__name__ == "TiledKernelFactor"
         # against the kernel matrix the GPU forms on one texture (float32 products and
         # kernel function: the formation's own rounding is not the factor's error)
-        Kl = blocked.kernel_matrix(X.astype(np.float32), kernel=kernel, gamma=0.3, degree=3, coef0=1.0)
+        Kl = impl.kernel_matrix(X.astype(np.float32), kernel=kernel, gamma=0.3, degree=3, coef0=1.0)
         Kx = Kl.astype(np.float64) + np.tril(Kl, -1).T + 0.5 * np.eye(N)
         check_factor(fac.T.read(), Kx)
     finally:
         fac.release()
     Y = np.sign(rng.standard_normal((N, 1)))
-    a1, b1, info = lssvm.train(X, Y, kernel=kernel, gamma=0.3, coef0=1.0, C=2.0, method="blocked", ctx=small)
-    a2, b2, _ = lssvm.train(X, Y, kernel=kernel, gamma=0.3, coef0=1.0, C=2.0, method="blocked")
+    a1, b1, info = lssvm.train(X, Y, kernel=kernel, gamma=0.3, coef0=1.0, C=2.0, method=method, ctx=small)
+    a2, b2, _ = lssvm.train(X, Y, kernel=kernel, gamma=0.3, coef0=1.0, C=2.0, method=method)
     assert info["converged"] and len(info["refinement"]) <= 4
     assert np.allclose(a1, a2, rtol=0, atol=1e-9 * np.abs(a2).max()) and np.allclose(b1, b2, rtol=0, atol=1e-9)
     assert small.kernels.pool.outstanding == 0
 
 
-def test_tiled_wls_and_lssvm_refuse_what_does_not_fit(small, rng):
+@pytest.mark.parametrize("method", METHODS)
+def test_tiled_wls_and_lssvm_refuse_what_does_not_fit(small, rng, method):
     """The normal equations and the LS-SVM factor on tiles check GPU memory first."""
-    from glgpgpu import blocked
+    import importlib
 
+    impl = importlib.import_module(f"glgpgpu.{method}")
     small.memory_budget = 1_000
     try:
         with pytest.raises(GPUMemoryError, match="normal equations"):
-            glgpgpu.wls(rng.standard_normal((40, 70)), np.ones(70), np.ones(70), method="blocked", ctx=small)
+            glgpgpu.wls(rng.standard_normal((40, 70)), np.ones(70), np.ones(70), method=method, ctx=small)
         with pytest.raises(GPUMemoryError, match="LS-SVM"):
-            blocked.KernelFactor(rng.standard_normal((40, 3)).astype(np.float32), kernel="rbf", gamma=1.0, degree=3,
-                                 coef0=0.0, diag=1.0, ctx=small)
+            impl.KernelFactor(rng.standard_normal((40, 3)).astype(np.float32), kernel="rbf", gamma=1.0, degree=3,
+                              coef0=0.0, diag=1.0, ctx=small)
     finally:
         small.memory_budget = None
     assert small.kernels.pool.outstanding == 0
@@ -332,3 +337,26 @@ def test_the_packed_layout_beyond_one_texture_points_to_tiles():
             assert np.allclose(glgpgpu.cholesky(C, method=method, ctx=small), np.sqrt(2) * np.eye(20))
     finally:
         small.release()
+
+
+@pytest.mark.parametrize("N, kernel", [(20, "rbf"), (33, "poly"), (40, "linear")])
+def test_paper_kernel_matrix_on_tiles(small, rng, N, kernel):
+    """glgpgpu.kernel_matrix(method="paper") beyond one texture: the kernel function of
+    each Gram tile (both bands' norms).  Every Gram entry is summed by the same kernel
+    in the same order as on one texture, so the matrix is the same, bit for bit."""
+    X = rng.standard_normal((N, 5)).astype(np.float32)
+    kw = dict(kernel=kernel, gamma=0.3, degree=2, coef0=1.0, method="paper")
+    tiled_K = glgpgpu.kernel_matrix(X, ctx=small, **kw)
+    assert np.array_equal(tiled_K, glgpgpu.kernel_matrix(X, **kw))
+    assert (np.triu(tiled_K, 1) == 0).all()
+    assert small.kernels.pool.outstanding == 0
+
+
+@pytest.mark.parametrize("m", [17, 33, 40])
+def test_paper_tiles_are_algorithm_5_bit_for_bit(ctx, small, rng, m):
+    """The paper's tiled Cholesky does each element's updates in Algorithm 5's order:
+    SYRK/GEMM by Kernel 2 add -L(i,k) L(j,k) one k per pass, as Kernel 5 subtracts it,
+    and the TRSM's substitution divides by the pivot where Kernel 4 normalizes -- so
+    3 x 3 tiles give the single texture's bits."""
+    C = spd(m, 1e2, rng).astype(np.float32)
+    assert np.array_equal(glgpgpu.cholesky(C, method="paper", ctx=small), glgpgpu.cholesky(C, method="paper", ctx=ctx))

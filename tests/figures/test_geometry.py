@@ -55,13 +55,13 @@ def test_fig2b_covers_lower_triangle_and_fetches(m):
 def test_outer_product_rectangle_covers_every_texel_and_fetches(rows, cols):
     """An off-diagonal tile's outer-product addition (issue 17): Fig. 2(b)'s coordinates
     on the whole rectangle, every fragment once, A(j, k) and b(i) as in the triangle."""
-    for k in (0, 2):
-        g = geo.outer_product_add_rect(rows, cols, k)
+    for k, b_row in ((0, 0), (2, 0), (1, 1)):
+        g = geo.outer_product_add_rect(rows, cols, k, b_row)
         count, t0, t1 = geo.rasterize(g, cols, rows)
         assert (count == 1).all()
         r, c = np.mgrid[0:rows, 0:cols]
         assert (idx(t0[:, :, :2].reshape(-1, 2)) == np.c_[np.full(rows * cols, k), r.ravel()]).all()   # A(j, k)
-        assert (idx(t1[:, :, :2].reshape(-1, 2)) == np.c_[c.ravel(), np.zeros(rows * cols, int)]).all()  # b(i)
+        assert (idx(t1[:, :, :2].reshape(-1, 2)) == np.c_[c.ravel(), np.full(rows * cols, b_row)]).all()  # b(i)
 
 
 @pytest.mark.parametrize("m", SIZES)
