@@ -2,12 +2,17 @@
 (issue 16, step 2), in place on RGBA32F storage through image load/store.
 
 For each panel of NB columns (seed 004's 32-column tile; `bench qr` measures others):
-  Factorize  per column k of the panel, four draws over the panel only:
-             dots (chunked reduction of A(k+1:m, k) against every panel column),
-             Householder scalars + z (every fragment of the panel row sums its
-             chunks and recomputes the scalars), reflection of the panel's trailing columns,
-             rescaling of column k to (beta; v).  Then one draw builds T (larft),
-             seed 004's T(1:k-1, k) = T(1:k-1, 1:k-1) z(1:k-1)^T, kept in TT.
+  Factorize  the panel ping-pongs between two m x NB/4 textures and its columns stay
+             unscaled until it ends, so each column k costs two dependent draws:
+             bqr_dots_reflect (apply reflection k-1 to the panel while summing, per
+             chunk of rows, column k's dots against every panel column) and
+             bqr_house (sum the chunks, the Householder scalars, z: w for the columns
+             right of k, seed 004's merged column of T for those left of it).  At the
+             panel's end bqr_panel_store writes R, beta and v = s U into A (geqrf's
+             layout) and one draw builds T (larft), T(1:k-1, k) = T(1:k-1, 1:k-1) z(1:k-1)^T.
+             (The first version took four draws per column -- dots, house, reflect,
+             scale in place; on the H100 each dependent draw costs 17-28 us of GPU
+             time, benchmarks/qr_draw_costs.py, so halving the draws is the lever.)
   Apply      the block reflector to the columns right of the panel,
              C -= V T^T V^T C, as three products: W1 = V^T C (split over row
              chunks, then summed), W2 = T^T W1, C -= V W2 (4 x 4 outputs per fragment).
@@ -22,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import figures as geo
-from ..layouts.scaling import power_of_two_scale
+from ..layouts.scaling import power_of_two_scale, scale_r
 from ..gl import Context, Stopwatch, resolve
 from ..layouts.rgba import padded
 from ..layouts.transfer import read_rgba, upload_rgba
@@ -40,40 +45,41 @@ def _apply_tables(m, nq, kb, nch, nb):
 
 
 def _factor_tables(m, n, nq, nb, chunk):
-    """Per column: (dots | None, house, reflect | None, scale); per panel: (T,
-    Apply's three | None).  Built once per shape (Kernels.cached_steps)."""
+    """Per column: (dots_reflect, house); per panel: (store, T, Apply's three | None).
+    Built once per shape (Kernels.cached_steps)."""
     s = min(m, n)
     nch = -(-m // chunk)
     steps = []
     for kb in range(0, s, nb):
         bw = min(nb, s - kb)
+        nbq = -(-bw // 4)
         for k in range(kb, kb + bw):
-            c0 = (k + 1) // chunk
-            q_lo, q_hi = (k + 1) >> 2, -(-(kb + bw) // 4)
-            steps.append((geo.rectangle(0, c0, bw, nch) if c0 < nch else None,
-                          geo.rectangle(0, k - kb, bw, k - kb + 1),
-                          geo.rectangle(q_lo, k, q_hi, m) if q_lo < q_hi else None,
-                          geo.rectangle(k >> 2, k, (k >> 2) + 1, m)))
+            steps.append((geo.rectangle(0, kb // chunk, nbq, nch), geo.rectangle(0, k - kb, bw, k - kb + 1)))
         q0 = (kb + bw) >> 2
         apply = _apply_tables(m, nq - q0, kb, nch, nb) if kb + bw < n else (None, None, None)
-        steps.append((geo.rectangle(kb, 0, kb + bw, bw),) + apply)
+        steps.append((geo.rectangle(0, kb, nbq, m), geo.rectangle(kb, 0, kb + bw, bw)) + apply)
     return steps
 
 
 class _Scratch:
     """The per-call work textures, taken from the pool once per factorization."""
 
-    def __init__(self, K, m, ncols_q, nb, chunk):
+    def __init__(self, K, m, ncols_q, nb, chunk, panel: bool = False):
         self.K, self.nb, self.chunk = K, nb, chunk
         self.nch = nch = -(-m // chunk)
         self.defines = {"NB": nb}
-        self.part = K.pool.take(nch, nb, "QR partial dots")
-        self.yz = K.pool.take(nb, nb, "QR z and scalars", components=4)
         self.w1p = K.pool.take(nch * nb, max(ncols_q, 1), "QR V^T C partial", components=4)
         self.w2 = K.pool.take(nb, max(ncols_q, 1), "QR T V^T C", components=4)
+        self.part = self.yz = None
+        self.panels = ()
+        if panel:                                  # the Factorize's own: partial dots, scalars, the panel pair
+            self.part = K.pool.take(nch, nb // 4, "QR partial dots", components=4)
+            self.yz = K.pool.take(nb, nb, "QR z and scalars", components=4)
+            self.panels = (K.pool.take(m, nb // 4, "QR panel", components=4),
+                           K.pool.take(m, nb // 4, "QR panel", components=4))
 
     def give(self):
-        self.K.pool.give(self.part, self.yz, self.w1p, self.w2)
+        self.K.pool.give(self.part, self.yz, self.w1p, self.w2, *self.panels)
 
 
 def apply_block(K, a_tex, c_tex, tt, sc, kb, bw, m, q0, j0, nq, spans, *, trans: bool):
@@ -107,23 +113,24 @@ def factor_texture(a_tex, m: int, n: int, *, nb: int = NB, chunk: int = CHUNK, c
     _check_nb(nb, chunk)
     nq = a_tex.cols
     tt = K.pool.take(nb, padded(s, nb), "QR T factors")
-    sc = _Scratch(K, m, nq, nb, chunk)
-    steps = iter(K.cached_steps(("bqr", m, n, nq, nb, chunk), lambda: _factor_tables(m, n, nq, nb, chunk)))
+    sc = _Scratch(K, m, nq, nb, chunk, panel=True)
+    steps = iter(K.cached_steps(("bqr2", m, n, nq, nb, chunk), lambda: _factor_tables(m, n, nq, nb, chunk)))
+    nbq = nb // 4
     try:
         for kb in range(0, s, nb):
             bw = min(nb, s - kb)
+            src, (P, Q) = a_tex, sc.panels
             for k in range(kb, kb + bw):
-                dots, house, reflect, scale = next(steps)
+                dots_reflect, house = next(steps)
                 u = {"u_k": k, "u_kb": kb, "u_m": m, "u_chunk": chunk}
-                if dots is not None:
-                    K.draw("bqr_dots", sc.part, dots, {"A": a_tex}, u)
-                K.draw("bqr_house", sc.yz, house, {"A": a_tex, "PART": sc.part}, u)
-                if reflect is not None:
-                    K.draw("bqr_reflect", K.grid(-(-(kb + bw) // 4), m), reflect, {"YZ": sc.yz},
-                           {"u_k": k, "u_kb": kb, "u_bw": bw}, images={"A": a_tex})
-                K.draw("bqr_scale", K.grid(nq, m), scale, {"YZ": sc.yz},
-                       {"u_k": k, "u_kb": kb}, images={"A": a_tex})
-            tri, *apply = next(steps)
+                K.draw("bqr_dots_reflect", K.grid(nbq, sc.nch), dots_reflect, {"S": src, "YZ": sc.yz},
+                       dict(u, u_bw=bw, u_sq0=(kb >> 2) if src is a_tex else 0, u_first=int(k == kb)),
+                       images={"T": P, "PART": sc.part})
+                K.draw("bqr_house", K.grid(nb, nb), house, {"P": P}, u, images={"YZ": sc.yz, "PART": sc.part})
+                src, P, Q = P, Q, P
+            store, tri, *apply = next(steps)
+            K.draw("bqr_panel_store", K.grid(nbq, m), store, {"P": src, "YZ": sc.yz}, {"u_kb": kb, "u_bw": bw},
+                   images={"A": a_tex})
             K.draw("bqr_t", tt, tri, {"YZ": sc.yz}, {"u_kb": kb}, defines=sc.defines)
             j0 = kb + bw
             if j0 < n:
@@ -153,12 +160,12 @@ def qr_raw(A: np.ndarray, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | No
     tt = None
     try:
         tt = factor_texture(a_tex, m, n, nb=nb, chunk=chunk, ctx=ctx)
-        F = read_rgba(a_tex, m, n).copy()
+        F = np.ascontiguousarray(read_rgba(a_tex, m, n))        # a fresh array: no copy unless padded
         tau = _tau(tt, min(m, n), nb)
     finally:
         K.pool.give(a_tex, tt)
     if sc != 1.0:
-        F[np.triu_indices(m, 0, n)] *= np.float32(sc)
+        scale_r(F, sc)
     return F, tau
 
 
@@ -216,7 +223,7 @@ def apply_q(F: np.ndarray, tau: np.ndarray, C: np.ndarray, *, trans: bool = Fals
     c_tex = upload_rgba(ctx, C, m, padded(p, 4), "C")
     try:
         apply_q_texture(a_tex, tt, m, tau.shape[0], c_tex, p, trans=trans, nb=nb, chunk=chunk, ctx=ctx)
-        return read_rgba(c_tex, m, p).copy()
+        return np.ascontiguousarray(read_rgba(c_tex, m, p))
     finally:
         K.pool.give(a_tex, tt, c_tex)
 

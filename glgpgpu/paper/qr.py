@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import figures as geo
 from ..figures.qr import CHUNK, place, step_geometries
-from ..layouts.scaling import power_of_two_scale
+from ..layouts.scaling import power_of_two_scale, scale_r
 from ..gl import Context, Stopwatch, resolve
 from .packing import upload_lower
 from .triangular import substitute_texture
@@ -109,7 +109,7 @@ def qr_batched(mats, *, chunk: int = CHUNK, ctx: Context | None = None):
                     full = reads[id(t)] = t.read()
                 F = full[:f.m, f.ox:f.ox + f.n].copy()
                 if s != 1.0:
-                    F[np.triu_indices(f.m, 0, f.n)] *= np.float32(s)
+                    scale_r(F, s)
                 out[idx] = (F, h[0, f.ox:f.ox + f.steps, 1].copy())
         finally:
             _release(K, textures, hh)
