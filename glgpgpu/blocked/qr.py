@@ -15,7 +15,8 @@ For each panel of NB columns (seed 004's 32-column tile; `bench qr` measures oth
              time, benchmarks/qr_draw_costs.py, so halving the draws is the lever.)
   Apply      the block reflector to the columns right of the panel,
              C -= V T^T V^T C, as three products: W1 = V^T C (split over row
-             chunks, then summed), W2 = T^T W1, C -= V W2 (4 x 4 outputs per fragment).
+             chunks, then summed by a draw of its own), W2 = T^T W1, C -= V W2
+             (4 x 4 outputs per fragment).
 The bundle of seed 004 is limited to three row tiles by a GPU's shared memory;
 here a panel's reductions run across passes, so a bundle is every row tile
 below the panel and one bucket-scheduler round is one panel: Factorize draws of
@@ -39,9 +40,10 @@ CHUNK = 64       # rows per fragment in the chunked reductions (benchmarks/gpu_q
 
 
 def _apply_tables(m, nq, kb, nch, nb):
-    """The Apply's three rectangles (on block grids) for the panel at kb."""
+    """The Apply's rectangles (on block grids) for the panel at kb: V^T C by chunks,
+    their sum and T^T W1 (both NB x nq), C -= V W2."""
     rows4 = -(-(m - kb) // 4)
-    return (geo.rectangle(0, 0, nq, nch * nb // 4), geo.rectangle(0, 0, nq, 1), geo.rectangle(0, 0, nq, rows4))
+    return (geo.rectangle(0, 0, nq, nch * nb // 4), geo.rectangle(0, 0, nq, nb), geo.rectangle(0, 0, nq, rows4))
 
 
 def _factor_tables(m, n, nq, nb, chunk):
@@ -69,6 +71,7 @@ class _Scratch:
         self.nch = nch = -(-m // chunk)
         self.defines = {"NB": nb}
         self.w1p = K.pool.take(nch * nb, max(ncols_q, 1), "QR V^T C partial", components=4)
+        self.w1 = K.pool.take(nb, max(ncols_q, 1), "QR V^T C", components=4)
         self.w2 = K.pool.take(nb, max(ncols_q, 1), "QR T V^T C", components=4)
         self.part = self.yz = None
         self.panels = ()
@@ -79,7 +82,7 @@ class _Scratch:
                            K.pool.take(m, nb // 4, "QR panel", components=4))
 
     def give(self):
-        self.K.pool.give(self.part, self.yz, self.w1p, self.w2, *self.panels)
+        self.K.pool.give(self.part, self.yz, self.w1p, self.w1, self.w2, *self.panels)
 
 
 def apply_block(K, a_tex, c_tex, tt, sc, kb, bw, m, q0, j0, nq, spans, *, trans: bool):
@@ -91,9 +94,9 @@ def apply_block(K, a_tex, c_tex, tt, sc, kb, bw, m, q0, j0, nq, spans, *, trans:
     vtc, tw, cvw = spans
     K.draw("bqr_vtc", K.grid(nq, nch * nb // 4), vtc, {"V": a_tex}, u,
            images={"C": c_tex, "W1PART": sc.w1p}, defines=D)
-    K.draw("bqr_tw", K.grid(nq, 1), tw, {"TT": tt},
-           {"u_kb": kb, "u_bw": bw, "u_nch": nch, "u_trans": int(trans)},
-           images={"W1PART": sc.w1p, "W2": sc.w2}, defines=D)
+    K.draw("bqr_w1sum", sc.w1, tw, {"W1PART": sc.w1p}, {"u_nch": nch}, defines=D)
+    K.draw("bqr_tw", K.grid(nq, nb), tw, {"TT": tt, "W1": sc.w1},
+           {"u_kb": kb, "u_bw": bw, "u_trans": int(trans)}, images={"W2": sc.w2}, defines=D)
     K.draw("bqr_cvw", K.grid(nq, -(-(m - kb) // 4)), cvw, {"V": a_tex}, dict(u, u_j0=j0),
            images={"C": c_tex, "W2": sc.w2}, defines=D)
 
@@ -114,7 +117,7 @@ def factor_texture(a_tex, m: int, n: int, *, nb: int = NB, chunk: int = CHUNK, c
     nq = a_tex.cols
     tt = K.pool.take(nb, padded(s, nb), "QR T factors")
     sc = _Scratch(K, m, nq, nb, chunk, panel=True)
-    steps = iter(K.cached_steps(("bqr2", m, n, nq, nb, chunk), lambda: _factor_tables(m, n, nq, nb, chunk)))
+    steps = iter(K.cached_steps(("bqr3", m, n, nq, nb, chunk), lambda: _factor_tables(m, n, nq, nb, chunk)))
     nbq = nb // 4
     try:
         for kb in range(0, s, nb):
@@ -126,7 +129,7 @@ def factor_texture(a_tex, m: int, n: int, *, nb: int = NB, chunk: int = CHUNK, c
                 K.draw("bqr_dots_reflect", K.grid(nbq, sc.nch), dots_reflect, {"S": src, "YZ": sc.yz},
                        dict(u, u_bw=bw, u_sq0=(kb >> 2) if src is a_tex else 0, u_first=int(k == kb)),
                        images={"T": P, "PART": sc.part})
-                K.draw("bqr_house", K.grid(nb, nb), house, {"P": P}, u, images={"YZ": sc.yz, "PART": sc.part})
+                K.draw("bqr_house", K.grid(nb, nb), house, {"P": P, "PART": sc.part}, u, images={"YZ": sc.yz})
                 src, P, Q = P, Q, P
             store, tri, *apply = next(steps)
             K.draw("bqr_panel_store", K.grid(nbq, m), store, {"P": src, "YZ": sc.yz}, {"u_kb": kb, "u_bw": bw},
@@ -178,7 +181,7 @@ def apply_q_texture(a_tex, tt, m: int, s: int, c_tex, p: int, *, trans: bool, nb
     nq = c_tex.cols
     sc = _Scratch(K, m, nq, nb, chunk)
     panels = list(range(0, s, nb))
-    tables = K.cached_steps(("bqr-apply", m, nq, s, nb, chunk),
+    tables = K.cached_steps(("bqr-apply2", m, nq, s, nb, chunk),
                             lambda: [_apply_tables(m, nq, kb, sc.nch, nb) for kb in panels])
     try:
         for i in (range(len(panels)) if trans else range(len(panels) - 1, -1, -1)):

@@ -23,6 +23,10 @@ from .triangular import substitute_texture
 #: by one blocked_adat product over the slab (rank-TRSM_SLAB, compute-bound); 1024 measured
 #: 2x faster than 512 on the H100 (8192 tiles, benchmarks/RESULTS.md)
 TRSM_SLAB = 1024
+#: the SYRK/GEMM updates' blocked_adat tile and shader variant (None: ADAT_TILE, ADAT_VARIANT --
+#: the one-texture kernel's, so a tiled factor sums as the single texture does)
+UPDATE_TILE = None
+UPDATE_VARIANT = None
 
 
 def trsm(ctx, l_tex, mK: int, a_tex, t: int, neg, *, rows: int | None = None, slab: int | None = None,
@@ -73,9 +77,14 @@ class BlockedTiles(TileKernels):
     multiple = 16                   # the Cholesky panel (P_PANEL), a multiple of the 4 columns of a texel
     band_texels = 4                 # RGBA: 4 columns of A per texel
 
-    def __init__(self, ctx, tile=ADAT_TILE):
+    def __init__(self, ctx, tile=None, variant=None):
+        """tile, variant: blocked_adat's for the SYRK/GEMM updates (default UPDATE_TILE /
+        UPDATE_VARIANT, else ADAT_TILE and ADAT_VARIANT; e.g. (16, 8) with FMA_CHAIN,
+        ROWS_FROM_BUFFER=2 is 8-10% faster on the H100, with other bits,
+        benchmarks/gemm_variants.py)."""
         super().__init__(ctx)
-        self.tile = tile
+        self.tile = tile or UPDATE_TILE or ADAT_TILE
+        self.variant = variant if variant is not None else UPDATE_VARIANT
 
     # -- storage ------------------------------------------------------------------
     def zeros(self, t):
@@ -126,12 +135,12 @@ class BlockedTiles(TileKernels):
         k_range = (0, -(-k_end // 4))
         if diagonal:          # the lower block triangle of order rows
             product_texture(c_tex, r_tex, s_tex, d_tex, rows, tile=self.tile, first=first, k_range=k_range,
-                            ctx=self.ctx)
+                            variant=self.variant, ctx=self.ctx)
         else:                 # the real rows x columns (the last tile row is mostly padding)
-            BC = self.tile[1]
-            product_texture(c_tex, r_tex, s_tex, d_tex, t, tile=(BC, BC), full=True, first=first,
-                            k_range=k_range, row_blocks=-(-rows // BC), col_blocks=(0, -(-cols // BC)),
-                            ctx=self.ctx)
+            BR, BC = (self.tile[1], self.tile[1]) if self.variant is None else self.tile
+            product_texture(c_tex, r_tex, s_tex, d_tex, t, tile=(BR, BC), full=True, first=first,
+                            k_range=k_range, row_blocks=-(-rows // BR), col_blocks=(0, -(-cols // BC)),
+                            variant=self.variant, ctx=self.ctx)
         return c_tex
 
     def transpose(self, tex, t):

@@ -360,3 +360,23 @@ def test_paper_tiles_are_algorithm_5_bit_for_bit(ctx, small, rng, m):
     3 x 3 tiles give the single texture's bits."""
     C = spd(m, 1e2, rng).astype(np.float32)
     assert np.array_equal(glgpgpu.cholesky(C, method="paper", ctx=small), glgpgpu.cholesky(C, method="paper", ctx=ctx))
+
+
+def test_tiled_updates_with_another_blocked_adat_variant(rng, monkeypatch):
+    """The updates may run another blocked_adat (16 x 8 tiles, fma() chains, 2 row texels
+    from the buffer: faster on the H100, other bits): the factor stays within the bound."""
+    from glgpgpu.blocked import tile_kernels
+    from glgpgpu.blocked.tiles import ADAT_VARIANT
+
+    monkeypatch.setattr(tile_kernels, "UPDATE_TILE", (16, 8))
+    monkeypatch.setattr(tile_kernels, "UPDATE_VARIANT", dict(ADAT_VARIANT, FMA_CHAIN=1, ROWS_FROM_BUFFER=2))
+    c = glgpgpu.Context(max_texture_size=32)
+    try:
+        for m in (40, 77):
+            C = spd(m, 1e3, rng)
+            check_factor(glgpgpu.cholesky(C, method="blocked", ctx=c), C)
+            A = rng.random((m, 9))
+            check_adat(glgpgpu.adat(A, np.ones(9), method="blocked", ctx=c), A, np.ones(9))
+        assert c.kernels.pool.outstanding == 0
+    finally:
+        c.release()
