@@ -36,7 +36,15 @@ from .tiles import P_PANEL, require
 from .triangular import substitute_texture
 
 NB = 32          # panel width: seed 004's tile (a multiple of 4, at most 32 here: the T kernel's array)
-CHUNK = 64       # rows per fragment in the chunked reductions (benchmarks/gpu_qr_tune.py: 64 beats 256 by 1.3-1.4x on the H100)
+CHUNK = None     # rows per fragment in the chunked reductions: chunk_for(m) unless given
+
+
+def chunk_for(m: int) -> int:
+    """The row chunk by height (benchmarks/qr_chunk_sweep.py, H100, 2026-11-23: 384 rows
+    fastest at 16, 2048 at 32, 4096 and 6144 at 64; 256 and 512 were 1.5-3x slower): a
+    short chunk gives many fragments and short loops in bqr_dots_reflect / bqr_vtc, but
+    long chains in the passes that sum the chunks."""
+    return 16 if m <= 512 else 32 if m <= 2048 else 64
 
 
 def _apply_tables(m, nq, kb, nch, nb):
@@ -92,8 +100,8 @@ def apply_block(K, a_tex, c_tex, tt, sc, kb, bw, m, q0, j0, nq, spans, *, trans:
     nch, nb, D = sc.nch, sc.nb, sc.defines
     u = {"u_kb": kb, "u_bw": bw, "u_m": m, "u_chunk": sc.chunk, "u_q0": q0}
     vtc, tw, cvw = spans
-    K.draw("bqr_vtc", K.grid(nq, nch * nb // 4), vtc, {"V": a_tex}, u,
-           images={"C": c_tex, "W1PART": sc.w1p}, defines=D)
+    K.draw("bqr_vtc", K.grid(nq, nch * nb // 4), vtc, {"V": a_tex, "C": c_tex}, u,
+           images={"W1PART": sc.w1p}, defines=D)
     K.draw("bqr_w1sum", sc.w1, tw, {"W1PART": sc.w1p}, {"u_nch": nch}, defines=D)
     K.draw("bqr_tw", K.grid(nq, nb), tw, {"TT": tt, "W1": sc.w1},
            {"u_kb": kb, "u_bw": bw, "u_trans": int(trans)}, images={"W2": sc.w2}, defines=D)
@@ -101,9 +109,12 @@ def apply_block(K, a_tex, c_tex, tt, sc, kb, bw, m, q0, j0, nq, spans, *, trans:
            images={"C": c_tex, "W2": sc.w2}, defines=D)
 
 
-def _check_nb(nb, chunk):
+def _check_nb(nb, chunk, m):
+    """The panel width checked, and the row chunk (chunk_for(m) when None)."""
+    chunk = chunk_for(m) if chunk is None else chunk
     if nb % 4 or not 4 <= nb <= 32 or chunk < 1:
         raise ValueError(f"the QR panel width must be a multiple of 4 in 4..32 (got {nb}) and chunk >= 1 (got {chunk})")
+    return chunk
 
 
 def factor_texture(a_tex, m: int, n: int, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = None):
@@ -113,7 +124,7 @@ def factor_texture(a_tex, m: int, n: int, *, nb: int = NB, chunk: int = CHUNK, c
     require(ctx)
     K = ctx.kernels
     s = min(m, n)
-    _check_nb(nb, chunk)
+    chunk = _check_nb(nb, chunk, m)
     nq = a_tex.cols
     tt = K.pool.take(nb, padded(s, nb), "QR T factors")
     sc = _Scratch(K, m, nq, nb, chunk, panel=True)
@@ -179,6 +190,7 @@ def apply_q_texture(a_tex, tt, m: int, s: int, c_tex, p: int, *, trans: bool, nb
     ctx = resolve(ctx)
     K = ctx.kernels
     nq = c_tex.cols
+    chunk = _check_nb(nb, chunk, m)
     sc = _Scratch(K, m, nq, nb, chunk)
     panels = list(range(0, s, nb))
     tables = K.cached_steps(("bqr-apply2", m, nq, s, nb, chunk),
@@ -221,7 +233,7 @@ def apply_q(F: np.ndarray, tau: np.ndarray, C: np.ndarray, *, trans: bool = Fals
     require(ctx)
     K = ctx.kernels
     m, p = C.shape
-    _check_nb(nb, chunk)
+    _check_nb(nb, chunk, m)
     a_tex, tt = _upload_factor(ctx, F, tau, nb)
     c_tex = upload_rgba(ctx, C, m, padded(p, 4), "C")
     try:

@@ -42,7 +42,26 @@ void main() {
     }
     vec4 acc = vec4(0.0);
     int i1 = min(u_m, (c + 1) * u_chunk);
-    for (int i = max(u_kb, c * u_chunk); i < i1; ++i) {
+    int i = max(u_kb, c * u_chunk);
+    // four rows a trip, their loads issued before any is used: the loop is a chain of
+    // load latencies otherwise (the stores keep the compiler from overlapping trips)
+    for (; i + 3 < i1; i += 4) {
+        vec4 a[4];
+        float u[4], w[4];
+        for (int r = 0; r < 4; ++r) {
+            a[r] = texelFetch(S, ivec2(u_sq0 + q, i + r), 0);
+            u[r] = (u_first == 0) ? s_elem(i + r, kl - 1) : 0.0;
+            w[r] = s_elem(i + r, kl);
+        }
+        for (int r = 0; r < 4; ++r) {
+            int ii = i + r;
+            float v = (u_first == 0) ? ((ii == p) ? 1.0 : ((ii > p) ? sp * u[r] : 0.0)) : 0.0;
+            vec4 b = a[r] + v * z;
+            imageStore(T, ivec2(q, ii), b);
+            if (ii > u_k) acc += (w[r] + v * zk) * b;
+        }
+    }
+    for (; i < i1; ++i) {
         float v = 0.0;
         if (u_first == 0) v = (i == p) ? 1.0 : ((i > p) ? sp * s_elem(i, kl - 1) : 0.0);
         vec4 a = texelFetch(S, ivec2(u_sq0 + q, i), 0) + v * z;

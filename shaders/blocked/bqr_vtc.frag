@@ -8,7 +8,7 @@
 #endif
 #include "bqr_common.glsl"
 uniform sampler2D V;                                  // the factored matrix
-layout(rgba32f, binding = 0) uniform image2D C;       // read only here
+uniform sampler2D C;                                  // read only here: through the texture units
 layout(rgba32f, binding = 1) uniform image2D W1PART;
 uniform int u_kb;
 uniform int u_bw;
@@ -22,12 +22,24 @@ void main() {
     int c = y / (NB / 4), lq = y % (NB / 4);
     vec4 acc[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
     int i1 = min(u_m, (c + 1) * u_chunk);
-    if (4 * lq < u_bw)
-        for (int i = max(u_kb + 4 * lq, c * u_chunk); i < i1; ++i) {
+    if (4 * lq < u_bw) {
+        int i = max(u_kb + 4 * lq, c * u_chunk);
+        for (; i + 3 < i1; i += 4) {                  // four rows' loads in flight a trip
+            vec4 v[4], x[4];
+            for (int r = 0; r < 4; ++r) {
+                v[r] = v_texel(V, i + r, lq, u_kb, u_bw);
+                x[r] = texelFetch(C, ivec2(q, i + r), 0);
+            }
+            for (int r = 0; r < 4; ++r) {
+                acc[0] += v[r].x * x[r]; acc[1] += v[r].y * x[r]; acc[2] += v[r].z * x[r]; acc[3] += v[r].w * x[r];
+            }
+        }
+        for (; i < i1; ++i) {
             vec4 v = v_texel(V, i, lq, u_kb, u_bw);
-            vec4 x = imageLoad(C, ivec2(q, i));
+            vec4 x = texelFetch(C, ivec2(q, i), 0);
             acc[0] += v.x * x; acc[1] += v.y * x; acc[2] += v.z * x; acc[3] += v.w * x;
         }
+    }
     for (int r = 0; r < 4; ++r)
         imageStore(W1PART, ivec2(q - u_q0, c * NB + 4 * lq + r), acc[r]);
 }
