@@ -186,19 +186,17 @@ def apply_q(F, tau, C, *, trans: bool = False, method: str = "auto", ctx: Contex
     return X[:, 0] if was_1d else X
 
 
-def qr_batched(mats, *, method: str = "paper", ctx: Context | None = None) -> list:
+def qr_batched(mats, *, method: str = "auto", ctx: Context | None = None) -> list:
     """[(F, tau), ...]: many matrices of any shapes factored by the same draws, side
-    by side in one texture atlas (seed 004's many fronts per launch).  Each result
-    equals qr(A_i, mode="raw") bit for bit.  Only the paper's kernels batch."""
+    by side in one texture atlas (seed 004's many fronts per launch; blocked: the
+    bucket scheduler's launches of every front merged).  Each result equals
+    qr(A_i, mode="raw", method=method) bit for bit."""
     if not isinstance(mats, (list, tuple)) or not mats:
         raise ValueError("qr_batched needs a non-empty list of 2-D arrays")
     mats = [check.array(a, f"mats[{i}]", 2) for i, a in enumerate(mats)]
-    check.choice(method, "method", ("paper",))
-    ctx = resolve(check.context(ctx))
-    from .paper.qr import qr_batched as paper_batched
-
+    ctx, impl = _qr_impl(method, ctx)
     with ctx.kernels.pool.scope():
-        out = paper_batched(mats, ctx=ctx)
+        out = impl.qr_batched(mats, ctx=ctx)
     for i, (F, _) in enumerate(out):
         check.finite_result(F, f"the QR factorization of mats[{i}]")
     return out

@@ -24,12 +24,12 @@ from .adat import adat_texture, product_texture
 from .cholesky import diagonal, factor_texture
 from .kernel_matrix import KernelFactor, kernel_matrix, kernel_texture
 from .normal import NormalFactor, NormalSystem, ResidentNormal
-from .qr import QRFactor, apply_q, qr_raw
+from .qr import QRFactor, apply_q, qr_batched, qr_raw
 from .tiles import ADAT_TILE, ADAT_VARIANT, B_TILE, P_PANEL, UPDATE_VARIANT, padded, require
 from .triangular import substitute_texture
 from .tile_kernels import BlockedTiles
 from .tiled import adat, adat_tiled, cholesky, solve
 
 __all__ = ["KernelFactor", "kernel_matrix", "kernel_texture", "adat", "adat_texture", "product_texture", "BlockedTiles", "adat_tiled", "cholesky", "diagonal", "factor_texture",
-           "NormalFactor", "NormalSystem", "ResidentNormal", "QRFactor", "apply_q", "qr_raw", "ADAT_TILE", "ADAT_VARIANT", "B_TILE", "P_PANEL",
+           "NormalFactor", "NormalSystem", "ResidentNormal", "QRFactor", "apply_q", "qr_batched", "qr_raw", "ADAT_TILE", "ADAT_VARIANT", "B_TILE", "P_PANEL",
            "UPDATE_VARIANT", "padded", "require", "solve", "substitute_texture"]

@@ -1,8 +1,25 @@
 """Blocked Householder QR: seed 004's tile algorithm on the fragment pipeline
-(issue 16, step 2), in place on RGBA32F storage through image load/store.
+(issue 16, steps 2 and 3), in place on RGBA32F storage through image load/store,
+for one matrix or an atlas of many ("fronts", side by side, `qr_batched`) that
+every draw covers at once -- each rectangle carries its front's parameters
+(figures/qr.py, BlockedFront).
 
-For each panel of NB columns (seed 004's 32-column tile; `bench qr` measures others):
-  Factorize  the panel ping-pongs between two m x NB/4 textures and its columns stay
+The rounds come from seed 004's bucket scheduler (figures/buckets.py), one per
+front, merged launch by launch.  A seed-004 bundle holds at most three 32-row
+tiles because a thread block's shared memory holds five; a fragment shares
+nothing with its neighbours and the reductions run across passes, so here a
+bundle is every row tile of its bucket (bundle=None): the pipelined schedule of a
+front is then one launch per panel of NB columns, each an Apply of the previous
+panel's reflector and a Factorize of this one -- and with three-tile bundles a
+6144 x 384 front would need 26 launches of 2 NB + 9 draws instead of 12
+(figures/buckets.py counts them; tests/figures/test_buckets.py runs them).
+
+Per launch, over every front that has it:
+  Apply      the previous panel's block reflector to the columns right of it,
+             C -= V T^T V^T C: W1 = V^T C by row chunks (bqr_vtc), their sum
+             (bqr_w1sum), W2 = T^T W1 (bqr_tw), C -= V W2 (bqr_cvw, 4 x 4 outputs
+             a fragment).
+  Factorize  the panel ping-pongs between two textures and its columns stay
              unscaled until it ends, so each column k costs two dependent draws:
              bqr_dots_reflect (apply reflection k-1 to the panel while summing, per
              chunk of rows, column k's dots against every panel column) and
@@ -11,26 +28,20 @@ For each panel of NB columns (seed 004's 32-column tile; `bench qr` measures oth
              panel's end bqr_panel_store writes R, beta and v = s U into A (geqrf's
              layout) and one draw builds T (larft), T(1:k-1, k) = T(1:k-1, 1:k-1) z(1:k-1)^T.
              (The first version took four draws per column -- dots, house, reflect,
-             scale in place; on the H100 each dependent draw costs 17-28 us of GPU
-             time, benchmarks/qr_draw_costs.py, so halving the draws is the lever.)
-  Apply      the block reflector to the columns right of the panel,
-             C -= V T^T V^T C, as three products: W1 = V^T C (split over row
-             chunks, then summed by a draw of its own), W2 = T^T W1, C -= V W2
-             (4 x 4 outputs per fragment).
-The bundle of seed 004 is limited to three row tiles by a GPU's shared memory;
-here a panel's reductions run across passes, so a bundle is every row tile
-below the panel and one bucket-scheduler round is one panel: Factorize draws of
-round p, then the Apply that lets round p + 1 start.  The result is the same
-geqrf layout as paper/qr.py, and the same QRFactor operation.
+             scale in place; benchmarks/qr_draw_costs.py, qr_chunk_sweep.py measure why
+             and how much: a draw here waits on chains of dependent loads.)
+The result is geqrf's layout, as paper/qr.py's, and the same QRFactor operation.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .. import figures as geo
+from ..figures import buckets
+from ..figures.qr import BlockedFront, place_blocked
 from ..layouts.scaling import power_of_two_scale, scale_r
 from ..gl import Context, Stopwatch, resolve
-from ..layouts.rgba import padded
+from ..layouts.rgba import padded, to_rgba
 from ..layouts.transfer import read_rgba, upload_rgba
 from .tiles import P_PANEL, require
 from .triangular import substitute_texture
@@ -47,68 +58,6 @@ def chunk_for(m: int) -> int:
     return 16 if m <= 512 else 32 if m <= 2048 else 64
 
 
-def _apply_tables(m, nq, kb, nch, nb):
-    """The Apply's rectangles (on block grids) for the panel at kb: V^T C by chunks,
-    their sum and T^T W1 (both NB x nq), C -= V W2."""
-    rows4 = -(-(m - kb) // 4)
-    return (geo.rectangle(0, 0, nq, nch * nb // 4), geo.rectangle(0, 0, nq, nb), geo.rectangle(0, 0, nq, rows4))
-
-
-def _factor_tables(m, n, nq, nb, chunk):
-    """Per column: (dots_reflect, house); per panel: (store, T, Apply's three | None).
-    Built once per shape (Kernels.cached_steps)."""
-    s = min(m, n)
-    nch = -(-m // chunk)
-    steps = []
-    for kb in range(0, s, nb):
-        bw = min(nb, s - kb)
-        nbq = -(-bw // 4)
-        for k in range(kb, kb + bw):
-            steps.append((geo.rectangle(0, kb // chunk, nbq, nch), geo.rectangle(0, k - kb, bw, k - kb + 1)))
-        q0 = (kb + bw) >> 2
-        apply = _apply_tables(m, nq - q0, kb, nch, nb) if kb + bw < n else (None, None, None)
-        steps.append((geo.rectangle(0, kb, nbq, m), geo.rectangle(kb, 0, kb + bw, bw)) + apply)
-    return steps
-
-
-class _Scratch:
-    """The per-call work textures, taken from the pool once per factorization."""
-
-    def __init__(self, K, m, ncols_q, nb, chunk, panel: bool = False):
-        self.K, self.nb, self.chunk = K, nb, chunk
-        self.nch = nch = -(-m // chunk)
-        self.defines = {"NB": nb}
-        self.w1p = K.pool.take(nch * nb, max(ncols_q, 1), "QR V^T C partial", components=4)
-        self.w1 = K.pool.take(nb, max(ncols_q, 1), "QR V^T C", components=4)
-        self.w2 = K.pool.take(nb, max(ncols_q, 1), "QR T V^T C", components=4)
-        self.part = self.yz = None
-        self.panels = ()
-        if panel:                                  # the Factorize's own: partial dots, scalars, the panel pair
-            self.part = K.pool.take(nch, nb // 4, "QR partial dots", components=4)
-            self.yz = K.pool.take(nb, nb, "QR z and scalars", components=4)
-            self.panels = (K.pool.take(m, nb // 4, "QR panel", components=4),
-                           K.pool.take(m, nb // 4, "QR panel", components=4))
-
-    def give(self):
-        self.K.pool.give(self.part, self.yz, self.w1p, self.w1, self.w2, *self.panels)
-
-
-def apply_block(K, a_tex, c_tex, tt, sc, kb, bw, m, q0, j0, nq, spans, *, trans: bool):
-    """C(:, texel columns q0 .. q0+nq-1) -= V T' V^T C for the panel at kb (width bw);
-    T' = T^T (trans, Q^T C) or T (Q C).  Columns left of j0 stay.  spans: the
-    three rectangles of _apply_tables."""
-    nch, nb, D = sc.nch, sc.nb, sc.defines
-    u = {"u_kb": kb, "u_bw": bw, "u_m": m, "u_chunk": sc.chunk, "u_q0": q0}
-    vtc, tw, cvw = spans
-    K.draw("bqr_vtc", K.grid(nq, nch * nb // 4), vtc, {"V": a_tex, "C": c_tex}, u,
-           images={"W1PART": sc.w1p}, defines=D)
-    K.draw("bqr_w1sum", sc.w1, tw, {"W1PART": sc.w1p}, {"u_nch": nch}, defines=D)
-    K.draw("bqr_tw", K.grid(nq, nb), tw, {"TT": tt, "W1": sc.w1},
-           {"u_kb": kb, "u_bw": bw, "u_trans": int(trans)}, images={"W2": sc.w2}, defines=D)
-    K.draw("bqr_cvw", K.grid(nq, -(-(m - kb) // 4)), cvw, {"V": a_tex}, dict(u, u_j0=j0),
-           images={"C": c_tex, "W2": sc.w2}, defines=D)
-
-
 def _check_nb(nb, chunk, m):
     """The panel width checked, and the row chunk (chunk_for(m) when None)."""
     chunk = chunk_for(m) if chunk is None else chunk
@@ -117,99 +66,227 @@ def _check_nb(nb, chunk, m):
     return chunk
 
 
-def factor_texture(a_tex, m: int, n: int, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = None):
-    """Factor the RGBA matrix (m x n, n padded to a multiple of 4 in the texture)
-    in place; returns TT (NB x s texture: the panels' T, tau on its diagonal)."""
+def launches(fronts, nb: int):
+    """The merged bucket-scheduler launches of the atlas's fronts (unlimited bundles)."""
+    return buckets.merge([buckets.schedule(-(-fr.m // nb), -(-fr.n // nb), bundle=None, front=i)
+                          for i, fr in enumerate(fronts)])
+
+
+class _Scratch:
+    """The work textures of one atlas, taken from the pool once: the panels' ping-pong
+    pair and partial dots, the scalars YZ (factorization), and the Apply's W's."""
+
+    def __init__(self, K, fronts, rows, texels, nb, factor: bool = True):
+        self.K = K
+        nch = max(fr.chunks() for fr in fronts)
+        F = len(fronts)
+        self.defines = {"NB": nb}
+        self.w1p = K.pool.take(nch * nb, texels, "QR V^T C partial", components=4)
+        self.w1 = K.pool.take(nb, texels, "QR V^T C", components=4)
+        self.w2 = K.pool.take(nb, texels, "QR T V^T C", components=4)
+        self.part = self.yz = None
+        self.panels = ()
+        if factor:
+            self.part = K.pool.take(nch, F * nb // 4, "QR partial dots", components=4)
+            self.yz = K.pool.take(nb, F * nb, "QR z and scalars", components=4)
+            self.panels = (K.pool.take(rows, F * nb // 4, "QR panel", components=4),
+                           K.pool.take(rows, F * nb // 4, "QR panel", components=4))
+
+    def give(self):
+        self.K.pool.give(self.part, self.yz, self.w1p, self.w1, self.w2, *self.panels)
+
+
+def _apply(K, v_tex, c_tex, tt, sc, kb: int, spans, *, trans: bool, keep: bool) -> None:
+    """C -= V T' V^T C for the panel at kb of every front in `spans` (the three
+    rectangle sets of figures.qr.blocked_apply_rects); T' = T^T (Q^T C) or T (Q C);
+    keep: a front's own panel columns stay (they hold R and V)."""
+    vtc, sums, cvw = spans
+    D = sc.defines
+    u = {"u_kb": kb}
+    K.draw("bqr_vtc", K.grid(c_tex.cols, sc.w1p.rows // 4), vtc, {"V": v_tex, "C": c_tex}, u,
+           images={"W1PART": sc.w1p}, defines=D)
+    K.draw("bqr_w1sum", sc.w1, sums, {"W1PART": sc.w1p}, None, defines=D)
+    K.draw("bqr_tw", K.grid(c_tex.cols, sc.w1.rows), sums, {"TT": tt, "W1": sc.w1},
+           dict(u, u_trans=int(trans)), images={"W2": sc.w2}, defines=D)
+    K.draw("bqr_cvw", K.grid(c_tex.cols, -(-c_tex.rows // 4)), cvw, {"V": v_tex}, dict(u, u_keep=int(keep)),
+           images={"C": c_tex, "W2": sc.w2}, defines=D)
+
+
+def _plan(fronts, nb):
+    """The draws of an atlas's factorization, in order: ("apply", kb), ("column", kb, kl),
+    ("end", kb) -- from the merged bucket-scheduler launches: per launch the Apply of
+    the previous panel (over every front that has columns right of it), then the
+    Factorize of this one, column by column."""
+    plan = []
+    for tasks in launches(fronts, nb):
+        a_cols = {t.col for t in tasks if t.kind in ("apply", "apply_factorize")}
+        f_cols = {t.factorized()[1] for t in tasks if t.factorized()}
+        if len(a_cols) > 1 or len(f_cols) > 1:       # pragma: no cover - unlimited bundles move in lockstep
+            raise AssertionError(f"a launch mixes panels: {a_cols}, {f_cols}")
+        _apply_step(plan, fronts, nb, nb * a_cols.pop() if a_cols else None)
+        if f_cols:
+            kb = nb * f_cols.pop()
+            plan += [("column", kb, kl) for kl in range(max(fr.bw(kb, nb) for fr in fronts))]
+            plan.append(("end", kb))
+    # a front whose last panel leaves columns of its own column tile (s < n there) has
+    # no Apply task in the tile schedule: one more Apply updates them
+    kb = plan[-1][1] if plan and plan[-1][0] == "end" else None
+    _apply_step(plan, fronts, nb, kb)
+    return plan
+
+
+def _apply_step(plan, fronts, nb, kb):
+    if kb is not None and geo.qr.blocked_apply_rects(fronts, kb, nb) is not None:
+        plan.append(("apply", kb))
+
+
+def _geometries(fronts, nb, plan):
+    out = []
+    for op in plan:
+        if op[0] == "apply":
+            out.append(geo.qr.blocked_apply_rects(fronts, op[1], nb))
+        elif op[0] == "column":
+            out.append(geo.qr.blocked_column_rects(fronts, op[1], op[2], nb))
+        else:
+            out.append(geo.qr.blocked_panel_end_rects(fronts, op[1], nb))
+    return out
+
+
+def factor_atlas(a_tex, fronts, *, nb: int = NB, ctx: Context | None = None):
+    """Factor every front of the RGBA atlas a_tex in place (geqrf's layout); returns TT
+    (front f's T of the panel at kb in columns f NB.., rows kb..; tau on the diagonals)."""
     ctx = resolve(ctx)
     require(ctx)
     K = ctx.kernels
-    s = min(m, n)
-    chunk = _check_nb(nb, chunk, m)
-    nq = a_tex.cols
-    tt = K.pool.take(nb, padded(s, nb), "QR T factors")
-    sc = _Scratch(K, m, nq, nb, chunk, panel=True)
-    steps = iter(K.cached_steps(("bqr3", m, n, nq, nb, chunk), lambda: _factor_tables(m, n, nq, nb, chunk)))
-    nbq = nb // 4
+    tt = K.pool.take(max(-(-fr.steps // nb) * nb for fr in fronts), len(fronts) * nb, "QR T factors")
+    sc = _Scratch(K, fronts, a_tex.rows, a_tex.cols, nb)
+    plan = _plan(fronts, nb)
+    spans = K.cached_steps(("bqr-atlas", tuple(fronts), nb), lambda: _geometries(fronts, nb, plan))
+    D = sc.defines
+    src, (P, Q) = a_tex, sc.panels
     try:
-        for kb in range(0, s, nb):
-            bw = min(nb, s - kb)
-            src, (P, Q) = a_tex, sc.panels
-            for k in range(kb, kb + bw):
-                dots_reflect, house = next(steps)
-                u = {"u_k": k, "u_kb": kb, "u_m": m, "u_chunk": chunk}
-                K.draw("bqr_dots_reflect", K.grid(nbq, sc.nch), dots_reflect, {"S": src, "YZ": sc.yz},
-                       dict(u, u_bw=bw, u_sq0=(kb >> 2) if src is a_tex else 0, u_first=int(k == kb)),
-                       images={"T": P, "PART": sc.part})
-                K.draw("bqr_house", K.grid(nb, nb), house, {"P": P, "PART": sc.part}, u, images={"YZ": sc.yz})
+        for op, geoms in zip(plan, spans):
+            if op[0] == "apply":
+                _apply(K, a_tex, a_tex, tt, sc, op[1], geoms, trans=True, keep=True)
+            elif op[0] == "column":
+                (kb, kl), (dots_reflect, house) = op[1:], geoms
+                if kl == 0:
+                    src, (P, Q) = a_tex, sc.panels
+                u = {"u_kb": kb, "u_kl": kl}
+                K.draw("bqr_dots_reflect", K.grid(sc.part.cols, sc.part.rows), dots_reflect, {"S": src, "YZ": sc.yz},
+                       dict(u, u_first=int(kl == 0)), images={"T": P, "PART": sc.part}, defines=D)
+                K.draw("bqr_house", K.grid(sc.yz.cols, sc.yz.rows), house, {"P": P, "PART": sc.part}, u,
+                       images={"YZ": sc.yz}, defines=D)
                 src, P, Q = P, Q, P
-            store, tri, *apply = next(steps)
-            K.draw("bqr_panel_store", K.grid(nbq, m), store, {"P": src, "YZ": sc.yz}, {"u_kb": kb, "u_bw": bw},
-                   images={"A": a_tex})
-            K.draw("bqr_t", tt, tri, {"YZ": sc.yz}, {"u_kb": kb}, defines=sc.defines)
-            j0 = kb + bw
-            if j0 < n:
-                q0 = j0 >> 2
-                apply_block(K, a_tex, a_tex, tt, sc, kb, bw, m, q0, j0, nq - q0, apply, trans=True)
+            else:
+                store, tri = geoms
+                K.draw("bqr_panel_store", K.grid(a_tex.cols, a_tex.rows), store,
+                       {"P0": sc.panels[0], "P1": sc.panels[1], "YZ": sc.yz}, {"u_kb": op[1]}, images={"A": a_tex},
+                       defines=D)
+                K.draw("bqr_t", tt, tri, {"YZ": sc.yz}, {"u_kb": op[1]}, defines=D)
+    except BaseException:
+        K.pool.give(tt)
+        raise
     finally:
         sc.give()
     return tt
 
 
-def _tau(tt, s, nb):
-    T = tt.read()
-    return np.array([T[k % nb, k] for k in range(s)], np.float32)
+def _front(m: int, n: int, nb: int, chunk) -> BlockedFront:
+    return BlockedFront(0, m, n, 0, _check_nb(nb, chunk, m))
 
 
-def qr_raw(A: np.ndarray, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = None):
-    """(F, tau) in geqrf's layout for a float32 matrix, by the tile algorithm.
-    Scaled by a power of two first, as paper/qr.py (exact)."""
+def factor_texture(a_tex, m: int, n: int, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = None):
+    """Factor the RGBA matrix (m x n, n padded to a multiple of 4 in the texture)
+    in place: the one-front atlas.  Returns TT (the panels' T, tau on their diagonals)."""
+    nb = panel_width(resolve(ctx), nb)
+    return factor_atlas(a_tex, [_front(m, n, nb, chunk)], nb=nb, ctx=ctx)
+
+
+def _tau(T: np.ndarray, f: int, s: int, nb: int):
+    """tau_k: the diagonal of front f's T factors (panel kb's T at rows kb.., columns f nb..)."""
+    k = np.arange(s)
+    return T[k, f * nb + k % nb].astype(np.float32)
+
+
+def panel_width(ctx, nb: int = NB) -> int:
+    """nb, or less on a GPU whose textures are narrower than a front's NB-column slot
+    (the tests' 16-texel contexts): a multiple of 4."""
+    return max(4, min(nb, ctx.max_texture_size // 4 * 4))
+
+
+def qr_batched(mats, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = None) -> list:
+    """[(F, tau), ...] for float32 matrices of any shapes: fronts side by side in one
+    RGBA atlas (several when the texture limit says so), every launch's draws
+    covering all of them (seed 004's many fronts per launch, Fig. 5).  Each result
+    is what qr_raw gives for that matrix alone, bit for bit (its own chunk, the same
+    sums in the same order)."""
     ctx = resolve(ctx)
     require(ctx)
     K = ctx.kernels
-    m, n = A.shape
-    np4 = padded(n, 4)
-    ctx.check_size(m, np4 // 4, f"A ({m} x {n}, blocked)")
-    A, sc = power_of_two_scale(A)
-    a_tex = upload_rgba(ctx, A, m, np4, "A")
-    tt = None
-    try:
-        tt = factor_texture(a_tex, m, n, nb=nb, chunk=chunk, ctx=ctx)
-        F = np.ascontiguousarray(read_rgba(a_tex, m, n))        # a fresh array: no copy unless padded
-        tau = _tau(tt, min(m, n), nb)
-    finally:
-        K.pool.give(a_tex, tt)
-    if sc != 1.0:
-        scale_r(F, sc)
-    return F, tau
+    nb = panel_width(ctx, nb)
+    out = [None] * len(mats)
+    for atlas in place_blocked([a.shape for a in mats], ctx.max_texture_size, nb,
+                               lambda m: _check_nb(nb, chunk, m)):
+        fronts = [fr for _, fr in atlas]
+        W = max(fr.ox + fr.texels for fr in fronts)
+        H = max(fr.m for fr in fronts)
+        data = np.zeros((H, W, 4), np.float32)
+        scales = []
+        for idx, fr in atlas:
+            a, s = power_of_two_scale(mats[idx])
+            data[:fr.m, fr.ox:fr.ox + fr.texels] = to_rgba(a, fr.m, 4 * fr.texels)
+            scales.append(s)
+        a_tex = K.pool.take(H, W, "QR atlas", components=4)
+        tt = None
+        try:
+            a_tex.write(data)
+            tt = factor_atlas(a_tex, fronts, nb=nb, ctx=ctx)
+            full = a_tex.read().reshape(H, 4 * W)
+            T = tt.read()
+            for (idx, fr), s in zip(atlas, scales):
+                F = np.ascontiguousarray(full[:fr.m, 4 * fr.ox:4 * fr.ox + fr.n])
+                if s != 1.0:
+                    scale_r(F, s)
+                out[idx] = (F, _tau(T, fr.f, fr.steps, nb))
+        finally:
+            K.pool.give(a_tex, tt)
+    return out
+
+
+def qr_raw(A: np.ndarray, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = None):
+    """(F, tau) in geqrf's layout for a float32 matrix, by the tile algorithm (the
+    one-front atlas).  Scaled by a power of two first, as paper/qr.py (exact)."""
+    return qr_batched([A], nb=nb, chunk=chunk, ctx=ctx)[0]
 
 
 def apply_q_texture(a_tex, tt, m: int, s: int, c_tex, p: int, *, trans: bool, nb: int = NB, chunk: int = CHUNK,
                     ctx: Context | None = None):
     """Q C or Q^T C in place on the RGBA texture c_tex (m x p) by the block
-    reflectors of a factored a_tex and its TT: three Apply products per panel."""
+    reflectors of a factored a_tex and its TT: the Apply's draws per panel."""
     ctx = resolve(ctx)
     K = ctx.kernels
-    nq = c_tex.cols
-    chunk = _check_nb(nb, chunk, m)
-    sc = _Scratch(K, m, nq, nb, chunk)
+    fr = BlockedFront(0, m, s, 0, _check_nb(nb, chunk, m))       # the reflectors: s of them
+    sc = _Scratch(K, [fr], m, c_tex.cols, nb, factor=False)
     panels = list(range(0, s, nb))
-    tables = K.cached_steps(("bqr-apply2", m, nq, s, nb, chunk),
-                            lambda: [_apply_tables(m, nq, kb, sc.nch, nb) for kb in panels])
+    tables = K.cached_steps(("bqr-apply3", fr, c_tex.cols, nb), lambda: [
+        geo.qr.blocked_apply_rects([fr], kb, nb, c_texels=c_tex.cols) for kb in panels])
     try:
         for i in (range(len(panels)) if trans else range(len(panels) - 1, -1, -1)):
-            kb = panels[i]
-            apply_block(K, a_tex, c_tex, tt, sc, kb, min(nb, s - kb), m, 0, 0, nq, tables[i], trans=trans)
+            if tables[i] is not None:
+                _apply(K, a_tex, c_tex, tt, sc, panels[i], tables[i], trans=trans, keep=False)
     finally:
         sc.give()
     return c_tex
 
 
 def _upload_factor(ctx, F, tau, nb):
-    """F (geqrf layout) as RGBA, and TT rebuilt from (F, tau) on the host (larft)."""
+    """F (geqrf layout) as RGBA, and TT rebuilt from (F, tau) on the host (larft), in
+    factor_atlas's layout for one front: panel kb's T at rows kb.., columns 0..nb."""
     m, n = F.shape
     s = tau.shape[0]
     a_tex = upload_rgba(ctx, F, m, padded(n, 4), "QR reflectors")
-    T = np.zeros((nb, padded(max(s, 1), nb)), np.float32)
+    T = np.zeros((padded(max(s, 1), nb), nb), np.float32)
     V = np.tril(F[:, :s].astype(np.float64), -1)
     V[np.arange(s), np.arange(s)] = 1.0
     for kb in range(0, s, nb):
@@ -220,8 +297,8 @@ def _upload_factor(ctx, F, tau, nb):
             t[i, i] = tau[kb + i]
             if i:
                 t[:i, i] = -tau[kb + i] * t[:i, :i] @ (Vb[:, :i].T @ Vb[:, i])
-        T[:bw, kb:kb + bw] = t
-    tt = ctx.kernels.pool.take(nb, T.shape[1], "QR T factors")
+        T[kb:kb + bw, :bw] = t
+    tt = ctx.kernels.pool.take(T.shape[0], nb, "QR T factors")
     tt.write(T)
     return a_tex, tt
 
@@ -233,6 +310,7 @@ def apply_q(F: np.ndarray, tau: np.ndarray, C: np.ndarray, *, trans: bool = Fals
     require(ctx)
     K = ctx.kernels
     m, p = C.shape
+    nb = panel_width(ctx, nb)
     _check_nb(nb, chunk, m)
     a_tex, tt = _upload_factor(ctx, F, tau, nb)
     c_tex = upload_rgba(ctx, C, m, padded(p, 4), "C")
@@ -252,7 +330,7 @@ class QRFactor:
                  chunk: int = CHUNK):
         self.ctx = ctx = resolve(ctx)
         require(ctx)
-        self.nb, self.chunk = nb, chunk
+        self.nb, self.chunk = panel_width(ctx, nb), chunk
         self.watch = watch or Stopwatch(ctx, enabled=False)
         self.m, self.n = A32.shape
         self.a_tex = self.tt = self.l_tex = None
@@ -261,7 +339,7 @@ class QRFactor:
             with self.watch("transfer"):
                 self.a_tex = upload_rgba(ctx, A, self.m, padded(self.n, 4), "A")
             with self.watch("factor"):
-                self.tt = factor_texture(self.a_tex, self.m, self.n, nb=nb, chunk=chunk, ctx=ctx)
+                self.tt = factor_texture(self.a_tex, self.m, self.n, nb=self.nb, chunk=chunk, ctx=ctx)
             with self.watch("transfer"):
                 F = read_rgba(self.a_tex, self.m, self.n)
                 self.R = np.triu(F[:self.n]) * np.float32(sc)

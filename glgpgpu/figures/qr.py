@@ -122,3 +122,109 @@ def apply_geometries(m: int, p: int, s: int, chunk: int = CHUNK):
         out.append((dots, _front_rect(f, 0, 0, p, 1, f"sum of chunks, H_{k}"),
                     _front_rect(f, 0, 0, p, m, f"apply H_{k}")))
     return out
+
+
+# -- the blocked path's atlas (blocked/qr.py): fronts side by side, whole RGBA texels --------
+
+#: the blocked QR's attached coordinates: T0 = (ox, m, chunk), T1 = (f, bw, 0)
+BLOCKED_NAMES = ("T0", "T1")
+
+
+@dataclass(frozen=True)
+class BlockedFront:
+    """One matrix of the blocked QR's atlas.  ox: its first texel column (4 matrix
+    columns a texel; A and C alike); f: its slot in the scratch textures (panel
+    textures NB/4 texels a slot, YZ and TT NB texels); chunk: its rows per fragment
+    in the chunked reductions."""
+
+    ox: int
+    m: int
+    n: int
+    f: int
+    chunk: int
+
+    @property
+    def steps(self) -> int:
+        return min(self.m, self.n)
+
+    @property
+    def texels(self) -> int:
+        return -(-self.n // 4)
+
+    def chunks(self) -> int:
+        return -(-self.m // self.chunk)
+
+    def bw(self, kb: int, nb: int) -> int:
+        """The width of its panel at kb (0 once its reflectors are all made)."""
+        return max(0, min(nb, self.steps - kb))
+
+
+def place_blocked(shapes, limit: int, nb: int, chunk_for) -> list:
+    """Atlases for the blocked QR of `shapes` [(m, n), ...]: fronts left to right in
+    whole texels, a new atlas when the next would pass the texture limit (A's texels,
+    or NB columns a front in YZ and TT).  Returns [[(index, BlockedFront), ...], ...]."""
+    atlases, cur, ox = [], [], 0
+    for idx, (m, n) in enumerate(shapes):
+        w = -(-n // 4)
+        if w > limit or -(-min(m, n) // nb) * nb > limit or m > limit:
+            raise ValueError(f"matrix {idx} ({m} x {n}) does not fit a {limit}-texel texture")
+        if cur and (ox + w > limit or (len(cur) + 1) * nb > limit):
+            atlases.append(cur)
+            cur, ox = [], 0
+        cur.append((idx, BlockedFront(ox, int(m), int(n), len(cur), chunk_for(m))))
+        ox += w
+    if cur:
+        atlases.append(cur)
+    return atlases
+
+
+def _brect(fr: BlockedFront, x0, y0, x1, y1, bw, label) -> Geometry:
+    return rectangle(x0, y0, x1, y1, t0=(fr.ox, fr.m, fr.chunk), t1=(fr.f, bw, 0), label=label,
+                     names=BLOCKED_NAMES)
+
+
+def blocked_column_rects(fronts, kb: int, kl: int, nb: int):
+    """Column kb + kl of every front whose panel at kb is wider than kl: (dots_reflect
+    on the panel slots x chunks grid, house on the YZ grid), or None."""
+    nbq = nb // 4
+    act = [fr for fr in fronts if fr.bw(kb, nb) > kl]
+    if not act:
+        return None
+    dr = [_brect(fr, fr.f * nbq, kb // fr.chunk, fr.f * nbq + -(-fr.bw(kb, nb) // 4), fr.chunks(), fr.bw(kb, nb),
+                 f"dots + reflection, column {kb + kl}") for fr in act]
+    house = [_brect(fr, fr.f * nb, kl, fr.f * nb + fr.bw(kb, nb), kl + 1, fr.bw(kb, nb),
+                    f"Householder scalars, column {kb + kl}") for fr in act]
+    return _union(dr, f"dots + reflection, column {kb + kl}"), _union(house, f"house, column {kb + kl}")
+
+
+def blocked_panel_end_rects(fronts, kb: int, nb: int):
+    """The end of panel kb: (store into A's texels, T into TT: the front's NB columns,
+    rows kb .. kb + bw) for every front with a panel there."""
+    act = [fr for fr in fronts if fr.bw(kb, nb) > 0]
+    if not act:
+        return None
+    store = [_brect(fr, fr.ox + kb // 4, kb, fr.ox + kb // 4 + -(-fr.bw(kb, nb) // 4), fr.m, fr.bw(kb, nb),
+                    f"panel store, {kb}") for fr in act]
+    tri = [_brect(fr, fr.f * nb, kb, fr.f * nb + fr.bw(kb, nb), kb + fr.bw(kb, nb), fr.bw(kb, nb), f"T, {kb}")
+           for fr in act]
+    return _union(store, f"panel store, {kb}"), _union(tri, f"T, {kb}")
+
+
+def blocked_apply_rects(fronts, kb: int, nb: int, *, c_texels: int | None = None):
+    """The Apply of panel kb to the columns right of it -- or, with c_texels (one front:
+    Q C / Q^T C), to all c_texels texels of another matrix C: (V^T C by chunks, the sum
+    and T^T W1 on the NB x texels grid, C -= V W2 on the rows / 4 x texels grid), or
+    None when no front has columns left to update."""
+    parts = ([], [], [])
+    for fr in fronts:
+        bw = fr.bw(kb, nb)
+        if bw == 0 or (c_texels is None and kb + bw >= fr.n):
+            continue
+        q0 = fr.ox if c_texels else fr.ox + ((kb + bw) >> 2)
+        q1 = fr.ox + (c_texels or fr.texels)
+        parts[0].append(_brect(fr, q0, 0, q1, fr.chunks() * nb // 4, bw, f"V^T C, {kb}"))
+        parts[1].append(_brect(fr, q0, 0, q1, nb, bw, f"W sums, {kb}"))
+        parts[2].append(_brect(fr, q0, 0, q1, -(-(fr.m - kb) // 4), bw, f"C -= V W, {kb}"))
+    if not parts[0]:
+        return None
+    return tuple(_union(p, label) for p, label in zip(parts, ("V^T C", "W sums", "C -= V W")))

@@ -4,22 +4,22 @@
 // larft).  Row r of T depends only on row r: T(r, r) = tau_r,
 // T(r, l) = sum_{p = r}^{l-1} T(r, p) z_l(p), z_l = YZ's row l.  One fragment per
 // entry, recomputing its row up to its column (at most bw^2 / 2 multiply-adds).
-// TT holds the T of every panel side by side: panel kb at columns kb .. kb+bw-1.
-#ifndef NB
-#define NB 32
-#endif
+// TT holds every front's T of every panel: front f's panel kb at columns
+// f NB .. f NB + bw - 1, rows kb .. kb + bw - 1.
+#include "bqr_common.glsl"
 uniform sampler2D YZ;
 uniform int u_kb;
 out float result;
 
 void main() {
-    int c = int(gl_FragCoord.x) - u_kb, r = int(gl_FragCoord.y);
+    int f = fr_f();
+    int c = int(gl_FragCoord.x) - f * NB, r = int(gl_FragCoord.y) - u_kb;
     if (r > c) { result = 0.0; return; }
     float t[NB];
-    t[r] = texelFetch(YZ, ivec2(0, r), 0).z;
+    t[r] = texelFetch(YZ, ivec2(f * NB, r), 0).z;
     for (int l = r + 1; l <= c; ++l) {
         float s = 0.0;
-        for (int p = r; p < l; ++p) s += t[p] * texelFetch(YZ, ivec2(p, l), 0).x;
+        for (int p = r; p < l; ++p) s += t[p] * texelFetch(YZ, ivec2(f * NB + p, l), 0).x;
         t[l] = s;
     }
     result = t[c];

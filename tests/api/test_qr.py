@@ -121,23 +121,35 @@ def test_apply_q_without_forming_q(ctx, rng, method, trans):
     assert v.shape == (11,) and np.allclose(v, got[:, 0], atol=1e-6)
 
 
-def test_batched_equals_one_by_one_bit_for_bit(ctx, rng):
-    shapes = [(5, 3), (3, 5), (40, 7), (1, 1), (16, 16), (70, 2)]
-    mats = [rng.standard_normal(s).astype(np.float32) * 10.0 ** i for i, s in enumerate(shapes)]
-    together = glgpgpu.qr_batched(mats)
+BATCH = [(5, 3), (3, 5), (40, 7), (1, 1), (16, 16), (70, 2), (37, 45), (90, 33), (33, 90), (600, 5)]
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_batched_equals_one_by_one_bit_for_bit(ctx, rng, method):
+    """Many fronts factored by the same draws (paper: side by side in an R32F atlas,
+    blocked: in an RGBA atlas, the bucket scheduler's launches merged): each result is
+    the matrix's own QR, bit for bit -- panels of different widths, fronts that finish
+    launches apart, wide and tall, row chunks of 16 and 64 in one atlas."""
+    mats = [rng.standard_normal(s).astype(np.float32) * 10.0 ** (i % 5) for i, s in enumerate(BATCH)]
+    together = glgpgpu.qr_batched(mats, method=method)
     for A, (F, tau) in zip(mats, together):
-        F1, tau1 = glgpgpu.qr(A, mode="raw", method="paper")
+        F1, tau1 = glgpgpu.qr(A, mode="raw", method=method)
         assert np.array_equal(F, F1) and np.array_equal(tau, tau1)
+        k = min(A.shape)
+        check_qr(glgpgpu.apply_q(F, tau, np.eye(A.shape[0], k, dtype=np.float32), method=method), np.triu(F[:k]), A)
 
 
-def test_batched_splits_atlases_at_the_texture_limit(rng):
+@pytest.mark.parametrize("method", METHODS)
+def test_batched_splits_atlases_at_the_texture_limit(rng, method):
     small = glgpgpu.Context(max_texture_size=16)
     try:
         mats = [rng.standard_normal((6, 7)).astype(np.float32) for _ in range(5)]   # 35 columns > 16
-        together = glgpgpu.qr_batched(mats, ctx=small)
+        mats += [rng.standard_normal((16, 9)).astype(np.float32) for _ in range(3)]
+        together = glgpgpu.qr_batched(mats, method=method, ctx=small)
         for A, (F, tau) in zip(mats, together):
-            F1, tau1 = glgpgpu.qr(A, mode="raw", method="paper", ctx=small)
+            F1, tau1 = glgpgpu.qr(A, mode="raw", method=method, ctx=small)
             assert np.array_equal(F, F1) and np.array_equal(tau, tau1)
+        assert small.kernels.pool.outstanding == 0
     finally:
         small.release()
 

@@ -80,3 +80,52 @@ def test_apply_tables_cover_all_columns():
         else:
             got, _ = covered(dots, p, -(-m // chunk))
             assert got[c0:].all() and not got[:c0].any()
+
+
+def test_blocked_atlas_rectangles_cover_each_front_with_its_parameters():
+    """The blocked QR's atlas (figures/qr.py): every draw's rectangles cover exactly
+    each active front's own texels, and carry its (ox, m, chunk) and (f, bw) there --
+    the column steps on the panel slots, the panel's end in A and TT, the Apply on the
+    columns right of the panel (none for a front whose panel is its last columns)."""
+    import numpy as np
+
+    from glgpgpu import figures as geo
+    from glgpgpu.figures.qr import (blocked_apply_rects, blocked_column_rects, blocked_panel_end_rects,
+                                    place_blocked)
+
+    nb = 8
+    (atlas,) = place_blocked([(20, 10), (6, 30), (33, 5)], 64, nb, lambda m: 4 if m < 10 else 8)
+    fronts = [fr for _, fr in atlas]
+    assert [fr.ox for fr in fronts] == [0, 3, 11] and [fr.f for fr in fronts] == [0, 1, 2]
+
+    def owners(g, w, h):
+        count, t0, t1 = geo.rasterize(g, w, h)
+        assert count.max() <= 1
+        return count, t0, t1
+
+    kb = 0
+    dr, house = blocked_column_rects(fronts, kb, 5, nb)            # column 5: fronts with bw > 5
+    count, t0, t1 = owners(dr, 3 * nb // 4, 10)
+    for fr in fronts:
+        bw = fr.bw(kb, nb)
+        sl = slice(fr.f * 2, fr.f * 2 + -(-bw // 4))
+        region = count[:fr.chunks(), sl]
+        assert (region == (1 if bw > 5 else 0)).all()
+        if bw > 5:
+            assert np.allclose(t0[:fr.chunks(), sl], (fr.ox, fr.m, fr.chunk))
+            assert np.allclose(t1[:fr.chunks(), sl], (fr.f, bw, 0))
+    assert count.sum() == sum(fr.chunks() * -(-fr.bw(kb, nb) // 4) for fr in fronts if fr.bw(kb, nb) > 5)
+    count, _, _ = owners(house, 3 * nb, nb)
+    assert count.sum() == sum(fr.bw(kb, nb) for fr in fronts if fr.bw(kb, nb) > 5) and count[5].sum() == count.sum()
+    store, tri = blocked_panel_end_rects(fronts, kb, nb)
+    count, t0, _ = owners(store, 16, 33)
+    for fr in fronts:
+        cols = slice(fr.ox, fr.ox + -(-fr.bw(kb, nb) // 4))
+        assert (count[kb:fr.m, cols] == 1).all() and count[fr.m:, cols].sum() == 0
+    vtc, sums, cvw = blocked_apply_rects(fronts, kb, nb)
+    count, t0, t1 = owners(cvw, 16, 9)
+    assert count[:, 0:2].sum() == 0                   # front 0: columns 8, 9 (texel 2) only
+    assert (count[:5, 2] == 1).all() and count[5:, 2].sum() == 0
+    assert (count[:2, 5:11] == 1).all()               # front 1: texels 3 + (8 >> 2) .. 3 + 8, rows 6 / 4
+    assert count[:, 11:].sum() == 0                   # front 2: 5 columns, one panel: nothing to apply
+    assert np.allclose(t1[0, 5], (1, 6, 0))
