@@ -13,7 +13,7 @@ from ..layouts.tiles import MAX_ONE_TILE, TileGrid, tile_order
 from .adat import adat_texture, product_texture, read_packed_lower
 from .cholesky import diagonal, factor_texture
 from .tiles import ADAT_TILE, P_PANEL, padded, require
-from ..tiled import TiledLower, cholesky_bytes, factor as tiled_factor, solve_tiled
+from ..tiled import TiledFactor, TiledLower, cholesky_bytes
 from .tile_kernels import BlockedTiles
 from .triangular import substitute_texture
 
@@ -98,11 +98,11 @@ class OneTextureKernelFactor:
         self.l_tex = None
 
 
-class TiledKernelFactor:
+class TiledKernelFactor(TiledFactor):
     """OneTextureKernelFactor for N beyond one texture (issue 17): K's lower tiles,
     tile (I, J) = the kernel function of X_I X_J^T (the epilogue with row band I's
     and band J's squared norms; 1/C + jitter only on diagonal tiles), factored by
-    tiled.factor, solved by tiled.solve_tiled.  The same methods."""
+    tiled.factor, solved by tiled.solve_tiled (tiled.TiledFactor).  The same methods."""
 
     def __init__(self, X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):
         if packed:
@@ -138,22 +138,12 @@ class TiledKernelFactor:
                         product_texture(tex, bands[I], bands[J], ones, g.t, tile=(BC, BC), full=True, ctx=ctx,
                                         row_blocks=-(-g.size(I) // BC), col_blocks=(0, -(-g.size(J) // BC)),
                                         epilogue=(norms[I], dict(uni, u_diag=0.0), norms[J]))
-            with self.watch("factor"):
-                self.pivots = tiled_factor(self.T)
         except BaseException:
             self.release()
             raise
         finally:
             K.pool.give(ones, *bands, *norms)
-
-    def solve(self, R: np.ndarray) -> np.ndarray:
-        with self.watch("solve"):
-            return solve_tiled(self.T, np.asarray(R, np.float32), (False, True)).astype(np.float64)
-
-    def release(self) -> None:
-        if self.T is not None:
-            self.T.release()
-            self.T = None
+        self.factor_tiles()
 
 
 def KernelFactor(X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):

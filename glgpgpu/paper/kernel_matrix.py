@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import figures as geo
 from ..gl import Stopwatch, memory, resolve
-from ..tiled import adat_tiled, cholesky_bytes, factor as tiled_factor, solve_tiled
+from ..tiled import TiledFactor, adat_tiled, cholesky_bytes
 from .assemble import assemble_texture
 from .cholesky import diagonal_of, factor_texture
 from .triangular import substitute_texture
@@ -138,7 +138,7 @@ def kernel_tiles(X32, *, kernel, gamma, degree, coef0, diag, ctx):
     return T
 
 
-class TiledKernelFactor:
+class TiledKernelFactor(TiledFactor):
     """OneTextureKernelFactor for N beyond one texture (issue 17): kernel_tiles, then the
     tiled Cholesky and solves on the same R32F tiles.  The same methods."""
 
@@ -148,24 +148,9 @@ class TiledKernelFactor:
         self.ctx = ctx = resolve(ctx)
         self.watch = watch or Stopwatch(ctx, enabled=False)
         self.N = X32.shape[0]
-        self.T = None
         with self.watch("form"):
             self.T = kernel_tiles(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, diag=diag, ctx=ctx)
-        with self.watch("factor"):
-            try:
-                self.pivots = tiled_factor(self.T)
-            except BaseException:
-                self.release()
-                raise
-
-    def solve(self, R: np.ndarray) -> np.ndarray:
-        with self.watch("solve"):
-            return solve_tiled(self.T, np.asarray(R, np.float32), (False, True)).astype(np.float64)
-
-    def release(self) -> None:
-        if self.T is not None:
-            self.T.release()
-            self.T = None
+        self.factor_tiles()
 
 
 def KernelFactor(X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):

@@ -20,7 +20,7 @@ from .kernels import TileKernels
 from .matrix import TiledLower
 from .normal import TiledNormalSystem
 from .products import adat_bytes, adat_tiled, add_products, band_width
-from .solve import solve_tiled
+from .solve import TiledFactor, solve_tiled
 
-__all__ = ["TileKernels", "TiledLower", "TiledNormalSystem", "adat_bytes", "adat_tiled", "add_products",
+__all__ = ["TileKernels", "TiledFactor", "TiledLower", "TiledNormalSystem", "adat_bytes", "adat_tiled", "add_products",
            "band_width", "cholesky_bytes", "factor", "solve_tiled"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .cholesky import factor
 from .matrix import TiledLower
 
 
@@ -31,3 +32,30 @@ def solve_tiled(T: TiledLower, B: np.ndarray, steps) -> np.ndarray:
                 ops.give(*(tex for tex, temporary in tiles if temporary))
             X[sK] = ops.substitute(T.tiles[Kc, Kc], g.size(Kc), g.t, rhs, (backward,))
     return X
+
+
+class TiledFactor:
+    """A factor kept on tiles for solves -- the base of the LS-SVM kernel factors
+    beyond one texture (paper/ and blocked/): `T` (a TiledLower, factored by
+    `factor_tiles`), `solve(R)` float64 in and out, `release()`."""
+
+    T = None
+    watch = None
+
+    def factor_tiles(self) -> None:
+        """Factor T in place (cholesky.factor); on failure give the tiles back first."""
+        with self.watch("factor"):
+            try:
+                self.pivots = factor(self.T)
+            except BaseException:
+                self.release()
+                raise
+
+    def solve(self, R: np.ndarray) -> np.ndarray:
+        with self.watch("solve"):
+            return solve_tiled(self.T, np.asarray(R, np.float32), (False, True)).astype(np.float64)
+
+    def release(self) -> None:
+        if self.T is not None:
+            self.T.release()
+            self.T = None
