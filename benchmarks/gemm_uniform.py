@@ -13,10 +13,9 @@ import time
 
 import numpy as np
 
-from glgpgpu import figures as geo
 from glgpgpu.bench.ceiling import ceiling
 from glgpgpu.blocked.adat import product_texture
-from glgpgpu.blocked.tiles import ADAT_VARIANT, constant_d, rect_rows
+from glgpgpu.blocked.tiles import ADAT_VARIANT, rect_rows
 from glgpgpu.gl import resolve
 from glgpgpu.layouts.transfer import read_rgba, upload_rgba
 
@@ -83,7 +82,6 @@ def main(m=4096, n=8192, repeat=3, *specs):
     c_tex = K.pool.take(m, m // 4, "C", components=4)
     flops = 2.0 * m * m * n
     ref = ((A * d2) @ B.T) if m <= 4096 else None
-    rows = []
 
     def timed(fn):
         fn()

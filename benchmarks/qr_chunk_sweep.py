@@ -12,7 +12,6 @@ import time
 
 import numpy as np
 
-import glgpgpu
 from glgpgpu.blocked import qr as bqr
 from glgpgpu.gl import resolve
 from glgpgpu.layouts.rgba import padded
