@@ -13,8 +13,8 @@ from ..layouts.rgba import to_rgba
 from ..layouts.transfer import solve_column, upload_rgba
 from .adat import adat_texture
 from .cholesky import diagonal, factor_texture
-from ..layouts.tiles import MAX_ONE_TILE, tile_order
-from ..tiled import TiledNormalSystem as _TiledNormal
+from ..layouts.tiles import MAX_ONE_TILE
+from ..tiled import TiledNormalSystem as _TiledNormal, tile_grid
 from .tile_kernels import BlockedTiles
 from .tiles import padded, require, start_normal
 from .triangular import substitute_texture
@@ -71,8 +71,7 @@ class TiledNormalSystem(_TiledNormal):
                  watch: Stopwatch | None = None):
         start_normal(self, A32, packed, variant, ctx, watch)
         ctx = self.ctx
-        super().__init__(A32, BlockedTiles(ctx), tile_order(self.m, ctx.max_texture_size,
-                                                          multiple=BlockedTiles.multiple), watch=self.watch)
+        super().__init__(A32, BlockedTiles(ctx), tile_grid(ctx, self.m, BlockedTiles).t, watch=self.watch)
 
 
 def fits_one_texture(ctx, m: int, n: int) -> bool:

@@ -34,6 +34,8 @@ The result is geqrf's layout, as paper/qr.py's, and the same QRFactor operation.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from .. import figures as geo
@@ -112,31 +114,32 @@ def _apply(K, v_tex, c_tex, tt, sc, kb: int, spans, *, trans: bool, keep: bool) 
            images={"C": c_tex, "W2": sc.w2}, defines=D)
 
 
-def _plan(fronts, nb):
+@lru_cache(maxsize=64)
+def _plan(fronts: tuple, nb: int) -> tuple:
     """The draws of an atlas's factorization, in order: ("apply", kb), ("column", kb, kl),
-    ("end", kb) -- from the merged bucket-scheduler launches: per launch the Apply of
-    the previous panel (over every front that has columns right of it), then the
-    Factorize of this one, column by column."""
-    plan = []
+    ("end", kb).  The merged bucket-scheduler launches say which panel each launch
+    factors; its block reflector is applied one launch later, as the schedule's
+    Apply tasks are, to every front with columns right of the panel -- counted in
+    columns, not tiles (a last panel with s < n inside its own column tile has
+    columns to update that the tile schedule does not see).  Pure: cached per atlas."""
+    plan, prev = [], None
     for tasks in launches(fronts, nb):
-        a_cols = {t.col for t in tasks if t.kind in ("apply", "apply_factorize")}
-        f_cols = {t.factorized()[1] for t in tasks if t.factorized()}
-        if len(a_cols) > 1 or len(f_cols) > 1:       # pragma: no cover - unlimited bundles move in lockstep
-            raise AssertionError(f"a launch mixes panels: {a_cols}, {f_cols}")
-        _apply_step(plan, fronts, nb, nb * a_cols.pop() if a_cols else None)
-        if f_cols:
-            kb = nb * f_cols.pop()
+        cols = {t.factorized()[1] for t in tasks if t.factorized()}
+        if len(cols) > 1:                            # pragma: no cover - unlimited bundles move in lockstep
+            raise AssertionError(f"a launch factors several panels: {cols}")
+        _apply_step(plan, fronts, nb, prev)
+        prev = None
+        if cols:
+            prev = kb = nb * cols.pop()
             plan += [("column", kb, kl) for kl in range(max(fr.bw(kb, nb) for fr in fronts))]
             plan.append(("end", kb))
-    # a front whose last panel leaves columns of its own column tile (s < n there) has
-    # no Apply task in the tile schedule: one more Apply updates them
-    kb = plan[-1][1] if plan and plan[-1][0] == "end" else None
-    _apply_step(plan, fronts, nb, kb)
-    return plan
+    _apply_step(plan, fronts, nb, prev)
+    return tuple(plan)
 
 
 def _apply_step(plan, fronts, nb, kb):
-    if kb is not None and geo.qr.blocked_apply_rects(fronts, kb, nb) is not None:
+    """Apply panel kb if some front has columns right of it."""
+    if kb is not None and any(0 < fr.bw(kb, nb) and kb + fr.bw(kb, nb) < fr.n for fr in fronts):
         plan.append(("apply", kb))
 
 
@@ -160,17 +163,16 @@ def factor_atlas(a_tex, fronts, *, nb: int = NB, ctx: Context | None = None):
     K = ctx.kernels
     tt = K.pool.take(max(-(-fr.steps // nb) * nb for fr in fronts), len(fronts) * nb, "QR T factors")
     sc = _Scratch(K, fronts, a_tex.rows, a_tex.cols, nb)
-    plan = _plan(fronts, nb)
+    plan = _plan(tuple(fronts), nb)
     spans = K.cached_steps(("bqr-atlas", tuple(fronts), nb), lambda: _geometries(fronts, nb, plan))
     D = sc.defines
-    src, (P, Q) = a_tex, sc.panels
     try:
         for op, geoms in zip(plan, spans):
             if op[0] == "apply":
                 _apply(K, a_tex, a_tex, tt, sc, op[1], geoms, trans=True, keep=True)
             elif op[0] == "column":
                 (kb, kl), (dots_reflect, house) = op[1:], geoms
-                if kl == 0:
+                if kl == 0:                          # a panel starts from A; its steps ping-pong
                     src, (P, Q) = a_tex, sc.panels
                 u = {"u_kb": kb, "u_kl": kl}
                 K.draw("bqr_dots_reflect", K.grid(sc.part.cols, sc.part.rows), dots_reflect, {"S": src, "YZ": sc.yz},
@@ -231,12 +233,14 @@ def qr_batched(mats, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = 
         fronts = [fr for _, fr in atlas]
         W = max(fr.ox + fr.texels for fr in fronts)
         H = max(fr.m for fr in fronts)
-        data = np.zeros((H, W, 4), np.float32)
-        scales = []
-        for idx, fr in atlas:
-            a, s = power_of_two_scale(mats[idx])
-            data[:fr.m, fr.ox:fr.ox + fr.texels] = to_rgba(a, fr.m, 4 * fr.texels)
-            scales.append(s)
+        scaled = [power_of_two_scale(mats[idx]) for idx, _ in atlas]
+        scales = [s for _, s in scaled]
+        if len(atlas) == 1:                          # the atlas is the matrix: no second host copy
+            data = to_rgba(scaled[0][0], H, 4 * W)
+        else:
+            data = np.zeros((H, W, 4), np.float32)
+            for (a, _), fr in zip(scaled, fronts):
+                data[:fr.m, fr.ox:fr.ox + fr.texels] = to_rgba(a, fr.m, 4 * fr.texels)
         a_tex = K.pool.take(H, W, "QR atlas", components=4)
         tt = None
         try:

@@ -8,8 +8,7 @@ import numpy as np
 
 from ..gl import Context, memory, resolve
 from ..layouts.rgba import padded
-from ..layouts.tiles import TileGrid, tile_order
-from ..tiled import TiledLower, adat_tiled as _adat_tiled, cholesky_bytes, factor, solve_tiled
+from ..tiled import TiledLower, adat_tiled as _adat_tiled, factor, solve_tiled, tile_grid, upload_checked
 from .adat import adat as adat_one_texture
 from .tile_kernels import BlockedTiles
 from .tiles import ADAT_TILE, require
@@ -18,10 +17,7 @@ from .tiles import ADAT_TILE, require
 def _upload_lower(ctx, M: np.ndarray, what: str) -> TiledLower:
     """M's lower triangle in tiles (one when it fits), after checking the memory."""
     require(ctx)
-    m = M.shape[0]
-    g = TileGrid(m, tile_order(m, ctx.max_texture_size, multiple=BlockedTiles.multiple))
-    memory.require(ctx, cholesky_bytes(g), f"{what} of a {m} x {m} matrix ({g.count} x {g.count} tiles)")
-    return TiledLower.upload(ctx, M, g.t, BlockedTiles(ctx))
+    return upload_checked(ctx, M, BlockedTiles(ctx), what)
 
 
 def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | None = None) -> np.ndarray:
@@ -65,7 +61,7 @@ def adat(A, d2, *, packed: bool = False, ctx: Context | None = None, tile=ADAT_T
         mp = padded(m, max(tile[0], 4))
         memory.require(ctx, 4 * mp * mp + 3 * 4 * mp * padded(n, 4), f"A diag(d2) A^T with A of {m} x {n}")
         return adat_one_texture(A, d2, packed=packed, ctx=ctx, tile=tile)
-    T = adat_tiled(ctx, A, d2, tile_order(m, ctx.max_texture_size, multiple=BlockedTiles.multiple), tile=tile)
+    T = adat_tiled(ctx, A, d2, tile_grid(ctx, m, BlockedTiles).t, tile=tile)
     try:
         return T.read()
     finally:

@@ -18,9 +18,8 @@ from ..gl.resident import ResidentFactor, single_factor
 from ..layouts.transfer import solve_column
 from .assemble import Accumulator, assemble_resident, assemble_texture
 from .cholesky import diagonal_of, factor_texture
-from .tiled import fits_one_texture, tiled_normal
+from .tiled import TiledNormal, fits_one_texture
 from .triangular import substitute_texture
-from ..errors import NotPositiveDefiniteError
 
 
 class OneTextureNormal(ResidentFactor):
@@ -86,27 +85,21 @@ def NormalSystem(A32, *, packed: bool = False, variant: str = "outer", ctx=None,
     fits one texture, else R32F tiles (tiled.TiledNormalSystem with the papers' kernels;
     full layout only) -- the same methods."""
     ctx = resolve(ctx)
-    if fits_one_texture(ctx, A32.shape[0]) or packed:
-        return OneTextureNormal(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
-    return tiled_normal(A32, ctx, variant, watch)
+    return _chosen(ctx, A32.shape[0], packed)(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
 
 
-_ONE_FACTOR = single_factor(OneTextureNormal)
+def _chosen(ctx, m: int, packed: bool):
+    return OneTextureNormal if packed or fits_one_texture(ctx, m) else TiledNormal
+
+
+_FACTORS = {cls: single_factor(cls) for cls in (OneTextureNormal, TiledNormal)}
 
 
 def NormalFactor(A32, d32, *, packed: bool = False, ctx=None, watch: Stopwatch | None = None):
     """The factor of A diag(d32) A^T for one weight vector (NotPositiveDefiniteError
     if a pivot failed), in one texture or on tiles as NormalSystem chooses."""
     ctx = resolve(ctx)
-    if fits_one_texture(ctx, A32.shape[0]) or packed:
-        return _ONE_FACTOR(A32, d32, packed=packed, ctx=ctx, watch=watch)
-    system = tiled_normal(A32, ctx, "outer", watch)
-    try:
-        NotPositiveDefiniteError.check(system.factor(d32), system.m)
-    except BaseException:
-        system.release()
-        raise
-    return system
+    return _FACTORS[_chosen(ctx, A32.shape[0], packed)](A32, d32, packed=packed, ctx=ctx, watch=watch)
 
 
 class ResidentNormal(ResidentFactor):

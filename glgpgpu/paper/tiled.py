@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..gl import Context, memory, resolve
-from ..layouts.tiles import MAX_ONE_TILE, TileGrid, tile_order
-from ..tiled import TiledLower, TiledNormalSystem, adat_tiled, cholesky_bytes, factor, solve_tiled
+from ..gl import Context, Stopwatch, resolve
+from ..layouts.tiles import MAX_ONE_TILE
+from ..tiled import TiledLower, TiledNormalSystem, adat_tiled, factor, solve_tiled, tile_grid, upload_checked
 from . import assemble, cholesky as one_texture, triangular
 from .tile_kernels import PaperTiles
 
@@ -20,15 +20,13 @@ def fits_one_texture(ctx, m: int) -> bool:
     return m <= min(ctx.max_texture_size, MAX_ONE_TILE)
 
 
-def grid_for(ctx, m: int) -> TileGrid:
-    return TileGrid(m, tile_order(m, ctx.max_texture_size, multiple=PaperTiles.multiple))
+def grid_for(ctx, m: int):
+    return tile_grid(ctx, m, PaperTiles)
 
 
 def upload_lower(ctx, M: np.ndarray, what: str, variant: str = "outer") -> TiledLower:
     """M's lower triangle in R32F tiles (one when it fits), after checking the memory."""
-    g = grid_for(ctx, M.shape[0])
-    memory.require(ctx, cholesky_bytes(g), f"{what} of a {g.m} x {g.m} matrix ({g.count} x {g.count} tiles)")
-    return TiledLower.upload(ctx, M, g.t, PaperTiles(ctx, variant))
+    return upload_checked(ctx, M, PaperTiles(ctx, variant), what)
 
 
 def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | None = None) -> np.ndarray:
@@ -76,6 +74,13 @@ def adat(A, d2, *, packed: bool = False, ctx: Context | None = None) -> np.ndarr
         T.release()
 
 
-def tiled_normal(A32, ctx, variant: str, watch) -> TiledNormalSystem:
-    """The normal-equations operation on R32F tiles (wls, the LP solver) for m beyond one texture."""
-    return TiledNormalSystem(A32, PaperTiles(ctx, variant), grid_for(ctx, A32.shape[0]).t, watch=watch)
+class TiledNormal(TiledNormalSystem):
+    """The normal-equations operation on R32F tiles (wls, the LP solver) for m beyond one
+    texture: tiled.TiledNormalSystem with the papers' kernels, OneTextureNormal's signature."""
+
+    def __init__(self, A32, *, packed: bool = False, variant: str = "outer", ctx=None,
+                 watch: Stopwatch | None = None):
+        if packed:
+            raise ValueError("the rectangular packed format lives in one texture; use packed=False for tiles")
+        ctx = resolve(ctx)
+        super().__init__(A32, PaperTiles(ctx, variant), grid_for(ctx, A32.shape[0]).t, watch=watch)

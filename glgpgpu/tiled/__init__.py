@@ -15,12 +15,12 @@ solve      tiled forward / backward substitution
 products   tiled A D A^T (C tiles x A's column chunks)
 normal     TiledNormalSystem: the solvers' normal-equations operation on tiles
 """
-from .cholesky import cholesky_bytes, factor
+from .cholesky import cholesky_bytes, factor, upload_checked
 from .kernels import TileKernels
-from .matrix import TiledLower
+from .matrix import TiledLower, tile_grid
 from .normal import TiledNormalSystem
 from .products import adat_bytes, adat_tiled, add_products, band_width
 from .solve import TiledFactor, solve_tiled
 
 __all__ = ["TileKernels", "TiledFactor", "TiledLower", "TiledNormalSystem", "adat_bytes", "adat_tiled", "add_products",
-           "band_width", "cholesky_bytes", "factor", "solve_tiled"]
+           "band_width", "cholesky_bytes", "factor", "solve_tiled", "tile_grid", "upload_checked"]

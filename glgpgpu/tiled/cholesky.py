@@ -9,8 +9,9 @@ import time
 import numpy as np
 
 from ..errors import NotPositiveDefiniteError
+from ..gl import memory
 from ..layouts.tiles import TileGrid, cholesky_steps
-from .matrix import TiledLower
+from .matrix import TiledLower, tile_grid
 
 
 def cholesky_bytes(g: TileGrid, tile_bytes: int | None = None) -> int:
@@ -19,6 +20,15 @@ def cholesky_bytes(g: TileGrid, tile_bytes: int | None = None) -> int:
     scaled copy and buffer)."""
     tb = 4 * g.t * g.t if tile_bytes is None else tile_bytes
     return len(g.lower()) * tb + 5 * tb
+
+
+def upload_checked(ctx, C: np.ndarray, ops, what: str) -> TiledLower:
+    """C's lower tiles on tile_grid's grid, after checking the GPU memory a tiled
+    factorization needs (GPUMemoryError naming the bytes otherwise)."""
+    g = tile_grid(ctx, C.shape[0], ops)
+    memory.require(ctx, cholesky_bytes(g, ops.tile_bytes(g.t)),
+                   f"{what} of a {g.m} x {g.m} matrix ({g.count} x {g.count} tiles)")
+    return TiledLower.upload(ctx, C, g.t, ops)
 
 
 def _lap(ctx, profile, phase) -> None:

@@ -6,7 +6,13 @@ import numpy as np
 
 from ..errors import GPUMemoryError
 from ..gl import memory
-from ..layouts.tiles import TileGrid
+from ..layouts.tiles import TileGrid, tile_order
+
+
+def tile_grid(ctx, m: int, ops) -> TileGrid:
+    """The grid an m x m matrix gets with `ops`'s kernels on this context: one tile when
+    it fits, else tiles of layouts.tiles's order (a multiple of ops.multiple)."""
+    return TileGrid(m, tile_order(m, ctx.max_texture_size, multiple=ops.multiple))
 
 
 class TiledLower:
