@@ -7,6 +7,11 @@ methods: comma list of paper,blocked (default blocked); calls: comma list of
 adat,cholesky,cho_solve,solve_triangular (default all); --profile prints cProfile's top
 functions of each call.  For checking one change on the GPU machine without the
 whole suite; the acceptance table comes from the whole suite."""
+import sys
+
+if {"-h", "--help"} & set(sys.argv[1:]):       # usage: this docstring
+    print(__doc__)
+    sys.exit(0)
 import cProfile
 import pstats
 import sys

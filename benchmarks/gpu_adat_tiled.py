@@ -1,4 +1,4 @@
-"""Issue 17 on the GPU machine (after `. .gl/setup.sh`): A diag(d2) A^T with m
+"""Matrices beyond one texture on a GPU machine: A diag(d2) A^T with m
 beyond one texture, end to end (numpy in, numpy out: glgpgpu.adat), e.g. the
 issue's m = 40,000, n = 80,000.  A uniform in [-1, 1), d2 in [0.5, 2), made in
 row bands; checked by a probe ||C x - A (d2 * (A^T x))|| / ||A (d2 * (A^T x))||

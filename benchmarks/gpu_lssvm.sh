@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Issue 15's GPU run (after `. .gl/setup.sh`, with scikit-learn among the wheels:
-# gpu-prepare.sh ... scikit-learn joblib threadpoolctl): the thesis's Fig. 7.8 and
+# The LS-SVM run on a GPU machine (benchmarks/README.md; scikit-learn installed):
+# the thesis's Fig. 7.8 and
 # progress experiments, Cholesky vs CG vs SVC on digits and breast_cancer, a
 # synthetic N = 8192 training, the LS-SVM tests; everything into $OUT.
+case "${1:-}" in -h|--help) sed -n "2,/^set -u/p" "$0" | grep "^#" | cut -c3-; exit 0;; esac
 set -u
 OUT=${OUT:-benchmarks/results}
 python3 -m glgpgpu.cli lssvm --thesis fig7.8 --sizes 64,128,256,512,1024,2048,4096 --out "$OUT" 2>/dev/null

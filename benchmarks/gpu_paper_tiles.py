@@ -7,6 +7,11 @@ and the backward error ||L L^T - C||_F / ||C||_F.
     python benchmarks/gpu_paper_tiles.py N limit
 """
 import sys
+
+if {"-h", "--help"} & set(sys.argv[1:]):       # usage: this docstring
+    print(__doc__)
+    sys.exit(0)
+import sys
 import time
 
 import numpy as np

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Issue 16's GPU run (after `. .gl/setup.sh` on the GPU machine): seed 004's
+# The QR run on a GPU machine (benchmarks/README.md): Yeralan et al.'s
 # Tables I/II, the 2008 Table 2 by QR vs the normal equations, square QR at
 # 2048 / 4096 (end to end), and the QR tests; everything into $OUT.
+case "${1:-}" in -h|--help) sed -n "2,/^set -u/p" "$0" | grep "^#" | cut -c3-; exit 0;; esac
 set -u
 OUT=${OUT:-benchmarks/results}
 python3 -m glgpgpu.cli info

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Everything the GPU run measures, in one go (run from the project root on the
-# GPU machine after `. .gl/setup.sh`; results land in $OUT, default
+# GPU machine (benchmarks/README.md); results land in $OUT, default
 # benchmarks/results; set GLGPGPU_NETLIB where ../shared/data/netlib is not
 # beside the checkout).  Each step prints its table; the CSV/PNG files are
 # written as each suite finishes.
+case "${1:-}" in -h|--help) sed -n "2,/^set -u/p" "$0" | grep "^#" | cut -c3-; exit 0;; esac
 set -u
 OUT=${OUT:-benchmarks/results}
 g="python3 -m glgpgpu.cli"

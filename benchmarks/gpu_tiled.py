@@ -1,4 +1,4 @@
-"""Issue 17 on the GPU machine (after `. .gl/setup.sh`): Cholesky beyond one
+"""Matrices beyond one texture on a GPU machine: Cholesky beyond one
 texture at the PLSSVM thesis's sizes.  For each N: the thesis's random L
 (diagonal in [0.5, 2], lower part in [-1, 1]), A = L L^T formed on the GPU by the
 project's own tiled product (blocked_adat per tile pair), jitter on the diagonal
@@ -23,7 +23,7 @@ from glgpgpu.bench.tiled import probe_backward_error, thesis_factor
 from glgpgpu import tiled
 from glgpgpu.blocked import tile_kernels, tiled as blocked_tiled
 from glgpgpu.layouts.tiles import TileGrid, tile_order
-from glgpgpu.layouts.transfer import read_rgba
+from glgpgpu.gl.transfer import read_rgba
 
 p = argparse.ArgumentParser()
 p.add_argument("N", type=int, nargs="+")
@@ -40,7 +40,7 @@ a = p.parse_args()
 if a.slab:
     tile_kernels.TRSM_SLAB = a.slab
 if a.variant:
-    from glgpgpu.blocked.tiles import ADAT_VARIANT
+    from glgpgpu.blocked.sizes import ADAT_VARIANT
 
     dims, _, flags = a.variant.partition(":")
     tile_kernels.UPDATE_TILE = tuple(int(v) for v in dims.split("x"))

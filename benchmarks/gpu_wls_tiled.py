@@ -1,9 +1,14 @@
-"""Issue 17: weighted least squares beyond one texture on the GPU (after
-`. .gl/setup.sh`): glgpgpu.wls with m basis functions (m > 16384, so the normal
+"""Weighted least squares beyond one texture on the GPU (on
+a GPU machine): glgpgpu.wls with m basis functions (m > 16384, so the normal
 equations are tiled) against float64 numpy's normal equations, end to end.
 
     python3 benchmarks/gpu_wls_tiled.py M N
 """
+import sys
+
+if {"-h", "--help"} & set(sys.argv[1:]):       # usage: this docstring
+    print(__doc__)
+    sys.exit(0)
 import sys
 import time
 

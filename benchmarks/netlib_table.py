@@ -4,6 +4,11 @@ what the run wrote.
 
     python benchmarks/netlib_table.py [results-folder]
 """
+import sys
+
+if {"-h", "--help"} & set(sys.argv[1:]):       # usage: this docstring
+    print(__doc__)
+    sys.exit(0)
 import csv
 import glob
 import sys

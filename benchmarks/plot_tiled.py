@@ -1,5 +1,10 @@
 """Plot the tiled Cholesky results (benchmarks/gpu_tiled.py CSV) beside the PLSSVM
 thesis's N = 60,000 times.   python3 benchmarks/plot_tiled.py CSV PNG"""
+import sys
+
+if {"-h", "--help"} & set(sys.argv[1:]):       # usage: this docstring
+    print(__doc__)
+    sys.exit(0)
 import csv
 import sys
 

@@ -7,6 +7,11 @@ factorization's leaves might be.
     python benchmarks/qr_batched.py [count] [max_rows] [repeat]
 """
 import sys
+
+if {"-h", "--help"} & set(sys.argv[1:]):       # usage: this docstring
+    print(__doc__)
+    sys.exit(0)
+import sys
 import time
 
 import numpy as np

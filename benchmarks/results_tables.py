@@ -3,6 +3,11 @@
 
     python benchmarks/results_tables.py [results-folder]
 """
+import sys
+
+if {"-h", "--help"} & set(sys.argv[1:]):       # usage: this docstring
+    print(__doc__)
+    sys.exit(0)
 import csv
 import glob
 import sys

@@ -34,7 +34,7 @@ def main(m: int = 6, n: int = 8) -> int:
     # The raw packed texture, as the GPU holds it (rows printed top = y = h-1).
     tex = glgpgpu.assemble_texture(A, d2, packed=True, ctx=ctx)
     raw = tex.read()
-    ctx.kernels.pool.give(tex)
+    ctx.pool.give(tex)
 
     np.set_printoptions(linewidth=120, formatter={"float": lambda v: f"{v:5.0f}"})
     print(f"Full format: {m}x{m} texture, lower triangle computed ({m * (m + 1) // 2} of {m * m} texels per pass)")

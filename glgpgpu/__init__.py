@@ -12,22 +12,26 @@ High-level API (numpy in, numpy out; everything in between stays on the GPU):
     wls(A, d2, b), linprog(c, ...), solve_mps(path)
     pack(L), unpack(P, m)                the rectangular packed format
 The layers (docs/ARCHITECTURE.md): gl/ (the GL engine), layouts/, figures/
-(the vertex tables), paper/ and blocked/ (two implementations of the same
-operations), api.py + dispatch.py (validation and the method= rule),
-solvers/, teach/, bench/, cli/.
+(the vertex tables), scheduling/, methods/ (the contract every method meets),
+paper/ and blocked/ (two implementations of it), api.py + dispatch.py
+(validation and the method= rule), solvers/, teach/, bench/, cli/.
 """
-from . import _moved
 from .api import adat, apply_q, cho_solve, cholesky, kernel_matrix, qr, qr_batched, solve_triangular
 from .errors import GLUnavailableError, NotPositiveDefiniteError
 from .gl import Capabilities, Context, MatrixTexture, PingPong, TexturePool, get_context, set_context
 from .layouts import FullLayout, PackedLayout, layout_for, pack, packed_shape, unpack
 from .paper import assemble_texture, check_pivots, factor_texture, substitute_texture
-from .solvers import LPResult, LSSVC, LSSVR, LstsqInfo, WLSInfo, linprog, lstsq, solve_mps, wls
-from .solvers import lp
+from .solvers import LPResult, LSSVC, LSSVR, LstsqInfo, WLSInfo, linprog, solve_mps
+from .solvers.lstsq import lstsq
+from .solvers.wls import wls
+from .solvers import lp  # noqa: F401 -- glgpgpu.lp: the LP package (problem, presolve, solver)
 
-_moved.install()
+from importlib.metadata import PackageNotFoundError, version as _version
 
-__version__ = "0.1.0"
+try:
+    __version__ = _version("glgpgpu")          # the one place: pyproject.toml
+except PackageNotFoundError:                  # a checkout that is not installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "Context", "Capabilities", "GLUnavailableError", "get_context", "set_context",
@@ -35,5 +39,6 @@ __all__ = [
     "pack", "unpack", "packed_shape", "FullLayout", "PackedLayout", "layout_for",
     "adat", "assemble_texture", "kernel_matrix",
     "cholesky", "factor_texture", "check_pivots", "NotPositiveDefiniteError",
-    "cho_solve", "solve_triangular", "qr", "apply_q", "qr_batched", "lstsq", "LstsqInfo", "substitute_texture", "wls", "WLSInfo", "linprog", "solve_mps", "LPResult", "LSSVC", "LSSVR",
+    "cho_solve", "solve_triangular", "qr", "apply_q", "qr_batched", "lstsq", "LstsqInfo", "substitute_texture",
+    "wls", "WLSInfo", "linprog", "solve_mps", "LPResult", "LSSVC", "LSSVR",
 ]

@@ -43,7 +43,7 @@ def adat(A, d2, *, packed: bool = False, method: str = "auto", ctx: Context | No
     A, d2 = _adat_inputs(A, d2, top)
     ctx = _options(packed, method, ctx)
     impl = implementation(choose(method, ctx, packed=packed, packed_ok=True))
-    with ctx.kernels.pool.scope():          # a failure midway leaves no texture behind
+    with ctx.pool.scope():          # a failure midway leaves no texture behind
         C = impl.adat(A, d2, packed=packed, ctx=ctx)
     if check.sums_of_products_bounded(top[0], top[1], A.shape[1]):
         return C                            # provably finite: no pass over the m x m result
@@ -69,7 +69,7 @@ def cholesky(C, *, packed: bool = False, variant: str = "outer", method: str = "
     C = check.square(C, "C")
     ctx = _options(packed, method, ctx)
     impl = implementation(choose(method, ctx, packed=packed, variant=variant))
-    with ctx.kernels.pool.scope():
+    with ctx.pool.scope():
         L = impl.cholesky(C, packed=packed, variant=variant, ctx=ctx)
     return check.finite_result(L, "the Cholesky factor")
 
@@ -80,7 +80,7 @@ def _solve(L_lower: np.ndarray, B, steps, packed: bool, ctx, method: str):
     ctx = _options(packed, method, ctx)
     impl = implementation(choose(method, ctx, packed=packed))
     check.nonsingular_triangle(L_lower, "L")           # after the finiteness checks, if both fail
-    with ctx.kernels.pool.scope():
+    with ctx.pool.scope():
         X = impl.solve(L_lower, B2, steps, packed=packed, ctx=ctx)
     check.finite_result(X, "the solution")
     return X[:, 0] if was_1d else X
@@ -95,7 +95,7 @@ def solve_triangular(L, B, *, lower: bool = True, trans: bool = False, packed: b
     """
     T = check.square(L, "L")
     # the solves read only the lower triangle of what they get: T itself, or the
-    # view T.T for an upper T -- no m x m np.tril copy (issue 14)
+    # view T.T for an upper T -- no m x m np.tril copy)
     Ls = T if check.flag(lower, "lower") else T.T
     check.flag(trans, "trans")
     # Stored as a lower triangle Ls: which direction does op(T) need?
@@ -125,7 +125,7 @@ def kernel_matrix(X, *, kernel: str = "rbf", gamma: float | None = None, degree:
     coef0 = check.real(coef0, "coef0", -np.inf, np.inf)
     ctx = _options(packed, method, ctx)
     impl = implementation(choose(method, ctx, packed=packed, packed_ok=True))
-    with ctx.kernels.pool.scope():
+    with ctx.pool.scope():
         K = impl.kernel_matrix(X, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, packed=packed, ctx=ctx)
     return check.finite_result(K, "the kernel matrix")
 
@@ -149,13 +149,13 @@ def qr(A, *, mode: str = "economic", method: str = "auto", ctx: Context | None =
     it (v(k) = 1 implied), Q = H_0 ... H_{k-1}, H_j = I - tau_j v_j v_j^T.
     R's diagonal may be negative (LAPACK's sign convention); a zero on it marks
     a rank-deficient A.  method="paper": one column per step, four draws
-    (paper/qr.py); "blocked": seed 004's tile algorithm; "auto": the fastest.
+    (paper/qr.py); "blocked": Yeralan et al.'s tile algorithm; "auto": the fastest.
     """
     A = check.array(A, "A", 2)
     mode = check.choice(mode, "mode", QR_MODES)
     ctx, impl = _qr_impl(method, ctx)
     m, n = A.shape
-    with ctx.kernels.pool.scope():
+    with ctx.pool.scope():
         F, tau = impl.qr_raw(A, ctx=ctx)
         check.finite_result(F, "the QR factorization")
         if mode == "raw":
@@ -180,7 +180,7 @@ def apply_q(F, tau, C, *, trans: bool = False, method: str = "auto", ctx: Contex
     C2, was_1d = check.rhs(C, m, "C")
     check.flag(trans, "trans")
     ctx, impl = _qr_impl(method, ctx)
-    with ctx.kernels.pool.scope():
+    with ctx.pool.scope():
         X = impl.apply_q(F, tau, C2, trans=trans, ctx=ctx)
     check.finite_result(X, "Q C")
     return X[:, 0] if was_1d else X
@@ -188,14 +188,14 @@ def apply_q(F, tau, C, *, trans: bool = False, method: str = "auto", ctx: Contex
 
 def qr_batched(mats, *, method: str = "auto", ctx: Context | None = None) -> list:
     """[(F, tau), ...]: many matrices of any shapes factored by the same draws, side
-    by side in one texture atlas (seed 004's many fronts per launch; blocked: the
+    by side in one texture atlas (many fronts per launch, as Yeralan et al. (2015) do; blocked: the
     bucket scheduler's launches of every front merged).  Each result equals
     qr(A_i, mode="raw", method=method) bit for bit."""
     if not isinstance(mats, (list, tuple)) or not mats:
         raise ValueError("qr_batched needs a non-empty list of 2-D arrays")
     mats = [check.array(a, f"mats[{i}]", 2) for i, a in enumerate(mats)]
     ctx, impl = _qr_impl(method, ctx)
-    with ctx.kernels.pool.scope():
+    with ctx.pool.scope():
         out = impl.qr_batched(mats, ctx=ctx)
     for i, (F, _) in enumerate(out):
         check.finite_result(F, f"the QR factorization of mats[{i}]")

@@ -6,12 +6,20 @@
           nothing only the paper's kernels have (the packed format, unless the
           operation has a blocked packed form -- packed_ok --, the inner-product
           or triad Cholesky variants).
-The public functions (api.py) and the solvers call `choose`, then use the
-module `implementation` returns; both modules offer the same operations.
+The public functions (api.py) and the solvers call `choose`, then the operation
+of the object `implementation` returns: every implementation satisfies the
+methods' contract (methods/contract.py), so a third method is one package and
+one line in IMPLEMENTATIONS.
 """
 from __future__ import annotations
 
-METHODS = ("auto", "paper", "blocked")
+from .blocked import BlockedMethod
+from .methods.contract import Method
+from .paper import PaperMethod
+
+#: method name -> the object implementing the contract
+IMPLEMENTATIONS: dict[str, Method] = {"paper": PaperMethod(), "blocked": BlockedMethod()}
+METHODS = ("auto", *IMPLEMENTATIONS)
 
 
 def choose(method: str, ctx, *, packed: bool = False, variant: str = "outer",
@@ -33,12 +41,10 @@ def choose(method: str, ctx, *, packed: bool = False, variant: str = "outer",
     return method
 
 
-def implementation(name: str):
-    """The package implementing a chosen method: glgpgpu.paper or glgpgpu.blocked."""
-    if name == "paper":
-        from . import paper
-        return paper
-    if name == "blocked":
-        from . import blocked
-        return blocked
-    raise ValueError(f"no implementation named {name!r}; choose() returns 'paper' or 'blocked'")
+def implementation(name: str) -> Method:
+    """The object implementing a chosen method (PaperMethod, BlockedMethod)."""
+    try:
+        return IMPLEMENTATIONS[name]
+    except KeyError:
+        raise ValueError(f"no implementation named {name!r}; choose() returns one of "
+                         f"{tuple(IMPLEMENTATIONS)}") from None

@@ -16,6 +16,14 @@ class GLResourceError(RuntimeError):
     """The driver could not create a GL object (out of GPU memory, usually)."""
 
 
+class ShaderCompileError(RuntimeError):
+    """A kernel's shader did not compile; the message names its file and line."""
+
+
+class GLDebugError(RuntimeError):
+    """GLGPGPU_DEBUG=1 found a GL error after a draw or dispatch, or a declared uniform never set."""
+
+
 class ContextThreadError(RuntimeError):
     """A GL context (or a texture of it) was used from a thread it does not belong to."""
 
@@ -59,3 +67,20 @@ class MissingFileError(FileNotFoundError, ValueError):
 class GPUMemoryError(MemoryError):
     """A request that will not fit in the GPU's memory, refused before allocating
     (gl/memory.py): names the bytes needed and available."""
+
+
+class MissingExtraError(ImportError):
+    """An optional dependency is not installed; the message names the extra to install."""
+
+
+def optional_import(module: str, extra: str, what: str):
+    """Import an optional dependency, or raise MissingExtraError saying which extra
+    brings it (`pip install 'glgpgpu[EXTRA]'`)."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingExtraError(
+            f"{what} needs the Python package {module.split('.')[0]!r}, which is not installed: "
+            f"pip install 'glgpgpu[{extra}]'", name=module) from None

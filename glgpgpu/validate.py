@@ -160,7 +160,7 @@ def sums_of_products_bounded(amax: float, dmax: float, n: int) -> bool:
     """Can no sum of n products a_ik a_jk d_k with |a| <= amax, |d| <= dmax (and no
     partial sum, rounded in float32: (1 + u)^n <= 2 for n u <= 1/2) reach float32's
     overflow?  Then A diag(d) A^T computed from finite input is finite, and its result
-    needs no finiteness pass (issue 14: one pass fewer over m^2 numbers)."""
+    needs no finiteness pass: one pass fewer over m^2 numbers)."""
     return n * 2.0 ** -24 <= 0.5 and 2.0 * n * amax * amax * dmax < F32_MAX
 
 

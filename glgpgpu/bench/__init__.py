@@ -8,12 +8,7 @@ suites      `glgpgpu bench SUITE`: a suite plus its ceiling, CSV + PNG
 wls_tables  Tables 1 and 2 of the 2008 paper (weighted least squares)
 lp_table3   Table 3 of the 2006 paper (NETLIB LPs)
 """
-from .assembly import assembly
-from .ceiling import ceiling
-from .cholesky import cholesky
 from .common import device_slug, plot, write_csv
 from .suites import FIGURES, run_suite
-from .tune import tune_blocked
 
-__all__ = ["assembly", "ceiling", "cholesky", "device_slug", "plot", "write_csv", "FIGURES", "run_suite",
-           "tune_blocked"]
+__all__ = ["device_slug", "plot", "write_csv", "FIGURES", "run_suite"]

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import blocked
 from ..gl import Stopwatch, resolve
-from ..layouts.transfer import upload_rgba
+from ..gl.transfer import upload_rgba
 from ..paper import assemble_texture
 from ..teach import counts
 from .common import best_of, make_row, progress
@@ -24,7 +24,6 @@ def _host_syrk(A, d2):
 def time_blocked_adat(ctx, A, d2, repeat, tile=None, variant=None, packed=False):
     m, n = A.shape
     n4 = -(-n // 4) * 4
-    K = ctx.kernels
     a_tex = upload_rgba(ctx, A, m, n4, "A")
     d_tex = upload_rgba(ctx, d2[None, :], 1, n4, "d")
     kw = {"tile": tile} if tile else {}
@@ -39,22 +38,21 @@ def time_blocked_adat(ctx, A, d2, repeat, tile=None, variant=None, packed=False)
         c = blocked.adat_texture(a_tex, d_tex, m, ctx=ctx, **kw)
         ctx.finish()
         dt = time.perf_counter() - t0
-        K.pool.give(c)
+        ctx.pool.give(c)
         return dt
 
     run()
     t = min(run() for _ in range(max(1, repeat)))
-    K.pool.give(a_tex, d_tex)
+    ctx.pool.give(a_tex, d_tex)
     return t
 
 
 def assembly(ctx=None, sizes=(64, 128), repeat: int = 2, ceil=None, blocked_tiles=(None, "packed")) -> list:
     ctx = resolve(ctx)
-    K = ctx.kernels
     rng = np.random.default_rng(8)
     rows = []
     warm = rng.random((8, 16), dtype=np.float32)
-    K.pool.give(assemble_texture(warm, warm[0] + 1, ctx=ctx))
+    ctx.pool.give(assemble_texture(warm, warm[0] + 1, ctx=ctx))
     for m in progress(list(sizes), "assembly"):
         n = 2 * m
         A = rng.random((m, n), dtype=np.float32)
@@ -71,7 +69,7 @@ def assembly(ctx=None, sizes=(64, 128), repeat: int = 2, ceil=None, blocked_tile
                 t0 = time.perf_counter()
                 tex.read()
                 readback = time.perf_counter() - t0
-                K.pool.give(tex)
+                ctx.pool.give(tex)
                 s = w.as_dict()
                 run = (s.get("assemble", 0.0), s.get("transfer", 0.0) + readback)
                 best = run if best is None or run[0] < best[0] else best

@@ -16,10 +16,10 @@ def ceiling(ctx=None, size: int = 4096, repeat: int = 3) -> dict:
     ctx = resolve(ctx)
     K = ctx.kernels
     size = min(size, ctx.max_texture_size)
-    a = K.pool.take(size, size)
-    b = K.pool.take(size, size)
+    a = ctx.pool.take(size, size)
+    b = ctx.pool.take(size, size)
     a.clear(1.0)
-    st = K.store([geo.rectangle(0, 0, size, size), geo.rectangle(0, 0, 1, 1)])
+    st = ctx.geometry.store([geo.rectangle(0, 0, size, size), geo.rectangle(0, 0, 1, 1)])
     full, one = st[0], st[1]
     passes = 20
 
@@ -37,7 +37,7 @@ def ceiling(ctx=None, size: int = 4096, repeat: int = 3) -> dict:
     iters = 64 if "llvmpipe" in ctx.caps.renderer else 512
     fsize = min(size, 512) if "llvmpipe" in ctx.caps.renderer else size
 
-    fma_rect = K.store([geo.rectangle(0, 0, fsize, fsize)])
+    fma_rect = ctx.geometry.store([geo.rectangle(0, 0, fsize, fsize)])
 
     def fma():
         K.draw("fma_loop", a, fma_rect[0], uniforms={"u_iters": iters})
@@ -48,7 +48,7 @@ def ceiling(ctx=None, size: int = 4096, repeat: int = 3) -> dict:
     flops = 32.0 * iters * fsize * fsize / t_fma
 
     # RGBA32F fetch rate from cache
-    small = K.pool.take(64, 64, components=4)
+    small = ctx.pool.take(64, 64, components=4)
     small.write(np.ones((64, 64, 4), np.float32))
     fiters = 16 if "llvmpipe" in ctx.caps.renderer else 256
 
@@ -59,10 +59,10 @@ def ceiling(ctx=None, size: int = 4096, repeat: int = 3) -> dict:
     fetches()
     t_fetch = best_of(fetches, repeat)
     fetch_rate = fiters * fsize * fsize / t_fetch
-    K.pool.give(small)
+    ctx.pool.give(small)
 
-    c = K.pool.take(1, 1)
-    d = K.pool.take(1, 1)
+    c = ctx.pool.take(1, 1)
+    d = ctx.pool.take(1, 1)
     ndep = 2000
 
     timer = GPUTimer(ctx)
@@ -80,7 +80,7 @@ def ceiling(ctx=None, size: int = 4096, repeat: int = 3) -> dict:
 
     dependent()
     issue, tot, gpu = min(dependent() for _ in range(max(1, repeat)))
-    K.pool.give(a, b, c, d)
+    ctx.pool.give(a, b, c, d)
     st.release()
     fma_rect.release()
     return {

@@ -8,18 +8,17 @@ import numpy as np
 
 from .. import blocked
 from ..gl import resolve
-from ..layouts.transfer import upload_lower, upload_rgba
+from ..gl.transfer import upload_lower, upload_rgba
 from ..paper import factor_texture, lu_texture
 from ..teach import counts
 from .common import best_of, make_row, progress
 
 
 def cholesky(ctx=None, sizes=(64, 128), repeat: int = 1, ceil=None,
-             variants=("outer", "outer-packed", "triad", "inner", "lu", "outer-dynamic", "blocked")) -> list:
+             variants=("outer", "outer-packed", "triad", "inner", "lu", "blocked")) -> list:
     import scipy.linalg.lapack as lapack
 
     ctx = resolve(ctx)
-    K = ctx.kernels
     rng = np.random.default_rng(9)
     rows = []
     for m in progress(list(sizes), "cholesky"):
@@ -32,7 +31,6 @@ def cholesky(ctx=None, sizes=(64, 128), repeat: int = 1, ceil=None,
             base = v.split("-")[0]
             if base == "blocked" and not ctx.caps.image_load_store:
                 continue
-            K.static_geometry = not v.endswith("dynamic")
 
             def run():
                 if base == "blocked":
@@ -41,7 +39,7 @@ def cholesky(ctx=None, sizes=(64, 128), repeat: int = 1, ceil=None,
                     t0 = time.perf_counter()
                     out = blocked.factor_texture(tex, m, ctx=ctx, **tune)
                 elif base == "lu":
-                    tex = K.pool.take(m, m)
+                    tex = ctx.pool.take(m, m)
                     tex.write(C)
                     ctx.finish()
                     t0 = time.perf_counter()
@@ -53,13 +51,12 @@ def cholesky(ctx=None, sizes=(64, 128), repeat: int = 1, ceil=None,
                     out = factor_texture(tex, m, packed=packed, variant=base, ctx=ctx)
                 ctx.finish()
                 dt = time.perf_counter() - t0
-                K.pool.give(out)
+                ctx.pool.give(out)
                 return dt
 
             tune = {}
             run()        # warm-up: compiles the kernels and builds the vertex store
             t = min(run() for _ in range(max(1, repeat)))
-            K.static_geometry = True
             if base == "blocked":
                 row = make_row("cholesky", ctx, m, m, v, t, 1, 1, ceil, host_potrf,
                            {"host_spotrf_s": host_potrf, "host_sgetrf_s": host_getrf,

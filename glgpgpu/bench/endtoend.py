@@ -1,4 +1,4 @@
-"""The user's call as the benchmark (`glgpgpu bench e2e`, issue 14): the public
+"""The user's call as the benchmark (`glgpgpu bench e2e`): the public
 functions, numpy in and numpy out, best of `repeat` after a warm-up, beside
 
 * the kernel alone (`kernel_s`: the same work on data already on the GPU; for
@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import api, blocked
 from ..gl import Stopwatch, resolve
-from ..layouts.transfer import upload_lower, upload_rgba
+from ..gl.transfer import upload_lower, upload_rgba
 from ..paper import assemble_texture, factor_texture
 from ..paper import substitute_texture as paper_substitute
 from ..solvers.wls import wls
@@ -47,7 +47,7 @@ def transfer_seconds(ctx, nbytes: float, repeat: int = 3, staged: bool = False) 
     cols = int(min(2048, max(1, -(-int(nbytes) // 16))))          # texels per row
     rows = max(1, int(round(nbytes / (16 * cols))))
     data = np.ones((rows, cols, 4), np.float32)
-    tex = ctx.kernels.pool.take(rows, cols, "bandwidth probe", components=4)
+    tex = ctx.pool.take(rows, cols, "bandwidth probe", components=4)
     saved = ctx.staging
     try:
         ctx.staging = None if staged else False
@@ -57,7 +57,7 @@ def transfer_seconds(ctx, nbytes: float, repeat: int = 3, staged: bool = False) 
         down = best_of(lambda: tex.read(), repeat)
     finally:
         ctx.staging = saved
-        ctx.kernels.pool.give(tex)
+        ctx.pool.give(tex)
     scale = nbytes / data.nbytes
     return up * scale, down * scale
 
@@ -74,7 +74,7 @@ def _kernel_adat(ctx, A, d2, method, packed, repeat):
     best = float("inf")
     for _ in range(max(1, repeat) + 1):             # the first one warms up
         w = Stopwatch(ctx)
-        ctx.kernels.pool.give(assemble_texture(A, d2, packed=packed, ctx=ctx, watch=w))
+        ctx.pool.give(assemble_texture(A, d2, packed=packed, ctx=ctx, watch=w))
         best = min(best, w.as_dict().get("assemble", float("inf")))
     return best
 
@@ -93,7 +93,7 @@ def _kernel_cholesky(ctx, C, method, packed, repeat):
                else factor_texture(tex, m, packed=packed, ctx=ctx))
         ctx.finish()
         dt = time.perf_counter() - t0
-        ctx.kernels.pool.give(out)
+        ctx.pool.give(out)
         return dt
 
     run()
@@ -104,7 +104,6 @@ def _kernel_solve(ctx, L, b, steps, method, packed, repeat):
     """The substitutions `steps` alone: L and b already in textures (L in the
     call's layout), timed from the first draw to ctx.finish()."""
     m = L.shape[0]
-    K = ctx.kernels
     B2 = np.asarray(b, np.float32).reshape(m, -1)
     if method == "blocked":
         rows = blocked.padded(m)
@@ -116,7 +115,7 @@ def _kernel_solve(ctx, L, b, steps, method, packed, repeat):
     full[:m] = B2
 
     def run():
-        t = K.pool.take(rows, B2.shape[1], "right-hand sides")
+        t = ctx.pool.take(rows, B2.shape[1], "right-hand sides")
         t.write(full)
         ctx.finish()
         t0 = time.perf_counter()
@@ -125,14 +124,14 @@ def _kernel_solve(ctx, L, b, steps, method, packed, repeat):
                  else paper_substitute(l_tex, m, t, packed=packed, backward=backward, ctx=ctx))
         ctx.finish()
         dt = time.perf_counter() - t0
-        K.pool.give(t)
+        ctx.pool.give(t)
         return dt
 
     try:
         run()
         return min(run() for _ in range(max(1, repeat)))
     finally:
-        K.pool.give(l_tex)
+        ctx.pool.give(l_tex)
 
 
 def _kernel_wls(ctx, A, d2, bw, method, packed, repeat):
@@ -233,13 +232,13 @@ def end_to_end(ctx=None, sizes=(256, 512), repeat: int = 3, ceil=None) -> list:
     return rows
 
 
-#: issue 14's lines: end to end within this factor of kernel + floor; packed within
+#: the end-to-end targets: end to end within this factor of kernel + floor; packed within
 #: this fraction of full; the blocked Cholesky / adat at least these multiples of the host
 OVER_FLOOR, PACKED_WITHIN, CHOLESKY_OVER_HOST, ADAT_OVER_HOST = 1.25, 0.05, 1.5, 1.0
 
 
 def acceptance(rows: list) -> list:
-    """Issue 14's acceptance read off one run's rows, one line each: which calls are
+    """The end-to-end targets read off one run's rows, one line each: which calls are
     over OVER_FLOOR x (kernel + floor), how far each packed call is from its full
     twin, and the blocked Cholesky's and adat's multiples of the host at the largest m."""
     lines = []

@@ -1,4 +1,4 @@
-"""Host overhead per public call (`glgpgpu bench host`, issue 14): the seconds a call
+"""Host overhead per public call (`glgpgpu bench host`): the seconds a call
 spends in Python and numpy -- validation, layout copies, packing, read-back
 assembly -- apart from the time inside the GL driver, measured by profiling the
 call and subtracting every moderngl (mgl.*) builtin.  Runs on any machine, so a

@@ -1,4 +1,4 @@
-"""The PLSSVM thesis's experiments (seed 003, chapter 7) on this device.
+"""The PLSSVM thesis's experiments (chapters 7) on this device.
 
 fig78     Fig. 7.8's analogue: its random test matrices -- L with diagonal in
           [0.5, 2] and lower part in [-1, 1], A = L L^T -- factored in float32 on the

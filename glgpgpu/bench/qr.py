@@ -1,4 +1,4 @@
-"""Seed 004's Tables I and II on this device: dense "short and fat" and "tall and
+"""Yeralan et al.'s (2015) Tables I and II on this device: dense "short and fat" and "tall and
 skinny" QR, canonical and executed GFLOP/s, beside host sgeqrf (scipy's LAPACK)
 and, where installed, the GPU's compute path (torch.geqrf) in the same run; and
 the 2008 paper's Table 2 solved by QR vs the normal equations.
@@ -6,7 +6,7 @@ the 2008 paper's Table 2 solved by QR vs the normal equations.
 Canonical flops are Golub & Van Loan's 2 m n^2 - 2 n^3 / 3 (m >= n; m and n
 swapped for wide matrices).  Executed flops add what our algorithms do beyond it:
 the reflectors' dots with earlier V columns (for T) and T itself, and the
-Apply's T^T W product, the way the seed counts its GPU GFlops.
+Apply's T^T W product, the way the paper counts its GPU GFlops.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from ..gl import resolve
 from .ceiling import ceiling
 from .common import best_of, progress, save_figure
 
-#: seed 004, C2070, double precision: (rows, cols, canonical GFlops, GPU GFlops)
+#: Yeralan et al. (2015), C2070, double precision: (rows, cols, canonical GFlops, GPU GFlops)
 SEED = {1: [(128, 2048, 88.90, 89.60), (256, 4096, 110.30, 150.09), (384, 6144, 118.97, 159.17)],
         2: [(2048, 128, 29.42, 45.47), (4096, 256, 47.40, 69.80), (6144, 384, 60.31, 87.03)]}
 
@@ -69,19 +69,18 @@ def blocked_kernel_seconds(ctx, A, repeat: int) -> float:
 
     from ..blocked import qr as bqr
     from ..layouts.rgba import padded
-    from ..layouts.transfer import upload_rgba
+    from ..gl.transfer import upload_rgba
 
-    K = ctx.kernels
     m, n = A.shape
     best = float("inf")
     for _ in range(max(1, repeat)):
         a_tex = upload_rgba(ctx, A, m, padded(n, 4), "A")
         ctx.finish()
         t0 = time.perf_counter()
-        tt = bqr.factor_texture(a_tex, m, n, ctx=ctx)
+        tt = bqr.qr_texture(a_tex, m, n, ctx=ctx)
         ctx.finish()
         best = min(best, time.perf_counter() - t0)
-        K.pool.give(a_tex, tt)
+        ctx.pool.give(a_tex, tt)
     return best
 
 
@@ -164,7 +163,7 @@ def plot_tables(rows, path):
         ys = [next(r["host_gflops"] for r in sel if (r["m"], r["n"]) == s) for s in labels]
         ax.bar(x + len(methods) * w, ys, w, label="host sgeqrf")
         ys = [next(r["seed_canonical_gflops"] for r in sel if (r["m"], r["n"]) == s) for s in labels]
-        ax.bar(x + (len(methods) + 1) * w, ys, w, label="seed 004 (C2070, double)")
+        ax.bar(x + (len(methods) + 1) * w, ys, w, label="Yeralan et al. 2015 (C2070, double)")
         ax.set_xticks(x + w, [f"{m}x{n}" for m, n in labels])
         ax.set_ylabel("canonical GFLOP/s")
         ax.set_yscale("log")

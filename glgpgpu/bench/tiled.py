@@ -1,4 +1,4 @@
-"""The PLSSVM thesis's test matrices for the tiled Cholesky (issue 17), made and
+"""The PLSSVM thesis's test matrices for the tiled Cholesky), made and
 checked without float64 ever holding all of L: its random L (diagonal in
 [0.5, 2], lower part in [-1, 1], 003 section 7.1), made in row bands, and a
 probed backward error ||L (L^T x) - A x|| / ||A x|| in float64, a band at a time."""

@@ -9,7 +9,7 @@ import numpy as np
 from .. import blocked
 from .. import figures as geo
 from ..gl import resolve
-from ..layouts.transfer import upload_rgba
+from ..gl.transfer import upload_rgba
 from .assembly import time_blocked_adat
 
 
@@ -51,7 +51,7 @@ def tune_blocked(ctx=None, m: int = 2048, repeat: int = 1, tiles=(4, 8), panels=
             out = blocked.factor_texture(tex, m, P=P, B=B, ctx=ctx, variant=variant)
             ctx.finish()
             dt = time.perf_counter() - t0
-            ctx.kernels.pool.give(out)
+            ctx.pool.give(out)
             return dt
 
         run()
@@ -69,7 +69,7 @@ def time_trailing_update(ctx, m: int, B: int, P: int, variant: dict | None = Non
     rng = np.random.default_rng(11)
     mp = blocked.padded(m, P)
     a_tex = upload_rgba(ctx, np.tril(rng.random((mp, mp), dtype=np.float32)), mp, mp, "A")
-    pnl = K.pool.take(mp, P // 4, components=4)
+    pnl = ctx.pool.take(mp, P // 4, components=4)
     pnl.write(rng.random((mp, P // 4, 4), dtype=np.float32) * 1e-3)
     G = mp // B
     kk = P // B - 1
@@ -86,5 +86,5 @@ def time_trailing_update(ctx, m: int, B: int, P: int, variant: dict | None = Non
     for _ in range(passes):
         K.draw("blocked_update", grid, tri, {"PNL": pnl}, None, images={"A": a_tex}, defines=d, buffers=pbuf)
     ctx.finish()
-    K.pool.give(a_tex, pnl)
+    ctx.pool.give(a_tex, pnl)
     return (time.perf_counter() - t0) / passes

@@ -18,7 +18,7 @@ import numpy as np
 from .. import figures as geo
 from ..gl import Context, resolve
 from .adat import product_texture
-from .tiles import ADAT_TILE, B_TILE, P_PANEL, SLAB, SLAB_FROM, UPDATE_VARIANT, constant_d, rect_rows, require
+from .sizes import ADAT_BLOCK, UPDATE_BLOCK, P_PANEL, SLAB, SLAB_FROM, constant_d, rect_rows, require
 
 
 def _slab_ends(mp: int, W: int):
@@ -26,9 +26,9 @@ def _slab_ends(mp: int, W: int):
     return lambda kb: mp if not W else min(mp, (kb // W + 1) * W)
 
 
-def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = B_TILE, pivot_floor: float | None = None,
+def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = UPDATE_BLOCK, pivot_floor: float | None = None,
                    regularize: bool = False, slab: int | None = None,
-                   ctx: Context | None = None, variant: dict | None = None):
+                   ctx: Context | None = None):
     """Factor blocked C (RGBA, mp/4 x mp, mp a multiple of P) in place; returns it.
     slab: columns per slab (None: SLAB from order SLAB_FROM on, else none; 0: no
     slabs, every update over the whole trailing triangle); a multiple of P and of
@@ -41,33 +41,33 @@ def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = B_TILE, pivot_fl
         raise ValueError(f"blocked Cholesky needs the padded order ({mp}) a multiple of P={P}, "
                          f"and P a multiple of B={B} and of 4")
     W = (SLAB if mp >= SLAB_FROM else 0) if slab is None else int(slab)
-    BT = ADAT_TILE[0]
-    if W and (W % P or W % BT or ADAT_TILE[0] != ADAT_TILE[1]):
-        raise ValueError(f"slab={W} must be a multiple of P={P} and of the product's tile {ADAT_TILE}")
+    BT = ADAT_BLOCK[0]
+    if W and (W % P or W % BT or ADAT_BLOCK[0] != ADAT_BLOCK[1]):
+        raise ValueError(f"slab={W} must be a multiple of P={P} and of the product's block {ADAT_BLOCK}")
     if W >= mp:
         W = 0                                    # one slab: nothing is deferred
     end = _slab_ends(mp, W)
     G = mp // B
     grid_update = K.grid(G, G)
     floor = -1.0 if pivot_floor is None else float(pivot_floor)
-    d = {"P": P, "B": B, **(UPDATE_VARIANT if variant is None else variant)}
+    d = {"P": P, "B": B}
     # every step's rectangles and update geometry in one vertex buffer, kept across calls of
     # this size (per-draw cached stores thrashed the store cache: 3 mp/P of them)
-    steps = K.cached_steps(("blocked-cholesky", mp, P, B, W), lambda: [
+    steps = ctx.geometry.cached_steps(("blocked-cholesky", mp, P, B, W), lambda: [
         (geo.rectangle(0, kb, 1, mp),
          geo.block_trapezoid(G, (kb + P) // B - 1, end(kb) // B) if kb + P < end(kb) else None,
          geo.rectangle(0, kb, P // 4, mp),
          geo.rectangle(0, end(kb), P // 4, mp) if end(kb) < mp else None,
          geo.block_trapezoid(mp // BT, end(kb) // BT - 1, mp // BT) if kb + P == end(kb) < mp else None)
         for kb in range(0, mp, P)])
-    pnl = K.pool.take(mp, P // 4, components=4)
+    pnl = ctx.pool.take(mp, P // 4, components=4)
     held = [pnl]
     try:
-        pbuf = {1: K.scratch_buffer("PNL", mp * P * 4)} if "COLS_FROM_BUFFER" in d else None
+        pbuf = {1: K.scratch_buffer("PNL", mp * P * 4)}
         if W:
             # the slab's finished columns (rows below the slab are all the product reads),
             # and d = -1 for the product: C += (L_S D) L_S^T
-            slab_cols = K.pool.take(mp, W // 4, "the slab's columns", components=4)
+            slab_cols = ctx.pool.take(mp, W // 4, "the slab's columns", components=4)
             held.append(slab_cols)
             minus = constant_d(ctx, -1.0, W)
             held.append(minus)
@@ -86,18 +86,18 @@ def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = B_TILE, pivot_fl
                 K.draw("blocked_copyback", K.grid(P // 4, mp), to_slab, {"PNL": pnl},
                        {"u_kb": kb - kb // W * W}, images={"A": slab_cols})
             if trailing is not None:             # the slab is done: C[e:, e:] -= L_S L_S^T
-                product_texture(c_tex, slab_cols, slab_cols, minus, mp, tile=ADAT_TILE, first=False,
+                product_texture(c_tex, slab_cols, slab_cols, minus, mp, block=ADAT_BLOCK, first=False,
                                 ctx=ctx, region=trailing)
     finally:
-        K.pool.give(*held)
+        ctx.pool.give(*held)
     return c_tex
 
 
 def diagonal(l_tex, m: int, ctx: Context | None = None) -> np.ndarray:
     ctx = resolve(ctx)
     K = ctx.kernels
-    out = K.pool.take(1, m)
-    K.draw("blocked_diagonal", out, rect_rows(K, 0, m, 0, 1), {"L": l_tex}, {"u_m": m})
+    out = ctx.pool.take(1, m)
+    K.draw("blocked_diagonal", out, rect_rows(ctx, 0, m, 0, 1), {"L": l_tex}, {"u_m": m})
     d = out.read()[0]
-    K.pool.give(out)
+    ctx.pool.give(out)
     return d

@@ -1,4 +1,4 @@
-"""LS-SVM kernel matrices by the blocked path (issue 15, step 1): blocked_adat's
+"""LS-SVM kernel matrices by the blocked path): blocked_adat's
 register-blocked Gram matrix X X^T with the kernel function as an epilogue in
 the same pass (blocked_kernel_matrix.frag), full or blocked packed; and the
 KernelFactor operation the LS-SVM solver uses (kernel matrix + 1/C + jitter on
@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..gl import Context, Stopwatch, memory, resolve
-from ..layouts.transfer import read_rgba_lower, upload_rgba
+from ..gl.transfer import read_rgba_lower, upload_rgba
 from ..layouts.tiles import MAX_ONE_TILE, TileGrid, tile_order
 from .adat import adat_texture, product_texture, read_packed_lower
 from .cholesky import diagonal, factor_texture
-from .tiles import ADAT_TILE, P_PANEL, padded, require
+from .sizes import ADAT_BLOCK, P_PANEL, padded, require
 from ..tiled import TiledFactor, TiledLower, cholesky_bytes
 from .tile_kernels import BlockedTiles
 from .triangular import substitute_texture
@@ -27,11 +27,10 @@ def kernel_texture(X32, *, kernel: str = "rbf", gamma: float = 1.0, degree: int 
     ctx = resolve(ctx)
     require(ctx)
     N, d = X32.shape
-    tile = (ADAT_TILE[1], ADAT_TILE[1]) if packed else ADAT_TILE
-    mp = mp or padded(N, max(tile[0], 4))
+    block = (ADAT_BLOCK[1], ADAT_BLOCK[1]) if packed else ADAT_BLOCK
+    mp = mp or padded(N, max(block[0], 4))
     n4 = -(-d // 4) * 4
     ctx.check_size(mp, max(n4, mp) // 4, f"X (N={N}, blocked)")
-    K = ctx.kernels
     a_tex = upload_rgba(ctx, X32, mp, n4, "X")
     d_tex = upload_rgba(ctx, np.ones((1, d), np.float32), 1, n4, "ones")
     norms = upload_rgba(ctx, np.einsum("ij,ij->i", X32, X32)[None, :].astype(np.float32), 1, -(-mp // 4) * 4,
@@ -39,9 +38,9 @@ def kernel_texture(X32, *, kernel: str = "rbf", gamma: float = 1.0, degree: int 
     try:
         uni = {"u_kind": KERNELS[kernel], "u_gamma": float(gamma), "u_coef0": float(coef0),
                "u_degree": int(degree), "u_diag": float(diag)}
-        return adat_texture(a_tex, d_tex, N, tile=tile, mp=mp, packed=packed, ctx=ctx, epilogue=(norms, uni))
+        return adat_texture(a_tex, d_tex, N, block=block, mp=mp, packed=packed, ctx=ctx, epilogue=(norms, uni))
     finally:
-        K.pool.give(a_tex, d_tex, norms)
+        ctx.pool.give(a_tex, d_tex, norms)
 
 
 def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=False, ctx=None) -> np.ndarray:
@@ -51,10 +50,10 @@ def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=F
     tex = kernel_texture(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, packed=packed, ctx=ctx)
     try:
         if packed:
-            return read_packed_lower(ctx, tex, N, ADAT_TILE[1])
+            return read_packed_lower(ctx, tex, N, ADAT_BLOCK[1])
         return read_rgba_lower(tex, N, upper_zero=True)          # cleared, and the kernel keeps it zero
     finally:
-        ctx.kernels.pool.give(tex)
+        ctx.pool.give(tex)
 
 
 class OneTextureKernelFactor:
@@ -81,25 +80,24 @@ class OneTextureKernelFactor:
             raise
 
     def solve(self, R: np.ndarray) -> np.ndarray:
-        K = self.ctx.kernels
         with self.watch("solve"):
-            t = K.pool.take(self.mp, R.shape[1], "LS-SVM right-hand sides")
+            t = self.ctx.pool.take(self.mp, R.shape[1], "LS-SVM right-hand sides")
             full = np.zeros((self.mp, R.shape[1]), np.float32)
             full[:self.N] = R
             t.write(full)
             for backward in (False, True):
                 t = substitute_texture(self.l_tex, self.N, t, backward=backward, ctx=self.ctx)
             out = t.read()[:self.N].astype(np.float64)
-            K.pool.give(t)
+            self.ctx.pool.give(t)
         return out
 
     def release(self) -> None:
-        self.ctx.kernels.pool.give(self.l_tex)
+        self.ctx.pool.give(self.l_tex)
         self.l_tex = None
 
 
 class TiledKernelFactor(TiledFactor):
-    """OneTextureKernelFactor for N beyond one texture (issue 17): K's lower tiles,
+    """OneTextureKernelFactor for N beyond one texture): K's lower tiles,
     tile (I, J) = the kernel function of X_I X_J^T (the epilogue with row band I's
     and band J's squared norms; 1/C + jitter only on diagonal tiles), factored by
     tiled.factor, solved by tiled.solve_tiled (tiled.TiledFactor).  The same methods."""
@@ -116,7 +114,6 @@ class TiledKernelFactor(TiledFactor):
         ctx.check_size(g.t, n4 // 4, f"X (N={self.N}, d={d}, blocked)")
         memory.require(ctx, cholesky_bytes(g) + g.count * g.t * n4 * 4,
                        f"the LS-SVM kernel matrix of {self.N} points on {g.count}^2 tiles")
-        K = ctx.kernels
         self.T = TiledLower.zeros(ctx, g, BlockedTiles(ctx))
         uni = {"u_kind": KERNELS[kernel], "u_gamma": float(gamma), "u_coef0": float(coef0), "u_degree": int(degree)}
         bands, norms = [], []
@@ -134,19 +131,19 @@ class TiledKernelFactor(TiledFactor):
                         product_texture(tex, bands[I], bands[I], ones, g.size(I), ctx=ctx,
                                         epilogue=(norms[I], dict(uni, u_diag=float(diag))))
                     else:
-                        BC = ADAT_TILE[1]
-                        product_texture(tex, bands[I], bands[J], ones, g.t, tile=(BC, BC), full=True, ctx=ctx,
+                        BC = ADAT_BLOCK[1]
+                        product_texture(tex, bands[I], bands[J], ones, g.t, block=(BC, BC), full=True, ctx=ctx,
                                         row_blocks=-(-g.size(I) // BC), col_blocks=(0, -(-g.size(J) // BC)),
                                         epilogue=(norms[I], dict(uni, u_diag=0.0), norms[J]))
         except BaseException:
             self.release()
             raise
         finally:
-            K.pool.give(ones, *bands, *norms)
+            ctx.pool.give(ones, *bands, *norms)
         self.factor_tiles()
 
 
-def KernelFactor(X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):
+def kernel_factor(X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):
     """The LS-SVM factor on one texture when K fits one, else on tiles (the same methods)."""
     ctx = resolve(ctx)
     one = padded(X32.shape[0], P_PANEL) <= min(ctx.max_texture_size, MAX_ONE_TILE)

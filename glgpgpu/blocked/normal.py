@@ -8,15 +8,15 @@ import numpy as np
 
 from .. import figures as geo
 from ..gl import Stopwatch, resolve
-from ..gl.resident import ResidentFactor, single_factor
+from ..methods.resident import ResidentFactor, single_factor
 from ..layouts.rgba import to_rgba
-from ..layouts.transfer import solve_column, upload_rgba
+from ..gl.transfer import solve_column, upload_rgba
 from .adat import adat_texture
 from .cholesky import diagonal, factor_texture
 from ..layouts.tiles import MAX_ONE_TILE
 from ..tiled import TiledNormalSystem as _TiledNormal, tile_grid
 from .tile_kernels import BlockedTiles
-from .tiles import padded, require, start_normal
+from .sizes import padded, require, start_normal
 from .triangular import substitute_texture
 
 
@@ -35,7 +35,7 @@ class OneTextureNormal(ResidentFactor):
         ctx.check_size(self.m, self.n4 // 4, f"A (m={self.m}, blocked)")
         with self.watch("transfer"):
             self.a_tex = upload_rgba(ctx, A32, self.m, self.n4, "A")
-            self.d_tex = ctx.kernels.pool.take(1, self.n4 // 4, components=4)
+            self.d_tex = ctx.pool.take(1, self.n4 // 4, components=4)
 
     def update_matrix(self, A32) -> None:
         """A new A of the same shape (the mixed LP solver scales its rows each iteration)."""
@@ -64,7 +64,7 @@ class OneTextureNormal(ResidentFactor):
                             self.watch, phase)
 
 class TiledNormalSystem(_TiledNormal):
-    """OneTextureNormal's operation on tiles (issue 17): glgpgpu.tiled's
+    """OneTextureNormal's operation on tiles): glgpgpu.tiled's
     TiledNormalSystem with the blocked kernels, for m beyond one texture."""
 
     def __init__(self, A32, *, packed: bool = False, variant: str = "outer", ctx=None,
@@ -84,9 +84,9 @@ def _chosen(ctx, shape):
     return OneTextureNormal if fits_one_texture(ctx, *shape) else TiledNormalSystem
 
 
-def NormalSystem(A32, *, packed: bool = False, variant: str = "outer", ctx=None, watch: Stopwatch | None = None):
+def normal_system(A32, *, packed: bool = False, variant: str = "outer", ctx=None, watch: Stopwatch | None = None):
     """The normal-equations operation for A (m x n float32): OneTextureNormal when
-    A and C fit one texture, else TiledNormalSystem (issue 17) -- the same methods."""
+    A and C fit one texture, else TiledNormalSystem) -- the same methods."""
     ctx = resolve(ctx)
     return _chosen(ctx, A32.shape)(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
 
@@ -94,7 +94,7 @@ def NormalSystem(A32, *, packed: bool = False, variant: str = "outer", ctx=None,
 _FACTORS = {cls: single_factor(cls) for cls in (OneTextureNormal, TiledNormalSystem)}
 
 
-def NormalFactor(A32, d32, *, packed: bool = False, ctx=None, watch: Stopwatch | None = None):
+def normal_factor(A32, d32, *, packed: bool = False, ctx=None, watch: Stopwatch | None = None):
     """The factor of A diag(d32) A^T for one weight vector (NotPositiveDefiniteError
     if a pivot failed), on one texture or on tiles as NormalSystem chooses."""
     ctx = resolve(ctx)
@@ -118,16 +118,16 @@ class ResidentNormal(ResidentFactor):
     def factor(self, d2_tex, pivot_rel: float) -> None:
         K, V = self.ctx.kernels, self.V
         self._free_factor()
-        drow = K.pool.take(1, self.n4 // 4, components=4)
+        drow = self.ctx.pool.take(1, self.n4 // 4, components=4)
         K.draw("pack4", drow, geo.rectangle(0, 0, self.n4 // 4, 1), {"S": d2_tex}, {"u_len": self.n})
         c_tex = adat_texture(self.a_tex, drow, self.m, mp=self.mp, ctx=self.ctx)
-        K.pool.give(drow)
-        dg = K.pool.take(1, self.m)
+        self.ctx.pool.give(drow)
+        dg = self.ctx.pool.take(1, self.m)
         K.draw("blocked_diagonal", dg, geo.rectangle(0, 0, self.m, 1), {"L": c_tex}, {"u_m": self.m})
-        col = K.pool.take(self.m, 1)
+        col = self.ctx.pool.take(self.m, 1)
         V.transpose(col, dg)
         cmax = V.reduce("max", col)
-        K.pool.give(dg, col)
+        self.ctx.pool.give(dg, col)
         self.l_tex = factor_texture(c_tex, self.m, pivot_floor=pivot_rel * max(cmax, 1e-30), ctx=self.ctx)
 
     def solve(self, r_tex):

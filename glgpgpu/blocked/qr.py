@@ -1,10 +1,10 @@
-"""Blocked Householder QR: seed 004's tile algorithm on the fragment pipeline
-(issue 16, steps 2 and 3), in place on RGBA32F storage through image load/store,
+"""Blocked Householder QR: Yeralan et al.'s tile algorithm on the fragment pipeline
+, in place on RGBA32F storage through image load/store,
 for one matrix or an atlas of many ("fronts", side by side, `qr_batched`) that
 every draw covers at once -- each rectangle carries its front's parameters
 (figures/qr.py, BlockedFront).
 
-The rounds come from seed 004's bucket scheduler (figures/buckets.py), one per
+The rounds come from Yeralan et al.'s bucket scheduler (figures/buckets.py), one per
 front, merged launch by launch.  A seed-004 bundle holds at most three 32-row
 tiles because a thread block's shared memory holds five; a fragment shares
 nothing with its neighbours and the reductions run across passes, so here a
@@ -24,7 +24,7 @@ Per launch, over every front that has it:
              bqr_dots_reflect (apply reflection k-1 to the panel while summing, per
              chunk of rows, column k's dots against every panel column) and
              bqr_house (sum the chunks, the Householder scalars, z: w for the columns
-             right of k, seed 004's merged column of T for those left of it).  At the
+             right of k, Yeralan et al.'s merged column of T for those left of it).  At the
              panel's end bqr_panel_store writes R, beta and v = s U into A (geqrf's
              layout) and one draw builds T (larft), T(1:k-1, k) = T(1:k-1, 1:k-1) z(1:k-1)^T.
              (The first version took four draws per column -- dots, house, reflect,
@@ -39,16 +39,16 @@ from functools import lru_cache
 import numpy as np
 
 from .. import figures as geo
-from ..figures import buckets
+from ..scheduling import buckets
 from ..figures.qr import BlockedFront, place_blocked
 from ..layouts.scaling import power_of_two_scale, scale_r
 from ..gl import Context, Stopwatch, resolve
 from ..layouts.rgba import padded, to_rgba
-from ..layouts.transfer import read_rgba, upload_rgba
-from .tiles import P_PANEL, require
+from ..gl.transfer import read_rgba, upload_rgba
+from .sizes import P_PANEL, require
 from .triangular import substitute_texture
 
-NB = 32          # panel width: seed 004's tile (a multiple of 4, at most 32 here: the T kernel's array)
+NB = 32          # panel width: Yeralan et al.'s tile (a multiple of 4, at most 32 here: the T kernel's array)
 CHUNK = None     # rows per fragment in the chunked reductions: chunk_for(m) unless given
 
 
@@ -78,24 +78,24 @@ class _Scratch:
     """The work textures of one atlas, taken from the pool once: the panels' ping-pong
     pair and partial dots, the scalars YZ (factorization), and the Apply's W's."""
 
-    def __init__(self, K, fronts, rows, texels, nb, factor: bool = True):
-        self.K = K
+    def __init__(self, ctx, fronts, rows, texels, nb, factor: bool = True):
+        self.ctx = ctx
         nch = max(fr.chunks() for fr in fronts)
         F = len(fronts)
         self.defines = {"NB": nb}
-        self.w1p = K.pool.take(nch * nb, texels, "QR V^T C partial", components=4)
-        self.w1 = K.pool.take(nb, texels, "QR V^T C", components=4)
-        self.w2 = K.pool.take(nb, texels, "QR T V^T C", components=4)
+        self.w1p = self.ctx.pool.take(nch * nb, texels, "QR V^T C partial", components=4)
+        self.w1 = self.ctx.pool.take(nb, texels, "QR V^T C", components=4)
+        self.w2 = self.ctx.pool.take(nb, texels, "QR T V^T C", components=4)
         self.part = self.yz = None
         self.panels = ()
         if factor:
-            self.part = K.pool.take(nch, F * nb // 4, "QR partial dots", components=4)
-            self.yz = K.pool.take(nb, F * nb, "QR z and scalars", components=4)
-            self.panels = (K.pool.take(rows, F * nb // 4, "QR panel", components=4),
-                           K.pool.take(rows, F * nb // 4, "QR panel", components=4))
+            self.part = self.ctx.pool.take(nch, F * nb // 4, "QR partial dots", components=4)
+            self.yz = self.ctx.pool.take(nb, F * nb, "QR z and scalars", components=4)
+            self.panels = (self.ctx.pool.take(rows, F * nb // 4, "QR panel", components=4),
+                           self.ctx.pool.take(rows, F * nb // 4, "QR panel", components=4))
 
     def give(self):
-        self.K.pool.give(self.part, self.yz, self.w1p, self.w1, self.w2, *self.panels)
+        self.ctx.pool.give(self.part, self.yz, self.w1p, self.w1, self.w2, *self.panels)
 
 
 def _apply(K, v_tex, c_tex, tt, sc, kb: int, spans, *, trans: bool, keep: bool) -> None:
@@ -161,10 +161,10 @@ def factor_atlas(a_tex, fronts, *, nb: int = NB, ctx: Context | None = None):
     ctx = resolve(ctx)
     require(ctx)
     K = ctx.kernels
-    tt = K.pool.take(max(-(-fr.steps // nb) * nb for fr in fronts), len(fronts) * nb, "QR T factors")
-    sc = _Scratch(K, fronts, a_tex.rows, a_tex.cols, nb)
+    tt = ctx.pool.take(max(-(-fr.steps // nb) * nb for fr in fronts), len(fronts) * nb, "QR T factors")
+    sc = _Scratch(ctx, fronts, a_tex.rows, a_tex.cols, nb)
     plan = _plan(tuple(fronts), nb)
-    spans = K.cached_steps(("bqr-atlas", tuple(fronts), nb), lambda: _geometries(fronts, nb, plan))
+    spans = ctx.geometry.cached_steps(("bqr-atlas", tuple(fronts), nb), lambda: _geometries(fronts, nb, plan))
     D = sc.defines
     try:
         for op, geoms in zip(plan, spans):
@@ -187,7 +187,7 @@ def factor_atlas(a_tex, fronts, *, nb: int = NB, ctx: Context | None = None):
                        defines=D)
                 K.draw("bqr_t", tt, tri, {"YZ": sc.yz}, {"u_kb": op[1]}, defines=D)
     except BaseException:
-        K.pool.give(tt)
+        ctx.pool.give(tt)
         raise
     finally:
         sc.give()
@@ -198,7 +198,7 @@ def _front(m: int, n: int, nb: int, chunk) -> BlockedFront:
     return BlockedFront(0, m, n, 0, _check_nb(nb, chunk, m))
 
 
-def factor_texture(a_tex, m: int, n: int, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = None):
+def qr_texture(a_tex, m: int, n: int, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = None):
     """Factor the RGBA matrix (m x n, n padded to a multiple of 4 in the texture)
     in place: the one-front atlas.  Returns TT (the panels' T, tau on their diagonals)."""
     nb = panel_width(resolve(ctx), nb)
@@ -220,12 +220,11 @@ def panel_width(ctx, nb: int = NB) -> int:
 def qr_batched(mats, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = None) -> list:
     """[(F, tau), ...] for float32 matrices of any shapes: fronts side by side in one
     RGBA atlas (several when the texture limit says so), every launch's draws
-    covering all of them (seed 004's many fronts per launch, Fig. 5).  Each result
+    covering all of them (many fronts per launch, as Yeralan et al. (2015) do, Fig. 5).  Each result
     is what qr_raw gives for that matrix alone, bit for bit (its own chunk, the same
     sums in the same order)."""
     ctx = resolve(ctx)
     require(ctx)
-    K = ctx.kernels
     nb = panel_width(ctx, nb)
     out = [None] * len(mats)
     for atlas in place_blocked([a.shape for a in mats], ctx.max_texture_size, nb,
@@ -241,7 +240,7 @@ def qr_batched(mats, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = 
             data = np.zeros((H, W, 4), np.float32)
             for (a, _), fr in zip(scaled, fronts):
                 data[:fr.m, fr.ox:fr.ox + fr.texels] = to_rgba(a, fr.m, 4 * fr.texels)
-        a_tex = K.pool.take(H, W, "QR atlas", components=4)
+        a_tex = ctx.pool.take(H, W, "QR atlas", components=4)
         tt = None
         try:
             a_tex.write(data)
@@ -254,7 +253,7 @@ def qr_batched(mats, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = 
                     scale_r(F, s)
                 out[idx] = (F, _tau(T, fr.f, fr.steps, nb))
         finally:
-            K.pool.give(a_tex, tt)
+            ctx.pool.give(a_tex, tt)
     return out
 
 
@@ -271,9 +270,9 @@ def apply_q_texture(a_tex, tt, m: int, s: int, c_tex, p: int, *, trans: bool, nb
     ctx = resolve(ctx)
     K = ctx.kernels
     fr = BlockedFront(0, m, s, 0, _check_nb(nb, chunk, m))       # the reflectors: s of them
-    sc = _Scratch(K, [fr], m, c_tex.cols, nb, factor=False)
+    sc = _Scratch(ctx, [fr], m, c_tex.cols, nb, factor=False)
     panels = list(range(0, s, nb))
-    tables = K.cached_steps(("bqr-apply3", fr, c_tex.cols, nb), lambda: [
+    tables = ctx.geometry.cached_steps(("bqr-apply3", fr, c_tex.cols, nb), lambda: [
         geo.qr.blocked_apply_rects([fr], kb, nb, c_texels=c_tex.cols) for kb in panels])
     try:
         for i in (range(len(panels)) if trans else range(len(panels) - 1, -1, -1)):
@@ -302,7 +301,7 @@ def _upload_factor(ctx, F, tau, nb):
             if i:
                 t[:i, i] = -tau[kb + i] * t[:i, :i] @ (Vb[:, :i].T @ Vb[:, i])
         T[kb:kb + bw, :bw] = t
-    tt = ctx.kernels.pool.take(T.shape[0], nb, "QR T factors")
+    tt = ctx.pool.take(T.shape[0], nb, "QR T factors")
     tt.write(T)
     return a_tex, tt
 
@@ -312,7 +311,6 @@ def apply_q(F: np.ndarray, tau: np.ndarray, C: np.ndarray, *, trans: bool = Fals
     """Q C or Q^T C for (F, tau) from any QR (geqrf layout), C (m, p) float32."""
     ctx = resolve(ctx)
     require(ctx)
-    K = ctx.kernels
     m, p = C.shape
     nb = panel_width(ctx, nb)
     _check_nb(nb, chunk, m)
@@ -322,7 +320,7 @@ def apply_q(F: np.ndarray, tau: np.ndarray, C: np.ndarray, *, trans: bool = Fals
         apply_q_texture(a_tex, tt, m, tau.shape[0], c_tex, p, trans=trans, nb=nb, chunk=chunk, ctx=ctx)
         return np.ascontiguousarray(read_rgba(c_tex, m, p))
     finally:
-        K.pool.give(a_tex, tt, c_tex)
+        ctx.pool.give(a_tex, tt, c_tex)
 
 
 class QRFactor:
@@ -343,7 +341,7 @@ class QRFactor:
             with self.watch("transfer"):
                 self.a_tex = upload_rgba(ctx, A, self.m, padded(self.n, 4), "A")
             with self.watch("factor"):
-                self.tt = factor_texture(self.a_tex, self.m, self.n, nb=self.nb, chunk=chunk, ctx=ctx)
+                self.tt = qr_texture(self.a_tex, self.m, self.n, nb=self.nb, chunk=chunk, ctx=ctx)
             with self.watch("transfer"):
                 F = read_rgba(self.a_tex, self.m, self.n)
                 self.R = np.triu(F[:self.n]) * np.float32(sc)
@@ -355,28 +353,26 @@ class QRFactor:
 
     def q(self, y: np.ndarray, *, trans: bool = False) -> np.ndarray:
         """Q y or Q^T y for an m-vector."""
-        K = self.ctx.kernels
         with self.watch("solve"):
             c = upload_rgba(self.ctx, np.asarray(y, np.float32).reshape(-1, 1), self.m, 4, "y")
             apply_q_texture(self.a_tex, self.tt, self.m, self.n, c, 1, trans=trans, nb=self.nb, chunk=self.chunk,
                             ctx=self.ctx)
             out = read_rgba(c, self.m, 1)[:, 0].astype(np.float64)
-            K.pool.give(c)
+            self.ctx.pool.give(c)
         return out
 
     def solve_r(self, y: np.ndarray, *, trans: bool = False) -> np.ndarray:
         """R^-1 y, or R^-T y with trans=True (the scale of A is in R already)."""
-        K = self.ctx.kernels
         with self.watch("solve"):
-            t = K.pool.take(self.mp, 1, "QR vector")
+            t = self.ctx.pool.take(self.mp, 1, "QR vector")
             col = np.zeros((self.mp, 1), np.float32)
             col[:self.n, 0] = y
             t.write(col)
             t = substitute_texture(self.l_tex, self.n, t, backward=not trans, ctx=self.ctx)
             out = t.read()[:self.n, 0].astype(np.float64)
-            K.pool.give(t)
+            self.ctx.pool.give(t)
         return out
 
     def release(self) -> None:
-        self.ctx.kernels.pool.give(self.a_tex, self.tt, self.l_tex)
+        self.ctx.pool.give(self.a_tex, self.tt, self.l_tex)
         self.a_tex = self.tt = self.l_tex = None

@@ -12,25 +12,21 @@ from __future__ import annotations
 import numpy as np
 
 from ..layouts.rgba import padded
-from ..layouts.transfer import read_rgba, read_rgba_lower, upload_rgba
+from ..gl.transfer import read_rgba, read_rgba_lower, upload_rgba
 from ..tiled import TileKernels
 from .adat import product_texture
 from .cholesky import diagonal, factor_texture
-from .tiles import ADAT_TILE, B_TILE, P_PANEL, constant_d, rect_rows
+from .sizes import ADAT_BLOCK, UPDATE_BLOCK, P_PANEL, constant_d, rect_rows
 from .triangular import substitute_texture
 
 #: columns of a TRSM slab: solved in P-wide panels, then the rest of the tile updated
 #: by one blocked_adat product over the slab (rank-TRSM_SLAB, compute-bound); 1024 measured
 #: 2x faster than 512 on the H100 (8192 tiles, benchmarks/RESULTS.md)
 TRSM_SLAB = 1024
-#: the SYRK/GEMM updates' blocked_adat tile and shader variant (None: ADAT_TILE, ADAT_VARIANT --
-#: the one-texture kernel's, so a tiled factor sums as the single texture does)
-UPDATE_TILE = None
-UPDATE_VARIANT = None
 
 
 def trsm(ctx, l_tex, mK: int, a_tex, t: int, neg, *, rows: int | None = None, slab: int | None = None,
-         tile=ADAT_TILE) -> None:
+         block=ADAT_BLOCK) -> None:
     """X = A L^-T in place of the tile A, for the factored diagonal tile L (both RGBA,
     t x t; L of order mK, the identity past it).  Blocked right-looking
     substitution, no inverse (its backward error does not grow with kappa(L), which
@@ -41,33 +37,33 @@ def trsm(ctx, l_tex, mK: int, a_tex, t: int, neg, *, rows: int | None = None, sl
     product_texture (d = -1) updates all later columns of the tile at once.  rows:
     the tile's real rows (the last tile row's padding is not drawn)."""
     K = ctx.kernels
-    P, B = P_PANEL, B_TILE
-    BC = tile[1]
+    P, B = P_PANEL, UPDATE_BLOCK
+    BC = block[1]
     slab = slab or TRSM_SLAB
     if slab % P or t % P:
         raise ValueError(f"the TRSM slab ({slab}) and the tile ({t}) must be multiples of P={P}")
     rows = -(-(rows or t) // P) * P                  # whole panels of rows and of columns
     cols = -(-mK // P) * P
-    pnl = K.pool.take(t, P // 4, "TRSM panel", components=4)
+    pnl = ctx.pool.take(t, P // 4, "TRSM panel", components=4)
     try:
         for s0 in range(0, cols, slab):
             s1 = min(cols, s0 + slab)
             for kb in range(s0, s1, P):
-                K.draw("blocked_trsm_panel", K.grid(1, t), rect_rows(K, 0, 1, 0, rows), {"LT": l_tex},
+                K.draw("blocked_trsm_panel", K.grid(1, t), rect_rows(ctx, 0, 1, 0, rows), {"LT": l_tex},
                        {"u_kb": kb, "u_m": mK}, images={"A": a_tex, "PNL": pnl}, defines={"P": P})
                 if kb + P < s1:
                     K.draw("blocked_update", K.grid(t // B, t // B),
-                           rect_rows(K, (kb + P) // B, s1 // B, 0, rows // B),
+                           rect_rows(ctx, (kb + P) // B, s1 // B, 0, rows // B),
                            {"PNL": pnl, "LT": l_tex}, {"u_lq": kb // 4}, images={"A": a_tex},
                            defines={"P": P, "B": B, "TRSM": 1})
-                K.draw("blocked_copyback", K.grid(P // 4, t), rect_rows(K, 0, P // 4, 0, rows), {"PNL": pnl},
+                K.draw("blocked_copyback", K.grid(P // 4, t), rect_rows(ctx, 0, P // 4, 0, rows), {"PNL": pnl},
                        {"u_kb": kb}, images={"A": a_tex})
             if s1 < cols:
-                product_texture(a_tex, a_tex, l_tex, neg, t, tile=(BC, BC), full=True, first=False,
+                product_texture(a_tex, a_tex, l_tex, neg, t, block=(BC, BC), full=True, first=False,
                                 k_range=(s0 // 4, s1 // 4), col_blocks=(s1 // BC, -(-cols // BC)),
                                 row_blocks=-(-rows // BC), ctx=ctx)
     finally:
-        K.pool.give(pnl)
+        ctx.pool.give(pnl)
 
 
 class BlockedTiles(TileKernels):
@@ -77,18 +73,15 @@ class BlockedTiles(TileKernels):
     multiple = 16                   # the Cholesky panel (P_PANEL), a multiple of the 4 columns of a texel
     band_texels = 4                 # RGBA: 4 columns of A per texel
 
-    def __init__(self, ctx, tile=None, variant=None):
-        """tile, variant: blocked_adat's for the SYRK/GEMM updates (default UPDATE_TILE /
-        UPDATE_VARIANT, else ADAT_TILE and ADAT_VARIANT; e.g. (16, 8) with FMA_CHAIN,
-        ROWS_FROM_BUFFER=2 is 8-10% faster on the H100, with other bits,
-        benchmarks/gemm_variants.py)."""
+    def __init__(self, ctx, block=None):
+        """block: blocked_adat's (BR, BC) for the SYRK/GEMM updates (default ADAT_BLOCK,
+        the one-texture kernel's, so a tiled factor sums as the single texture does)."""
         super().__init__(ctx)
-        self.tile = tile or UPDATE_TILE or ADAT_TILE
-        self.variant = variant if variant is not None else UPDATE_VARIANT
+        self.block = block or ADAT_BLOCK
 
     # -- storage ------------------------------------------------------------------
     def zeros(self, t):
-        tex = self.ctx.kernels.pool.take(t, t // 4, "tile", components=4)
+        tex = self.ctx.pool.take(t, t // 4, "tile", components=4)
         tex.clear(0.0)
         return tex
 
@@ -115,7 +108,7 @@ class BlockedTiles(TileKernels):
 
     def zero_upper(self, tex, t):
         K = self.ctx.kernels
-        K.draw("blocked_zero_upper", K.grid(t // 4, t), rect_rows(K, 0, t // 4, 0, t), None, images={"A": tex})
+        K.draw("blocked_zero_upper", K.grid(t // 4, t), rect_rows(self.ctx, 0, t // 4, 0, t), None, images={"A": tex})
         return tex
 
     # -- the tile operations ----------------------------------------------------------
@@ -126,7 +119,7 @@ class BlockedTiles(TileKernels):
     def trsm(self, l_tex, m, a_tex, t, rows):
         neg = constant_d(self.ctx, -1.0, t)          # the slab products' d (one small upload per tile)
         try:
-            trsm(self.ctx, l_tex, m, a_tex, t, neg, rows=rows, tile=self.tile)
+            trsm(self.ctx, l_tex, m, a_tex, t, neg, rows=rows, block=self.block)
         finally:
             self.give(neg)
         return a_tex
@@ -134,25 +127,24 @@ class BlockedTiles(TileKernels):
     def update(self, c_tex, r_tex, s_tex, d_tex, *, t, diagonal, rows, cols, k_end, first=False):
         k_range = (0, -(-k_end // 4))
         if diagonal:          # the lower block triangle of order rows
-            product_texture(c_tex, r_tex, s_tex, d_tex, rows, tile=self.tile, first=first, k_range=k_range,
-                            variant=self.variant, ctx=self.ctx)
+            product_texture(c_tex, r_tex, s_tex, d_tex, rows, block=self.block, first=first, k_range=k_range,
+                            ctx=self.ctx)
         else:                 # the real rows x columns (the last tile row is mostly padding)
-            BR, BC = (self.tile[1], self.tile[1]) if self.variant is None else self.tile
-            product_texture(c_tex, r_tex, s_tex, d_tex, t, tile=(BR, BC), full=True, first=first,
+            BR = BC = self.block[1]              # square blocks: every row block of the tile
+            product_texture(c_tex, r_tex, s_tex, d_tex, t, block=(BR, BC), full=True, first=first,
                             k_range=k_range, row_blocks=-(-rows // BR), col_blocks=(0, -(-cols // BC)),
-                            variant=self.variant, ctx=self.ctx)
+                            ctx=self.ctx)
         return c_tex
 
     def transpose(self, tex, t):
         K = self.ctx.kernels
-        out = K.pool.take(t, t // 4, "tile transpose", components=4)
-        K.draw("transpose_rgba", out, rect_rows(K, 0, t // 4, 0, t), {"S": tex})
+        out = self.ctx.pool.take(t, t // 4, "tile transpose", components=4)
+        K.draw("transpose_rgba", out, rect_rows(self.ctx, 0, t // 4, 0, t), {"S": tex})
         return out
 
     # -- the solves -----------------------------------------------------------------
     def substitute(self, l_tex, m, t, B, steps):
-        K = self.ctx.kernels
-        b = K.pool.take(t, B.shape[1], "tile right-hand sides")
+        b = self.ctx.pool.take(t, B.shape[1], "tile right-hand sides")
         try:
             full = np.zeros((t, B.shape[1]), np.float32)
             full[:m] = B
@@ -161,15 +153,15 @@ class BlockedTiles(TileKernels):
                 b = substitute_texture(l_tex, m, b, backward=backward, ctx=self.ctx)
             return b.read()[:m]
         finally:
-            K.pool.give(b)
+            self.ctx.pool.give(b)
 
     def products(self, ops, ys, t, rows, nrhs):
         """8 right-hand sides at a time: each solved part as an 8-row operand of
         blocked_adat against the tile, summed on the GPU, read once per 8."""
-        ctx, K = self.ctx, self.ctx.kernels
+        ctx, _K = self.ctx, self.ctx.kernels
         out_np = np.empty((rows, nrhs), np.float32)
         ones = constant_d(ctx, 1.0, t)
-        out = K.pool.take(t, 2, "tile product", components=4)        # 8 columns: one 8-wide block
+        out = ctx.pool.take(t, 2, "tile product", components=4)        # 8 columns: one 8-wide block
         try:
             for c0 in range(0, nrhs, 8):
                 for q, (op, y) in enumerate(zip(ops, ys)):
@@ -177,9 +169,9 @@ class BlockedTiles(TileKernels):
                     yq = np.zeros((8, t), np.float32)
                     yq[:cols.shape[1], :cols.shape[0]] = cols.T
                     y_tex = upload_rgba(ctx, yq, 8, t, "y")
-                    product_texture(out, op, y_tex, ones, t, tile=(8, 8), full=True, first=q == 0, ctx=ctx)
-                    K.pool.give(y_tex)
+                    product_texture(out, op, y_tex, ones, t, block=(8, 8), full=True, first=q == 0, ctx=ctx)
+                    ctx.pool.give(y_tex)
                 out_np[:, c0:c0 + 8] = read_rgba(out, rows, min(8, nrhs - c0))
         finally:
-            K.pool.give(ones, out)
+            ctx.pool.give(ones, out)
         return out_np

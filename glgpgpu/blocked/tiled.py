@@ -1,6 +1,6 @@
 """The blocked path's public operations (numpy in, numpy out) on tiles: one tile
 when the matrix fits one texture (the blocked kernels on a single texture), a
-grid of tiles of layouts.tiles's order when it does not (issue 17).  The tile
+grid of tiles of layouts.tiles's order when it does not).  The tile
 algorithms are glgpgpu.tiled's, run with this method's kernels (tile_kernels.py)."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from ..layouts.rgba import padded
 from ..tiled import TiledLower, adat_tiled as _adat_tiled, factor, solve_tiled, tile_grid, upload_checked
 from .adat import adat as adat_one_texture
 from .tile_kernels import BlockedTiles
-from .tiles import ADAT_TILE, require
+from .sizes import ADAT_BLOCK, require
 
 
 def _upload_lower(ctx, M: np.ndarray, what: str) -> TiledLower:
@@ -50,26 +50,26 @@ def solve(L_lower: np.ndarray, Bm: np.ndarray, steps, *, packed: bool = False, c
         T.release()
 
 
-def adat(A, d2, *, packed: bool = False, ctx: Context | None = None, tile=ADAT_TILE) -> np.ndarray:
+def adat(A, d2, *, packed: bool = False, ctx: Context | None = None, block=ADAT_BLOCK) -> np.ndarray:
     """C = A diag(d2) A^T (float32, lower triangle): one texture when C fits one,
     else tiles of C, each the sum over A's column chunks of (A_I D) A_J^T."""
     ctx = resolve(ctx)
     require(ctx)
     m, n = A.shape
-    fits = padded(m, max(tile[0], 4)) <= ctx.max_texture_size and padded(n, 4) // 4 <= ctx.max_texture_size
+    fits = padded(m, max(block[0], 4)) <= ctx.max_texture_size and padded(n, 4) // 4 <= ctx.max_texture_size
     if packed or fits:
-        mp = padded(m, max(tile[0], 4))
+        mp = padded(m, max(block[0], 4))
         memory.require(ctx, 4 * mp * mp + 3 * 4 * mp * padded(n, 4), f"A diag(d2) A^T with A of {m} x {n}")
-        return adat_one_texture(A, d2, packed=packed, ctx=ctx, tile=tile)
-    T = adat_tiled(ctx, A, d2, tile_grid(ctx, m, BlockedTiles).t, tile=tile)
+        return adat_one_texture(A, d2, packed=packed, ctx=ctx, block=block)
+    T = adat_tiled(ctx, A, d2, tile_grid(ctx, m, BlockedTiles).t, block=block)
     try:
         return T.read()
     finally:
         T.release()
 
 
-def adat_tiled(ctx, A, d2, t: int, *, tile=ADAT_TILE) -> TiledLower:
+def adat_tiled(ctx, A, d2, t: int, *, block=ADAT_BLOCK) -> TiledLower:
     """The lower tiles of A diag(d2) A^T on the GPU by the blocked kernels (A float32
     m x n, any m, n); release when done."""
     require(ctx)
-    return _adat_tiled(ctx, A, d2, t, BlockedTiles(ctx, tile))
+    return _adat_tiled(ctx, A, d2, t, BlockedTiles(ctx, block))

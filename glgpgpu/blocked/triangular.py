@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..gl import Context, resolve
-from .tiles import P_PANEL, rect_rows
+from .sizes import P_PANEL, rect_rows
 
 
 def substitute_texture(l_tex, m: int, b_tex, *, backward: bool, P: int = P_PANEL, ctx: Context | None = None):
@@ -11,12 +11,12 @@ def substitute_texture(l_tex, m: int, b_tex, *, backward: bool, P: int = P_PANEL
     ctx = resolve(ctx)
     K = ctx.kernels
     mp = l_tex.rows
-    S, T = b_tex, K.pool.take(b_tex.rows, b_tex.cols)
-    rect = rect_rows(K, 0, b_tex.cols, 0, mp)
+    S, T = b_tex, ctx.pool.take(b_tex.rows, b_tex.cols)
+    rect = rect_rows(ctx, 0, b_tex.cols, 0, mp)
     panels = range(mp - P, -1, -P) if backward else range(0, mp, P)
     for kb in panels:
         K.draw("blocked_solve", T, rect, {"L": l_tex, "Bs": S},
                {"u_kb": kb, "u_m": m, "u_backward": int(backward)}, defines={"P": P})
         S, T = T, S
-    K.pool.give(T)
+    ctx.pool.give(T)
     return S

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from . import bench, demo, info, lp, lssvm, qr, trace, wls
-from ..errors import GLUnavailableError
+from ..errors import GLUnavailableError, MissingExtraError
 
 SUBCOMMANDS = (info, bench, wls, qr, lssvm, trace, demo, lp)
 
@@ -23,6 +23,9 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args) or 0)
+    except MissingExtraError as exc:
+        print(f"glgpgpu: {exc}", file=sys.stderr)
+        return 2
     except GLUnavailableError as exc:
         print(f"glgpgpu: {exc}", file=sys.stderr)
         return 3

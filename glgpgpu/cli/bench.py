@@ -40,7 +40,7 @@ def run(args) -> int:
     if args.suite == "e2e" and rows:
         from ..bench.endtoend import acceptance
 
-        print("issue 14's lines, this run:")
+        print("the end-to-end targets, this run:")
         for line in acceptance(rows):
             print("  " + line)
     for r in res.get("tune", []):

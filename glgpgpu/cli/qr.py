@@ -1,4 +1,4 @@
-"""`glgpgpu qr --table 1|2|ls`: seed 004's Tables I / II (dense QR GFLOP/s) or the
+"""`glgpgpu qr --table 1|2|ls`: Yeralan et al.'s Tables I / II (dense QR GFLOP/s) or the
 2008 paper's Table 2 by QR vs the normal equations; CSV and PNG into --out."""
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def run(args) -> int:
         tables = (1, 2) if args.table == "both" else (int(args.table),)
         methods = ("paper", "blocked") if args.method == "both" else (args.method,)
         rows, ceil = run_tables(ctx, tables=tables, methods=methods, scale=args.scale, repeat=args.repeat)
-        print(f"seed 004 Tables {tables} on {ctx.caps.renderer}, {stamp} (seed: C2070, double precision)")
+        print(f"Yeralan et al. (2015) Tables {tables} on {ctx.caps.renderer}, {stamp} (the paper: C2070, double precision)")
         print(format_tables(rows, ceil))
         for f in (write_csv(rows, out / f"qr-tables-{slug}-{stamp}.csv"),
                   plot_tables(rows, out / f"qr-tables-{slug}-{stamp}.png")):
@@ -39,11 +39,11 @@ def run(args) -> int:
 
 
 def register(sub):
-    s = sub.add_parser("qr", help="Householder QR: seed 004's Tables I/II, or least squares by QR vs normal equations")
+    s = sub.add_parser("qr", help="Householder QR: Yeralan et al.'s Tables I/II, or least squares by QR vs normal equations")
     s.add_argument("--table", choices=["1", "2", "both", "ls"], default="both",
-                   help="1: short and fat, 2: tall and skinny (seed 004); ls: the 2008 Table 2 by QR vs Cholesky")
+                   help="1: short and fat, 2: tall and skinny (Yeralan et al. 2015); ls: the 2008 Table 2 by QR vs Cholesky")
     s.add_argument("--method", choices=["paper", "blocked", "both"], default="both")
-    s.add_argument("--scale", type=float, default=1.0, help="shrink the seed's shapes by this factor (CPU runs)")
+    s.add_argument("--scale", type=float, default=1.0, help="shrink the paper's shapes by this factor (CPU runs)")
     s.add_argument("--sizes", default="128,256", help="m for --table ls (comma-separated)")
     s.add_argument("--repeat", type=int, default=2)
     s.add_argument("--out", default="benchmarks/results")

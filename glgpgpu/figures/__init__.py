@@ -18,10 +18,12 @@ from .cholesky import (fig5_outer_product_sub, fig6a_packed_sub_first_half, fig6
                        packed_outer_product_sub, to_index_triads)
 from .blocks import block_band, block_trapezoid, block_triangle
 from .raster import on_edge_centres, rasterize
-from . import buckets, qr
+from . import qr
 
 __all__ = ["VERTEX_FLOATS", "Geometry", "column_run", "rectangle", "texel_square", "vertex_table",
-           "fig2a_column_scaling", "fig2b_outer_product_add", "fig4_packed_outer_product_add", "outer_product_add", "outer_product_add_rect",
+           "fig2a_column_scaling", "fig2b_outer_product_add", "fig4_packed_outer_product_add", "outer_product_add",
+           "outer_product_add_rect",
            "fig5_outer_product_sub", "fig6a_packed_sub_first_half", "fig6b_packed_sub_second_half",
            "fig7a_packed_sub_first_half", "fig7b_packed_sub_second_half", "outer_product_sub",
-           "packed_outer_product_sub", "to_index_triads", "block_band", "block_trapezoid", "block_triangle", "on_edge_centres", "rasterize", "buckets", "qr"]
+           "packed_outer_product_sub", "to_index_triads", "block_band", "block_trapezoid", "block_triangle",
+           "on_edge_centres", "rasterize", "qr"]

@@ -61,7 +61,7 @@ def fig4_packed_outer_product_add(m: int, k: int) -> Geometry:
 def outer_product_add_rect(rows: int, cols: int, k: int, b_row: int = 0) -> Geometry:
     """Fig. 2(b)'s texture coordinates on a whole rows x cols rectangle: Kernel 2 over
     every element, C(j, i) += A(j, k) b(i) -- an off-diagonal tile of a tiled matrix
-    (issue 17), where the two operands differ and no triangle may be left out.
+   ), where the two operands differ and no triangle may be left out.
     A fragment at (x, y) = (column i, row j) gets T0 = (k+.5, j) and T1 = (i, b_row+.5)
     (b_row: which row of a two-row b holds the columns' values); the corners sit on
     texel edges, so every centre is inside exactly once."""

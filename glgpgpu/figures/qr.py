@@ -1,6 +1,6 @@
-"""Vertex tables of Householder QR by drawing (issue 16), no GL.
+"""Vertex tables of Householder QR by drawing), no GL.
 
-Matrices ("fronts", as seed 004 calls the dense blocks of a multifrontal
+Matrices ("fronts", as Yeralan et al. (2015) calls the dense blocks of a multifrontal
 factorization) lie side by side in one texture atlas: front f occupies columns
 ox .. ox + n - 1 and rows 0 .. m - 1.  Every rectangle of a QR draw carries its
 front's (ox, m, n) as the attached coordinate T0, constant over the rectangle,

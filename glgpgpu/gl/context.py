@@ -23,6 +23,10 @@ import moderngl
 
 from ..errors import ContextThreadError, GLUnavailableError
 from . import staging
+from .geometry import GeometryStore
+from .kernels import Kernels
+from .programs import ProgramCache
+from .textures import TexturePool
 
 #: What a Debian/Ubuntu machine needs for headless rendering on the CPU.
 EGL_PACKAGES = "libegl1 libegl-mesa0 libgl1-mesa-dri"
@@ -116,8 +120,12 @@ class Context:
         self.max_texture_size = min(driver_max, max_texture_size or driver_max)
         # bytes a call may allocate; None: ask the driver (gl/memory.py)
         self.memory_budget: int | None = None
-        # Kernels and textures attach themselves here lazily (one per context).
-        self._kernels = None
+        # The engine's parts, side by side: compiled programs, vertex data, the texture
+        # pool and the one draw / dispatch call (which uses the first two).
+        self.programs = ProgramCache(self.gl)
+        self.geometry = GeometryStore(self.gl)
+        self.pool = TexturePool(self)
+        self.kernels = Kernels(self, self.programs, self.geometry)
         # transfers through mapped buffers (gl/staging.py): None = on hardware drivers
         # that have GL 4.5; True / False forces it (tests force it on llvmpipe), as does
         # GLGPGPU_STAGING=1 / 0 in the environment
@@ -166,15 +174,6 @@ class Context:
                 + (f", or {hint}." if hint else "."))
 
     @property
-    def kernels(self):
-        """The program cache and draw call of this context (created on first use)."""
-        if self._kernels is None:
-            from .kernels import Kernels    # kernels -> textures; neither imports this module
-
-            self._kernels = Kernels(self)
-        return self._kernels
-
-    @property
     def stager(self):
         """The mapped transfer buffers (gl/staging.py), or None where transfers go direct."""
         want = (not self.caps.software) if self.staging is None else self.staging
@@ -192,9 +191,8 @@ class Context:
         if self.gl is None:
             return
         self.make_current()
-        if self._kernels is not None:
-            self._kernels.release()
-            self._kernels = None
+        for part in (self.kernels, self.geometry, self.programs, self.pool):
+            part.release()
         if self._stager is not None:
             self._stager.release()
             self._stager = None

@@ -1,12 +1,12 @@
-"""Kernels: the program cache of a context and the one place that issues draw calls.
+"""Kernels: the one place that issues draw calls (and compute dispatches).
 
-Programs (programs.py) are compiled once per context and cached by name.
 `Kernels.draw` binds the target framebuffer (which sets the viewport to the
 target's size), sets the orthographic projection, binds the input textures and
-draws the triangles.  Geometry is either a `figures.Geometry` (any object with
-corners, triangles, label, names, vertices; uploaded to a scratch buffer) or a
-`Span` of a `VertexStore`, where an algorithm puts all of its vertex tables once, before
-its loop, so the loop itself uploads and allocates nothing.
+draws the triangles.  Geometry is either a `figures.Geometry` (uploaded to the
+geometry store's scratch buffer) or a `Span` of a `VertexStore`, where an
+algorithm puts all of its vertex tables once, before its loop, so the loop
+itself uploads and allocates nothing.  `Kernels.dispatch` runs a compute kernel
+over a grid of workgroups with the same bindings, recorder and debug checks.
 
 An optional `Recorder` keeps every draw: kernel, target, vertices, and the
 number of fragments generated (an occlusion query, samples passed).
@@ -18,57 +18,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import moderngl
 
-from .programs import Program, VERTEX_FORMAT, VERTEX_FLOATS
-from .textures import GridTarget, TexturePool
-
-
-@dataclass
-class Span:
-    """A geometry placed in a VertexStore: draw `count` vertices from `first`."""
-
-    store: "VertexStore"
-    first: int
-    count: int
-    geometry: object        # a figures.Geometry
-
-
-class VertexStore:
-    """All vertex tables of one algorithm run in one GL buffer, uploaded once."""
-
-    def __init__(self, kernels: "Kernels", geometries):
-        self.kernels = kernels
-        tables, spans, first = [], [], 0
-        for g in geometries:
-            v = g.vertices
-            tables.append(v)
-            spans.append(Span(self, first, len(v), g))
-            first += len(v)
-        data = np.concatenate(tables) if tables else np.zeros((3, VERTEX_FLOATS), np.float32)
-        self.buffer = kernels.gl.buffer(np.ascontiguousarray(data, np.float32).tobytes())
-        self.spans = spans
-        self._vaos: dict = {}
-
-    def vao(self, program: moderngl.Program):
-        vao = self._vaos.get(id(program))
-        if vao is None:
-            vao = self.kernels.gl.vertex_array(program, [(self.buffer,) + VERTEX_FORMAT],
-                                               skip_errors=True)
-            self._vaos[id(program)] = vao
-        return vao
-
-    def release(self) -> None:
-        for vao in self._vaos.values():
-            vao.release()
-        self._vaos.clear()
-        if self.buffer is not None:
-            self.buffer.release()
-            self.buffer = None
-
-    def __getitem__(self, i) -> Span:
-        return self.spans[i]
-
-    def __len__(self):
-        return len(self.spans)
+from ..errors import GLDebugError
+from .geometry import GeometryStore, Span
+from .programs import ProgramCache, debug_enabled
+from .textures import GridTarget
 
 
 @dataclass
@@ -90,6 +43,7 @@ class Recorder:
     draws: list = field(default_factory=list)
     snapshots: bool = False          # also keep a copy of the target after each draw
     images: list = field(default_factory=list)
+    dispatches: list = field(default_factory=list)   # (kernel, workgroups) of compute dispatches
 
     def fragments(self, kernel: str | None = None) -> int:
         return sum(d.fragments for d in self.draws if kernel is None or d.kernel == kernel)
@@ -99,56 +53,46 @@ class Recorder:
 
 
 class Kernels:
-    """Program cache + draw call for one Context."""
+    """The draw call (and compute dispatch) of one context, beside its program
+    cache and geometry store; also the attachment-less grid targets and the
+    storage buffers the blocked kernels read."""
 
     #: texels of render targets drawn before draw() waits for the GPU (see __init__)
     QUEUE_LIMIT = 1 << 29
 
-    def __init__(self, ctx):
+    def __init__(self, ctx, programs: ProgramCache, geometry: GeometryStore):
         self.ctx = ctx
         self.gl = ctx.gl
-        self._programs: dict = {}
-        self._scratch = None
-        self._scratch_vaos: dict = {}
+        self.programs = programs
+        self.geometry = geometry
         self.recorder: Recorder | None = None
-        self._stores: dict = {}
-        self._step_stores: dict = {}           # cached_steps: apart from _stores
+        self.debug = debug_enabled()
         self._query = None
-        # False: upload every draw's vertices anew (the naive way), to measure
-        # what keeping the figures' tables in one static buffer saves.
-        self.static_geometry = True
-        self.pool = TexturePool(ctx)
-        # Target texels drawn since the GPU last caught up.  The H100's GL driver
-        # returned wrong results, silently, when long chains of dependent passes
-        # were queued without a wait (the blocked substitution with 8192 unknowns
-        # and 1024 right-hand sides: ~4e9 fragments queued; 2e9 was still right;
-        # benchmarks/debug_solve.py).  Waiting every QUEUE_LIMIT texels bounds it.
+        self._buffers: dict = {}
+        self._grids: dict = {}
+        # Target texels drawn since the GPU last caught up: the H100's GL driver
+        # returned wrong results, silently, when long chains of dependent passes were
+        # queued without a wait (benchmarks/RESULTS.md, "driver hazards"), so draw()
+        # waits every QUEUE_LIMIT texels.
         self.queued = 0
-        # which writes a memory barrier after an image-storing draw covers (GL's
-        # barrier bits; all by default -- benchmarks/qr_draw_costs.py measures fewer)
+        # which writes a memory barrier after an image-storing draw covers (GL's barrier bits)
         self.barrier_bits = 0xFFFFFFFF
 
-    def program(self, name: str, defines: dict | None = None) -> Program:
-        key = (name, tuple(sorted(defines.items()))) if defines else name   # plain name: the common, fast case
-        p = self._programs.get(key)
-        if p is None:
-            p = self._programs[key] = Program(self.gl, name, defines)
-        return p
+    def program(self, name: str, defines: dict | None = None):
+        return self.programs.get(name, defines)
 
     # -- storage buffers (blocked path) ------------------------------------------------
     def scratch_buffer(self, slot: str, nbytes: int):
         """A storage buffer of at least nbytes, kept per slot and reused across calls.
         The caller is about to overwrite it: queued draws may still read it through
         the storage-buffer path, so wait for them first (a GB-sized operand's copy
-        raced ahead of the draws before it on the H100: the 32768 L L^T's tile (3, 1)
-        came back wrong; see benchmarks/debug_thesis.py)."""
+        raced ahead of the draws before it on the H100: benchmarks/RESULTS.md)."""
         self.wait()
-        cache = self.__dict__.setdefault("_buffers", {})
-        buf = cache.get(slot)
+        buf = self._buffers.get(slot)
         if buf is None or buf.size < nbytes:
             if buf is not None:
                 buf.release()
-            buf = cache[slot] = self.gl.buffer(reserve=nbytes)
+            buf = self._buffers[slot] = self.gl.buffer(reserve=nbytes)
         return buf
 
     def wait(self) -> None:
@@ -159,67 +103,41 @@ class Kernels:
 
     def grid(self, cols: int, rows: int) -> GridTarget:
         """An attachment-less target of cols x rows fragments, kept per size."""
-        cache = self.__dict__.setdefault("_grids", {})
-        g = cache.get((cols, rows))
+        g = self._grids.get((cols, rows))
         if g is None:
-            g = cache[(cols, rows)] = GridTarget(self.ctx, cols, rows, f"block grid {cols}x{rows}")
+            g = self._grids[(cols, rows)] = GridTarget(self.ctx, cols, rows, f"block grid {cols}x{rows}")
         return g
 
-    # -- vertex data ---------------------------------------------------------------
-    def store(self, geometries) -> VertexStore:
-        return VertexStore(self, list(geometries))
+    def _bind(self, prog, kernel, target, inputs, uniforms, images, buffers):
+        inputs = inputs or {}
+        for unit, name in enumerate(prog.samplers):
+            tex = inputs.get(name)
+            if tex is None:
+                raise ValueError(f"kernel {kernel} needs input texture {name!r}")
+            if tex is target:
+                raise ValueError(f"kernel {kernel}: {name} is also the target; "
+                                 "reading and writing one texture at once is undefined (ping-pong instead)")
+            tex.tex.use(location=unit)
+        if uniforms:
+            for name, value in uniforms.items():
+                prog.set_uniform(name, value)
+        if images:
+            for name, tex in images.items():
+                if name not in prog.images:
+                    raise KeyError(f"kernel {kernel} declares no image {name!r} (its images: {sorted(prog.images)})")
+                tex.tex.bind_to_image(prog.images[name], read=True, write=True)
+        if buffers:
+            for binding, buf in buffers.items():
+                buf.bind_to_storage_buffer(binding)
 
-    def cached_store(self, key, build):
-        """A VertexStore kept across calls (e.g. one LP iteration after another).
-
-        `build()` returns the geometries; a few recent keys are kept."""
-        st = self._stores.pop(key, None)
-        if st is None:
-            st = self.store(build())
-        self._stores[key] = st
-        while len(self._stores) > 32:         # an LP iteration or a public call uses a dozen or so
-            old = next(iter(self._stores))
-            self._stores.pop(old).release()
-        return st
-
-    def cached_steps(self, key, build):
-        """An algorithm's per-step tables, uploaded once and kept across calls:
-        `build()` returns a list of steps, each a tuple of geometries (or None for
-        a draw the step skips); returned with Spans in place of geometries.
-        `build` runs only when the key is not cached -- for long loops making the
-        tables costs more host time than drawing them."""
-        made = {}
-
-        def flat():
-            made["steps"] = build()
-            return [g for st in made["steps"] for g in st if g is not None]
-
-        # kept apart from cached_store's entries: the draws inside the loop that uses
-        # these steps make cached stores of their own, which must not evict them
-        store = self._step_stores.pop(key, None) or self.store(flat())
-        self._step_stores[key] = store
-        while len(self._step_stores) > 8:
-            self._step_stores.pop(next(iter(self._step_stores))).release()
-        if not hasattr(store, "steps"):
-            spans = iter(store.spans)
-            store.steps = [tuple(None if g is None else next(spans) for g in st) for st in made["steps"]]
-        return store.steps
-
-    def _scratch_span(self, geom, program: Program):
-        data = geom.vertices
-        if self._scratch is None or self._scratch.size < data.nbytes:
-            for vao in self._scratch_vaos.values():
-                vao.release()
-            self._scratch_vaos.clear()
-            if self._scratch is not None:
-                self._scratch.release()
-            self._scratch = self.gl.buffer(reserve=max(4096, 2 * data.nbytes))
-        self._scratch.write(data.tobytes())
-        vao = self._scratch_vaos.get(id(program))
-        if vao is None:
-            vao = self.gl.vertex_array(program.prog, [(self._scratch,) + VERTEX_FORMAT], skip_errors=True)
-            self._scratch_vaos[id(program)] = vao
-        return vao, 0, len(data)
+    def _check(self, prog, kernel: str) -> None:
+        """GLGPGPU_DEBUG=1: a GL error or a declared uniform never set is named at once."""
+        err = self.gl.error
+        if err != "GL_NO_ERROR":
+            raise GLDebugError(f"{err} after kernel {kernel}")
+        unset = prog.unset_uniforms()
+        if unset:
+            raise GLDebugError(f"kernel {kernel} ran with uniforms never set: {unset}")
 
     # -- the draw call ----------------------------------------------------------------
     def draw(self, kernel: str, target, geometry, inputs=None, uniforms=None, images=None,
@@ -237,35 +155,15 @@ class Kernels:
         caller calls `barrier()` after the run).
         """
         self.ctx.make_current()         # never draw on a context that is not current here
-        prog = self.program(kernel, defines)
-        inputs = inputs or {}
-        for unit, name in enumerate(prog.samplers):
-            tex = inputs.get(name)
-            if tex is None:
-                raise ValueError(f"kernel {kernel} needs input texture {name!r}")
-            if tex is target:
-                raise ValueError(f"kernel {kernel}: {name} is also the target; "
-                                 "reading and writing one texture at once is undefined (ping-pong instead)")
-            tex.tex.use(location=unit)
-        if uniforms:
-            for name, value in uniforms.items():
-                prog.set_uniform(name, value)
-        if images:
-            for name, tex in images.items():
-                tex.tex.bind_to_image(prog.images[name], read=True, write=True)
-        if buffers:
-            for binding, buf in buffers.items():
-                buf.bind_to_storage_buffer(binding)
+        prog = self.programs.get(kernel, defines)
+        self._bind(prog, kernel, target, inputs, uniforms, images, buffers)
         target.fbo.use()   # also sets the viewport to the whole target
         prog.set_projection((target.cols, target.rows))
-        if isinstance(geometry, Span) and self.static_geometry:
+        if isinstance(geometry, Span):
             vao, first, count = geometry.store.vao(prog.prog), geometry.first, geometry.count
             geom = geometry.geometry
-        elif isinstance(geometry, Span):
-            geom = geometry.geometry
-            vao, first, count = self._scratch_span(geom, prog)
         else:
-            vao, first, count = self._scratch_span(geometry, prog)
+            vao, first, count = self.geometry.scratch(geometry, prog.prog)
             geom = geometry
         self.queued += target.cols * target.rows * max(1, int(weight))
         if self.queued > self.QUEUE_LIMIT:
@@ -273,21 +171,43 @@ class Kernels:
         rec = self.recorder
         if rec is None:
             vao.render(moderngl.TRIANGLES, vertices=count, first=first)
-            if images and barrier:
-                self.gl.memory_barrier(self.barrier_bits)
-            return
-        if self._query is None:       # one query object, reused (moderngl cannot release queries)
-            self._query = self.gl.query(samples=True)
-        query = self._query
-        with query:
-            vao.render(moderngl.TRIANGLES, vertices=count, first=first)
+        else:
+            if self._query is None:       # one query object, reused (moderngl cannot release queries)
+                self._query = self.gl.query(samples=True)
+            with self._query:
+                vao.render(moderngl.TRIANGLES, vertices=count, first=first)
         if images and barrier:
             self.gl.memory_barrier(self.barrier_bits)
-        rec.draws.append(DrawRecord(kernel, getattr(target, "name", "?"), (target.cols, target.rows),
-                                    geom.label, geom.corners.copy(), tuple(geom.triangles),
-                                    geom.names, int(query.samples)))
-        if rec.snapshots:
-            rec.images.append(target.read())
+        if self.debug:
+            self._check(prog, kernel)
+        if rec is not None:
+            rec.draws.append(DrawRecord(kernel, getattr(target, "name", "?"), (target.cols, target.rows),
+                                        geom.label, geom.corners.copy(), tuple(geom.triangles),
+                                        geom.names, int(self._query.samples)))
+            if rec.snapshots:
+                rec.images.append(target.read())
+
+    # -- the compute dispatch -----------------------------------------------------------
+    def dispatch(self, kernel: str, groups, inputs=None, uniforms=None, images=None, buffers=None,
+                 defines=None, barrier: bool = True, work: int = 1) -> None:
+        """Run compute kernel `kernel` (shaders/compute/<kernel>.comp) over `groups`
+        = (x, y, z) workgroups; the bindings as in draw().  barrier=True: a memory
+        barrier after it, so its stores are visible to whatever comes next.
+        work: threads x inner-loop length, counted toward QUEUE_LIMIT like a draw."""
+        self.ctx.make_current()
+        prog = self.programs.get(kernel, defines, compute=True)
+        self._bind(prog, kernel, None, inputs, uniforms, images, buffers)
+        gx, gy, gz = (tuple(groups) + (1, 1))[:3]
+        self.queued += max(1, int(work))
+        if self.queued > self.QUEUE_LIMIT:
+            self.wait()
+        prog.prog.run(int(gx), int(gy), int(gz))
+        if barrier:
+            self.gl.memory_barrier(self.barrier_bits)
+        if self.debug:
+            self._check(prog, kernel)
+        if self.recorder is not None:
+            self.recorder.dispatches.append((kernel, (int(gx), int(gy), int(gz))))
 
     def barrier(self) -> None:
         """Make every image store so far visible to later draws and transfers (after a
@@ -310,21 +230,9 @@ class Kernels:
         return _Rec()
 
     def release(self) -> None:
-        for buf in self.__dict__.get("_buffers", {}).values():
+        for buf in self._buffers.values():
             buf.release()
-        for g in self.__dict__.get("_grids", {}).values():
+        self._buffers.clear()
+        for g in self._grids.values():
             g.release()
-        for st in (*self._stores.values(), *self._step_stores.values()):
-            st.release()
-        self._stores.clear()
-        self._step_stores.clear()
-        for vao in self._scratch_vaos.values():
-            vao.release()
-        self._scratch_vaos.clear()
-        if self._scratch is not None:
-            self._scratch.release()
-            self._scratch = None
-        for p in self._programs.values():
-            p.prog.release()
-        self._programs.clear()
-        self.pool.release()
+        self._grids.clear()

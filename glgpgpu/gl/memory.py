@@ -1,4 +1,4 @@
-"""How much memory the GPU has free, asked before a large allocation (issue 17),
+"""How much memory the GPU has free, asked before a large allocation),
 so a request that cannot fit is refused with the sizes named, never a driver
 crash or a silent wrong result.
 

@@ -14,11 +14,6 @@ import moderngl
 from ..errors import GLResourceError
 from . import rawgl, staging
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:                       # textures never import the context module:
-    from .context import Context       # context -> kernels -> textures stays a one-way chain
-
 
 #: row bands of MatrixTexture.write_lower (H100, m = 4096, R32F: 16 bands 11 ms for 34 MiB,
 #: 4 bands 16 ms, the whole square 20 ms; benchmarks/gpu_lower_upload.py)
@@ -40,7 +35,7 @@ def _staged(ctx, transfer, *args) -> bool:
 class MatrixTexture:
     """One float32 matrix on the GPU: an R32F texture plus its framebuffer."""
 
-    def __init__(self, ctx: "Context", rows: int, cols: int, data=None, *, components: int = 1,
+    def __init__(self, ctx, rows: int, cols: int, data=None, *, components: int = 1,
                  what: str = "matrix"):
         if rows < 1 or cols < 1:
             raise ValueError(f"{what} must have at least one row and one column, got {rows}x{cols}")
@@ -207,7 +202,7 @@ class GridTarget:
     """A framebuffer with no attachments: it only sets how many fragments a draw
     creates (one per block); the blocked kernels write through image stores."""
 
-    def __init__(self, ctx: "Context", cols: int, rows: int, name="grid"):
+    def __init__(self, ctx, cols: int, rows: int, name="grid"):
         self.fbo = ctx.gl.empty_framebuffer((cols, rows))
         self.cols, self.rows, self.name = cols, rows, name
 
@@ -250,7 +245,7 @@ class TexturePool:
     and not yet given back: an error leaves no texture behind.
     """
 
-    def __init__(self, ctx: "Context", keep: int = 4):
+    def __init__(self, ctx, keep: int = 4):
         self.ctx = ctx
         self.keep = keep
         self._free: dict = {}

@@ -2,10 +2,9 @@
 
 triangle  full and rectangular packed formats (2008 paper, section 3.3, Fig. 3), pack/unpack
 rgba      the blocked path's RGBA texels and blocked packed format
-transfer  moving matrices between numpy and textures in these layouts (uses gl/)
 
-The package itself imports only the pure numpy modules, so figures/ (no GL)
-can use the layout formulas.
+Pure index arithmetic in numpy: no GL, no context (moving matrices between
+numpy and textures in these layouts is gl/transfer.py).
 """
 from .rgba import expand_blocks, packed_block_shape, padded, to_rgba, unpack_blocks
 from .triangle import FullLayout, PackedLayout, layout_for, pack, packed_shape, unpack

@@ -68,7 +68,7 @@ BAND_BYTES = 1 << 20
 
 
 def expand_blocks(P: np.ndarray, m: int, B: int) -> np.ndarray:
-    """`unpack_blocks` by slice copies, no index arrays (issue 14), in bands of block
+    """`unpack_blocks` by slice copies, no index arrays), in bands of block
     rows on the host's cores (parallel.py).  Fig. 4 on the block grid moves whole
     blocks: the left block columns J < w sit shifted down by e block rows, the right
     ones turned by 180 degrees at block level (block order reversed in both axes,

@@ -1,4 +1,4 @@
-"""Matrices larger than one texture (issue 17): a grid of t x t tiles.
+"""Matrices larger than one texture): a grid of t x t tiles.
 
 Tile (I, J) holds rows I t .. I t + t - 1 and columns J t .. J t + t - 1, zero
 padded past the matrix.  A symmetric or triangular matrix keeps only its lower

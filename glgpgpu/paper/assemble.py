@@ -19,7 +19,7 @@ import numpy as np
 from .. import figures as geo
 from ..gl import Context, PingPong, Stopwatch, resolve
 from ..layouts.triangle import layout_for
-from .packing import read_lower
+from .packing import unpack_and_read
 
 
 def assembly_geometries(m: int, nk: int, packed: bool):
@@ -34,10 +34,10 @@ def assembly_geometries(m: int, nk: int, packed: bool):
 def assemble_texture(A, d2, *, packed: bool = False, ctx: Context | None = None,
                      watch: Stopwatch | None = None):
     """Algorithm 3 on the GPU; returns the MatrixTexture holding C's lower triangle
-    in the chosen layout (it stays on the GPU; give it back to `ctx.kernels.pool`
+    in the chosen layout (it stays on the GPU; give it back to `ctx.pool`
     when done).  A is (m, n) float32, d2 (n,)."""
     ctx = resolve(ctx)
-    pool = ctx.kernels.pool
+    pool = ctx.pool
     watch = watch or Stopwatch(ctx, enabled=False)
     m, n = A.shape
     block = min(n, ctx.max_texture_size)
@@ -77,7 +77,7 @@ class Accumulator:
         lay = layout_for(m, packed)
         ctx.check_size(lay.height, lay.width, f"C = A D^2 A^T ({'packed' if packed else 'full'}, m={m})", hint=ctx.TILED_HINT)
         ctx.check_size(1, m, f"the scaled column b (m={m})")
-        pool = ctx.kernels.pool
+        pool = ctx.pool
         self.pp = PingPong(pool.take(lay.height, lay.width), pool.take(lay.height, lay.width))
         self.pp.source.name, self.pp.target.name = "C_S", "C_T"
         self.b = pool.take(1, m)
@@ -89,7 +89,7 @@ class Accumulator:
         """Add the first nk columns of A (texture m x >=nk) scaled by d (1 x >=nk)."""
         K = self.ctx.kernels
         m, packed, pp, b = self.m, self.packed, self.pp, self.b
-        store = K.cached_store(("adat", m, nk, packed), lambda: assembly_geometries(m, nk, packed))
+        store = self.ctx.geometry.cached_store(("adat", m, nk, packed), lambda: assembly_geometries(m, nk, packed))
         with (watch or Stopwatch(self.ctx, enabled=False))("assemble"):
             for k in range(nk):
                 K.draw("column_scaling", b, store[2 * k], {"A": a_tex, "d": d_tex})
@@ -98,11 +98,11 @@ class Accumulator:
 
     def finish(self):
         """The texture holding C; the rest goes back to the pool."""
-        self.ctx.kernels.pool.give(self.b, self.pp.target)
+        self.ctx.pool.give(self.b, self.pp.target)
         return self.pp.source
 
     def discard(self):
-        self.ctx.kernels.pool.give(self.b, self.pp.target, self.pp.source)
+        self.ctx.pool.give(self.b, self.pp.target, self.pp.source)
 
 
 def assemble_resident(a_tex, d_row, *, packed: bool = False, ctx: Context | None = None):
@@ -123,6 +123,6 @@ def adat(A, d2, *, packed: bool = False, ctx: Context | None = None) -> np.ndarr
     ctx = resolve(ctx)
     tex = assemble_texture(A, d2, packed=packed, ctx=ctx)
     try:
-        return read_lower(tex, A.shape[0], packed)
+        return unpack_and_read(tex, A.shape[0], packed)
     finally:
-        ctx.kernels.pool.give(tex)
+        ctx.pool.give(tex)

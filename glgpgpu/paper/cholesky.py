@@ -30,7 +30,7 @@ from .. import figures as geo
 from ..errors import NotPositiveDefiniteError
 from ..gl import Context, PingPong, resolve
 from ..layouts.triangle import layout_for
-from .packing import read_lower, upload_lower
+from .packing import unpack_and_read, upload_and_pack
 
 VARIANTS = ("outer", "triad", "inner")
 
@@ -70,7 +70,7 @@ def factor_texture(c_tex, m: int, *, packed: bool = False, variant: str = "outer
         raise ValueError(f"variant must be one of {VARIANTS}, not {variant!r}")
     ctx = resolve(ctx)
     K = ctx.kernels
-    pool = K.pool
+    pool = ctx.pool
     lay = layout_for(m, packed)
     other = pool.take(lay.height, lay.width)
     if variant == "inner":
@@ -80,7 +80,7 @@ def factor_texture(c_tex, m: int, *, packed: bool = False, variant: str = "outer
         other.clear(0.0)
     pp = PingPong(c_tex, other)
     pp.source.name, pp.target.name = "L_S", "L_T"
-    store = K.cached_store(("chol", m, packed, variant), lambda: factor_geometries(m, packed, variant))
+    store = ctx.geometry.cached_store(("chol", m, packed, variant), lambda: factor_geometries(m, packed, variant))
     sub = "outer_product_sub_triad" if variant == "triad" else "outer_product_sub"
     layout_uniforms = {"u_m": m, "u_packed": int(packed)}
     sqrt_kernel, sqrt_uniforms = ("sqrt", None) if pivot_floor is None else \
@@ -104,22 +104,22 @@ def factor_texture(c_tex, m: int, *, packed: bool = False, variant: str = "outer
     return T
 
 
-def diagonal_of(l_tex, m: int, packed: bool, ctx: Context | None = None) -> np.ndarray:
+def diagonal(l_tex, m: int, packed: bool, ctx: Context | None = None) -> np.ndarray:
     """L's diagonal, gathered on the GPU (one pass) and read back."""
     ctx = resolve(ctx)
     K = ctx.kernels
-    diag = K.pool.take(1, m)
+    diag = ctx.pool.take(1, m)
     try:
         K.draw("diagonal", diag, geo.rectangle(0, 0, m, 1), {"L": l_tex}, {"u_m": m, "u_packed": int(packed)})
         return diag.read()[0]
     finally:
-        K.pool.give(diag)
+        ctx.pool.give(diag)
 
 
 def check_pivots(l_tex, m: int, packed: bool, ctx: Context | None = None):
     """Gather L's diagonal on the GPU and raise NotPositiveDefiniteError at the
     first pivot that is not a positive finite number."""
-    return NotPositiveDefiniteError.check(diagonal_of(l_tex, m, packed, ctx), m)
+    return NotPositiveDefiniteError.check(diagonal(l_tex, m, packed, ctx), m)
 
 
 def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | None = None) -> np.ndarray:
@@ -133,9 +133,9 @@ def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | 
         raise ValueError(f"variant must be one of {VARIANTS}, not {variant!r}")
     ctx = resolve(ctx)
     m = C.shape[0]
-    l_tex = factor_texture(upload_lower(C, packed, ctx, "C"), m, packed=packed, variant=variant, ctx=ctx)
+    l_tex = factor_texture(upload_and_pack(C, packed, ctx, "C"), m, packed=packed, variant=variant, ctx=ctx)
     try:
         check_pivots(l_tex, m, packed, ctx)
-        return read_lower(l_tex, m, packed)
+        return unpack_and_read(l_tex, m, packed)
     finally:
-        ctx.kernels.pool.give(l_tex)
+        ctx.pool.give(l_tex)

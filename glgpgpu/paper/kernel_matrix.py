@@ -1,5 +1,5 @@
-"""Kernel matrices by rasterization, the first step of LS-SVM training (issue 15;
-the PLSSVM thesis, seed 003, chapter 2): K(i, j) = k(x_i, x_j) over the lower
+"""Kernel matrices by rasterization, the first step of LS-SVM training;
+the PLSSVM thesis, chapter 2): K(i, j) = k(x_i, x_j) over the lower
 triangle only.  The Gram matrix G = X X^T is Algorithm 3 itself (A = X, D = I:
 one Kernel 1 + Kernel 2 pass pair per feature, Fig. 2(b) or Fig. 4); one more
 pass over the same triangle(s) applies the kernel function (kernel_function.frag).
@@ -12,9 +12,9 @@ from .. import figures as geo
 from ..gl import Stopwatch, memory, resolve
 from ..tiled import TiledFactor, adat_tiled, cholesky_bytes
 from .assemble import assemble_texture
-from .cholesky import diagonal_of, factor_texture
+from .cholesky import diagonal, factor_texture
 from .triangular import substitute_texture
-from .packing import read_lower
+from .packing import unpack_and_read
 from .tile_kernels import PaperTiles
 from .tiled import fits_one_texture, grid_for
 
@@ -31,20 +31,20 @@ def kernel_texture(X32, *, kernel: str = "rbf", gamma: float = 1.0, degree: int 
     g_tex = assemble_texture(X32, np.ones(X32.shape[1], np.float32), packed=packed, ctx=ctx)
     if kernel == "linear" and diag == 0:
         return g_tex
-    norms = K.pool.take(1, N)
-    out = K.pool.take(g_tex.rows, g_tex.cols)
+    norms = ctx.pool.take(1, N)
+    out = ctx.pool.take(g_tex.rows, g_tex.cols)
     try:
         K.draw("diagonal", norms, geo.rectangle(0, 0, N, 1), {"L": g_tex}, {"u_m": N, "u_packed": int(packed)})
         out.clear(0.0)
-        tri = K.cached_store(("kernel-tri", N, packed), lambda: [geo.outer_product_add(N, 0, packed)])[0]
+        tri = ctx.geometry.cached_store(("kernel-tri", N, packed), lambda: [geo.outer_product_add(N, 0, packed)])[0]
         K.draw("kernel_function", out, tri, {"G": g_tex, "n": norms},
                {"u_kind": KERNELS[kernel], "u_gamma": float(gamma), "u_coef0": float(coef0),
                 "u_degree": int(degree), "u_diag": float(diag)})
     except BaseException:
-        K.pool.give(out)
+        ctx.pool.give(out)
         raise
     finally:
-        K.pool.give(g_tex, norms)
+        ctx.pool.give(g_tex, norms)
     return out
 
 
@@ -60,9 +60,9 @@ def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=F
             T.release()
     tex = kernel_texture(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, packed=packed, ctx=ctx)
     try:
-        return read_lower(tex, X32.shape[0], packed, ctx)
+        return unpack_and_read(tex, X32.shape[0], packed, ctx)
     finally:
-        ctx.kernels.pool.give(tex)
+        ctx.pool.give(tex)
 
 
 class OneTextureKernelFactor:
@@ -80,26 +80,25 @@ class OneTextureKernelFactor:
                                    diag=diag, ctx=ctx)
         with self.watch("factor"):
             self.l_tex = factor_texture(h_tex, self.N, packed=packed, ctx=ctx)
-            self.pivots = diagonal_of(self.l_tex, self.N, packed, ctx)
+            self.pivots = diagonal(self.l_tex, self.N, packed, ctx)
 
     def solve(self, R: np.ndarray) -> np.ndarray:
-        K = self.ctx.kernels
         with self.watch("solve"):
-            t = K.pool.take(self.N, R.shape[1], "LS-SVM right-hand sides")
+            t = self.ctx.pool.take(self.N, R.shape[1], "LS-SVM right-hand sides")
             t.write(R.astype(np.float32))
             for backward in (False, True):
                 t = substitute_texture(self.l_tex, self.N, t, packed=self.packed, backward=backward, ctx=self.ctx)
             out = t.read().astype(np.float64)
-            K.pool.give(t)
+            self.ctx.pool.give(t)
         return out
 
     def release(self) -> None:
-        self.ctx.kernels.pool.give(self.l_tex)
+        self.ctx.pool.give(self.l_tex)
         self.l_tex = None
 
 
 def kernel_tiles(X32, *, kernel, gamma, degree, coef0, diag, ctx):
-    """K + diag I's lower R32F tiles for N beyond one texture (issue 17): the Gram tiles
+    """K + diag I's lower R32F tiles for N beyond one texture): the Gram tiles
     by Kernels 1 and 2 (tiled.adat_tiled with D = I), the squared norms n_i = G(i, i)
     gathered from the diagonal tiles on the GPU (as in one texture), then the
     kernel-function pass on each tile's real rows and columns (zeros elsewhere):
@@ -114,32 +113,32 @@ def kernel_tiles(X32, *, kernel, gamma, degree, coef0, diag, ctx):
     T = adat_tiled(ctx, X32, np.ones(X32.shape[1], np.float32), t, PaperTiles(ctx))
     row = None
     try:
-        norms = [diagonal_of(T.tiles[b, b], t, False, ctx) for b in range(g.count)]
-        row = K.pool.take(2, t, "squared norms")
+        norms = [diagonal(T.tiles[b, b], t, False, ctx) for b in range(g.count)]
+        row = ctx.pool.take(2, t, "squared norms")
         for I, J in g.lower():
             row.write(np.stack([norms[I], norms[J]]))
-            out = K.pool.take(t, t, "kernel tile")
+            out = ctx.pool.take(t, t, "kernel tile")
             out.clear(0.0)
             if I == J:
-                geom = K.cached_store(("kernel-tri", g.size(I), False),
+                geom = ctx.geometry.cached_store(("kernel-tri", g.size(I), False),
                                       lambda: [geo.outer_product_add(g.size(I), 0, False)])[0]
             else:
-                geom = K.cached_store(("kernel-rect", g.size(I), g.size(J)),
+                geom = ctx.geometry.cached_store(("kernel-rect", g.size(I), g.size(J)),
                                       lambda: [geo.outer_product_add_rect(g.size(I), g.size(J), 0, b_row=1)])[0]
             K.draw("kernel_function", out, geom, {"G": T.tiles[I, J], "n": row},
                    dict(uni, u_diag=float(diag if I == J else 0.0)))
-            K.pool.give(T.tiles[I, J])
+            ctx.pool.give(T.tiles[I, J])
             T.tiles[I, J] = out
     except BaseException:
         T.release()
         raise
     finally:
-        K.pool.give(row)
+        ctx.pool.give(row)
     return T
 
 
 class TiledKernelFactor(TiledFactor):
-    """OneTextureKernelFactor for N beyond one texture (issue 17): kernel_tiles, then the
+    """OneTextureKernelFactor for N beyond one texture): kernel_tiles, then the
     tiled Cholesky and solves on the same R32F tiles.  The same methods."""
 
     def __init__(self, X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):
@@ -153,7 +152,7 @@ class TiledKernelFactor(TiledFactor):
         self.factor_tiles()
 
 
-def KernelFactor(X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):
+def kernel_factor(X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):
     """The LS-SVM factor in one texture when K fits one (or packed), else on tiles."""
     ctx = resolve(ctx)
     cls = OneTextureKernelFactor if packed or fits_one_texture(ctx, X32.shape[0]) else TiledKernelFactor

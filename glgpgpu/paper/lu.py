@@ -37,11 +37,11 @@ def lu_texture(a_tex, m: int, ctx: Context | None = None):
     """Factor in place on the GPU; returns the texture holding L\\U (unit L implied)."""
     ctx = resolve(ctx)
     K = ctx.kernels
-    other = K.pool.take(m, m)
+    other = ctx.pool.take(m, m)
     other.clear(0.0)
     S, T = a_tex, other
     S.name, T.name = "A_S", "A_T"
-    store = K.cached_store(("lu", m), lambda: lu_geometries(m))
+    store = ctx.geometry.cached_store(("lu", m), lambda: lu_geometries(m))
     for k in range(m - 1):
         row, col, square = store[3 * k], store[3 * k + 1], store[3 * k + 2]
         K.draw("copy", T, row, {"S": S})
@@ -50,7 +50,7 @@ def lu_texture(a_tex, m: int, ctx: Context | None = None):
         K.draw("lu_elimination", T, square, {"S": S})
         S, T = T, S
         S.name, T.name = "A_S", "A_T"
-    K.pool.give(T)
+    ctx.pool.give(T)
     return S
 
 
@@ -59,9 +59,9 @@ def lu_nopivot(A, ctx: Context | None = None):
     A = as_square(A, "A")
     ctx = resolve(ctx)
     m = A.shape[0]
-    tex = ctx.kernels.pool.take(m, m)
+    tex = ctx.pool.take(m, m)
     tex.write(A)
     out = lu_texture(tex, m, ctx)
     LU = out.read()
-    ctx.kernels.pool.give(out)
+    ctx.pool.give(out)
     return np.tril(LU, -1) + np.eye(m, dtype=np.float32), np.triu(LU)

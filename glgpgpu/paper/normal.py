@@ -14,11 +14,11 @@ import numpy as np
 
 from .. import figures as geo
 from ..gl import Stopwatch, resolve
-from ..gl.resident import ResidentFactor, single_factor
-from ..layouts.transfer import solve_column
+from ..methods.resident import ResidentFactor, single_factor
+from ..gl.transfer import solve_column
 from .assemble import Accumulator, assemble_resident, assemble_texture
-from .cholesky import diagonal_of, factor_texture
-from .tiled import TiledNormal, fits_one_texture
+from .cholesky import diagonal, factor_texture
+from .tiled import TiledNormalSystem, fits_one_texture
 from .triangular import substitute_texture
 
 
@@ -42,9 +42,9 @@ class OneTextureNormal(ResidentFactor):
         if self.n <= ctx.max_texture_size:          # else assemble_texture uploads A in blocks each time
             ctx.check_size(self.m, self.n, f"A (m={self.m})")
             with self.watch("transfer"):
-                self.a_tex = ctx.kernels.pool.take(self.m, self.n)
+                self.a_tex = ctx.pool.take(self.m, self.n)
                 self.a_tex.write(A32)
-                self.d_tex = ctx.kernels.pool.take(1, self.n)
+                self.d_tex = ctx.pool.take(1, self.n)
             self.a_tex.name, self.d_tex.name = "A", "d"
 
     def update_matrix(self, A32) -> None:
@@ -70,7 +70,7 @@ class OneTextureNormal(ResidentFactor):
         with watch("factor"):
             self.l_tex = factor_texture(c_tex, m, packed=self.packed, variant=self.variant, ctx=ctx,
                                         pivot_floor=pivot_floor, regularize=regularize)
-            self.pivots = diagonal_of(self.l_tex, m, self.packed, ctx)
+            self.pivots = diagonal(self.l_tex, m, self.packed, ctx)
         return self.pivots
 
     def solve(self, rhs: np.ndarray, phase: str = "solve") -> np.ndarray:
@@ -80,7 +80,7 @@ class OneTextureNormal(ResidentFactor):
                                                                   backward=backward, ctx=self.ctx),
                             self.watch, phase)
 
-def NormalSystem(A32, *, packed: bool = False, variant: str = "outer", ctx=None, watch: Stopwatch | None = None):
+def normal_system(A32, *, packed: bool = False, variant: str = "outer", ctx=None, watch: Stopwatch | None = None):
     """The normal-equations operation for A (m x n float32): OneTextureNormal when C
     fits one texture, else R32F tiles (tiled.TiledNormalSystem with the papers' kernels;
     full layout only) -- the same methods."""
@@ -89,13 +89,13 @@ def NormalSystem(A32, *, packed: bool = False, variant: str = "outer", ctx=None,
 
 
 def _chosen(ctx, m: int, packed: bool):
-    return OneTextureNormal if packed or fits_one_texture(ctx, m) else TiledNormal
+    return OneTextureNormal if packed or fits_one_texture(ctx, m) else TiledNormalSystem
 
 
-_FACTORS = {cls: single_factor(cls) for cls in (OneTextureNormal, TiledNormal)}
+_FACTORS = {cls: single_factor(cls) for cls in (OneTextureNormal, TiledNormalSystem)}
 
 
-def NormalFactor(A32, d32, *, packed: bool = False, ctx=None, watch: Stopwatch | None = None):
+def normal_factor(A32, d32, *, packed: bool = False, ctx=None, watch: Stopwatch | None = None):
     """The factor of A diag(d32) A^T for one weight vector (NotPositiveDefiniteError
     if a pivot failed), in one texture or on tiles as NormalSystem chooses."""
     ctx = resolve(ctx)
@@ -118,18 +118,18 @@ class ResidentNormal(ResidentFactor):
         """L L^T = A diag(d2) A^T; pivots below pivot_rel * max diag(C) are dropped."""
         K, V = self.ctx.kernels, self.V
         self._free_factor()
-        row = K.pool.take(1, self.n)
+        row = self.ctx.pool.take(1, self.n)
         V.transpose(row, d2_tex)
         c_tex = assemble_resident(self.A, row, packed=self.packed, ctx=self.ctx)
-        K.pool.give(row)
+        self.ctx.pool.give(row)
         # the diagonal of C, for a pivot floor relative to its largest entry
-        drow = K.pool.take(1, self.m)
+        drow = self.ctx.pool.take(1, self.m)
         K.draw("diagonal", drow, geo.rectangle(0, 0, self.m, 1), {"L": c_tex},
                {"u_m": self.m, "u_packed": int(self.packed)})
-        diag = K.pool.take(self.m, 1)
+        diag = self.ctx.pool.take(self.m, 1)
         V.transpose(diag, drow)
         cmax = V.reduce("max", diag)
-        K.pool.give(drow, diag)
+        self.ctx.pool.give(drow, diag)
         self.l_tex = factor_texture(c_tex, self.m, packed=self.packed, variant=self.variant, ctx=self.ctx,
                                 pivot_floor=pivot_rel * max(cmax, 1e-30))
 

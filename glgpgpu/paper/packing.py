@@ -1,4 +1,4 @@
-"""The rectangular packed format built and read on the GPU (issue 14): packing
+"""The rectangular packed format built and read on the GPU): packing
 and unpacking are one draw each over the target rectangle, so a packed matrix on
 its way to or from the GPU costs one pass, not a numpy scatter.  The numpy
 `layouts.pack` / `layouts.unpack` stay the reference these are tested against.
@@ -12,8 +12,8 @@ from ..gl import resolve
 from ..layouts.triangle import layout_for
 
 
-def _rect(K, w, h):
-    return K.cached_store(("rect", w, h), lambda: [geo.rectangle(0, 0, w, h)])[0]
+def _rect(ctx, w, h):
+    return ctx.geometry.cached_store(("rect", w, h), lambda: [geo.rectangle(0, 0, w, h)])[0]
 
 
 def pack_texture(full_tex, m: int, ctx=None):
@@ -22,8 +22,8 @@ def pack_texture(full_tex, m: int, ctx=None):
     K = ctx.kernels
     lay = layout_for(m, True)
     ctx.check_size(lay.height, lay.width, f"the packed matrix (m={m})", hint=ctx.TILED_HINT)
-    out = K.pool.take(lay.height, lay.width)
-    K.draw("pack_lower", out, _rect(K, lay.width, lay.height), {"S": full_tex}, {"u_m": m})
+    out = ctx.pool.take(lay.height, lay.width)
+    K.draw("pack_lower", out, _rect(ctx, lay.width, lay.height), {"S": full_tex}, {"u_m": m})
     return out
 
 
@@ -31,29 +31,28 @@ def unpack_texture(tex, m: int, packed: bool, ctx=None):
     """A pooled m x m texture: the lower triangle of `tex` (full or packed), upper zero."""
     ctx = resolve(ctx or tex.ctx)
     K = ctx.kernels
-    out = K.pool.take(m, m)
-    K.draw("unpack_lower", out, _rect(K, m, m), {"P": tex}, {"u_m": m, "u_packed": int(packed)})
+    out = ctx.pool.take(m, m)
+    K.draw("unpack_lower", out, _rect(ctx, m, m), {"P": tex}, {"u_m": m, "u_packed": int(packed)})
     return out
 
 
-def upload_lower(M: np.ndarray, packed: bool, ctx, what: str = "matrix"):
+def upload_and_pack(M: np.ndarray, packed: bool, ctx, what: str = "matrix"):
     """A pooled texture with the lower triangle of M (float32) in the chosen layout:
     M's lower triangle goes up as it is (no host copy; the kernels read only
     i >= j), and the packed layout is drawn from it on the GPU."""
     m = M.shape[0]
     ctx.check_size(m, m, f"{what} (m={m})", hint=ctx.TILED_HINT)
-    K = ctx.kernels
-    full = K.pool.take(m, m)
+    full = ctx.pool.take(m, m)
     full.write_lower(M)                     # about half the bytes when M is C-contiguous float32
     if not packed:
         return full
     try:
         return pack_texture(full, m, ctx)
     finally:
-        K.pool.give(full)
+        ctx.pool.give(full)
 
 
-def read_lower(tex, m: int, packed: bool, ctx=None) -> np.ndarray:
+def unpack_and_read(tex, m: int, packed: bool, ctx=None) -> np.ndarray:
     """The (m, m) float32 lower triangle (upper zero) of a full or packed texture,
     expanded on the GPU and read straight into the result (on the texture's context)."""
     ctx = resolve(ctx or tex.ctx)
@@ -61,4 +60,4 @@ def read_lower(tex, m: int, packed: bool, ctx=None) -> np.ndarray:
     try:
         return full.read()
     finally:
-        ctx.kernels.pool.give(full)
+        ctx.pool.give(full)

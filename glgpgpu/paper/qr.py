@@ -1,4 +1,4 @@
-"""Householder QR by drawing (issue 16, step 1): the unblocked algorithm in the
+"""Householder QR by drawing): the unblocked algorithm in the
 style of the 2006 / 2008 papers -- float32 R32F textures, ping-pong, one small
 kernel per stage -- for one matrix or for an atlas of many (`qr_batched`).
 
@@ -7,7 +7,7 @@ Per column k (figures/qr.py draws the rectangles; kernels in shaders/paper/qr_*)
   2. qr_sum_chunks    G(j) = sum_c PART(c, j): sigma = G(k), dots for w (stage 2)
   3. qr_householder   one texel: beta, tau, 1/(alpha - beta)           (LAPACK slarfg)
   4. qr_update        A(k:m, k+1:n) -= tau v w^T and column k <- (beta; v)
-This is seed 004's `factorize` loop (section 3.2.1) with its merged
+This is Yeralan et al.'s `factorize` loop (section 3.2.1) with its merged
 z = -tau v^T A(k:m, :) split into the reduction of draws 1-2.  The result is
 LAPACK geqrf's layout: R on and above the diagonal, the reflectors' v below it
 (v(k) = 1 implied), tau in a vector; Q = H_0 H_1 ... H_{s-1}.
@@ -24,7 +24,7 @@ from .. import figures as geo
 from ..figures.qr import CHUNK, place, step_geometries
 from ..layouts.scaling import power_of_two_scale, scale_r
 from ..gl import Context, Stopwatch, resolve
-from .packing import upload_lower
+from .packing import upload_and_pack
 from .triangular import substitute_texture
 
 
@@ -44,11 +44,11 @@ def factor_atlas(tex, fronts, *, chunk: int = CHUNK, ctx: Context | None = None)
     K = ctx.kernels
     W, H = tex.cols, tex.rows
     nch = max(f.chunks(chunk) for f in fronts)
-    part = K.pool.take(nch, W, "QR partial dots")
-    g = K.pool.take(1, W, "QR column dots")
-    hh = K.pool.take(1, W, "QR Householder scalars", components=4)
-    steps = K.cached_steps(("qr", tuple(fronts), chunk), lambda: _factor_steps(fronts, chunk))
-    S, T = tex, K.pool.take(H, W, "QR ping-pong")
+    part = ctx.pool.take(nch, W, "QR partial dots")
+    g = ctx.pool.take(1, W, "QR column dots")
+    hh = ctx.pool.take(1, W, "QR Householder scalars", components=4)
+    steps = ctx.geometry.cached_steps(("qr", tuple(fronts), chunk), lambda: _factor_steps(fronts, chunk))
+    S, T = tex, ctx.pool.take(H, W, "QR ping-pong")
     last = {}
     for k, (dots, sums, house, update) in enumerate(steps):
         u = {"u_k": k, "u_chunk": chunk}
@@ -61,29 +61,28 @@ def factor_atlas(tex, fronts, *, chunk: int = CHUNK, ctx: Context | None = None)
             if f.steps == k + 1:
                 last[f] = T
         S, T = T, S
-    K.pool.give(part, g)
+    ctx.pool.give(part, g)
     out = [last[f] for f in fronts]
     if T not in out:
-        K.pool.give(T)
+        ctx.pool.give(T)
     if S not in out:          # pragma: no cover - the last step's target always holds a front
-        K.pool.give(S)
+        ctx.pool.give(S)
     return out, hh
 
 
-def _release(K, textures, hh):
+def _release(ctx, textures, hh):
     seen = []
     for t in textures:
         if all(t is not s for s in seen):
             seen.append(t)
-    K.pool.give(*seen, hh)
+    ctx.pool.give(*seen, hh)
 
 
 def qr_batched(mats, *, chunk: int = CHUNK, ctx: Context | None = None):
     """[(F, tau), ...] for float32 matrices of any shapes, factored together: the
     matrices share one atlas (several when their widths pass the texture limit)
-    and every draw covers all of them (seed 004's many fronts per launch)."""
+    and every draw covers all of them (many fronts per launch, as Yeralan et al. (2015) do)."""
     ctx = resolve(ctx)
-    K = ctx.kernels
     shapes = [a.shape for a in mats]
     out = [None] * len(mats)
     for atlas in place(shapes, ctx.max_texture_size):
@@ -96,7 +95,7 @@ def qr_batched(mats, *, chunk: int = CHUNK, ctx: Context | None = None):
             a, s = power_of_two_scale(mats[idx])
             data[:f.m, f.ox:f.ox + f.n] = a
             scales.append(s)
-        tex = K.pool.take(H, W, "QR atlas")
+        tex = ctx.pool.take(H, W, "QR atlas")
         tex.write(data)
         fronts = [f for _, f in atlas]
         textures, hh = factor_atlas(tex, fronts, chunk=chunk, ctx=ctx)
@@ -112,7 +111,7 @@ def qr_batched(mats, *, chunk: int = CHUNK, ctx: Context | None = None):
                     scale_r(F, s)
                 out[idx] = (F, h[0, f.ox:f.ox + f.steps, 1].copy())
         finally:
-            _release(K, textures, hh)
+            _release(ctx, textures, hh)
     return out
 
 
@@ -129,10 +128,10 @@ def apply_q_texture(f_tex, hh, s: int, S, *, trans: bool, chunk: int = CHUNK, ct
     ctx = resolve(ctx)
     K = ctx.kernels
     m, p = S.rows, S.cols
-    T = K.pool.take(m, p, "QR ping-pong")
-    part = K.pool.take(-(-m // chunk), p, "QR partial dots")
-    g = K.pool.take(1, p, "QR column dots")
-    steps = K.cached_steps(("qr-apply", m, p, s, chunk), lambda: geo.qr.apply_geometries(m, p, s, chunk))
+    T = ctx.pool.take(m, p, "QR ping-pong")
+    part = ctx.pool.take(-(-m // chunk), p, "QR partial dots")
+    g = ctx.pool.take(1, p, "QR column dots")
+    steps = ctx.geometry.cached_steps(("qr-apply", m, p, s, chunk), lambda: geo.qr.apply_geometries(m, p, s, chunk))
     for k in (range(s) if trans else range(s - 1, -1, -1)):
         u = {"u_k": k, "u_chunk": chunk}
         dots, sums, refl = steps[k]
@@ -141,15 +140,15 @@ def apply_q_texture(f_tex, hh, s: int, S, *, trans: bool, chunk: int = CHUNK, ct
         K.draw("qr_sum_chunks", g, sums, {"PART": part}, u)
         K.draw("qr_apply", T, refl, {"F": f_tex, "HH": hh, "G": g, "B": S}, {"u_k": k})
         S, T = T, S
-    K.pool.give(T, part, g)
+    ctx.pool.give(T, part, g)
     return S
 
 
-def _upload_reflectors(K, F, tau):
-    f_tex = K.pool.take(F.shape[0], F.shape[1], "QR reflectors")
+def _upload_reflectors(ctx, F, tau):
+    f_tex = ctx.pool.take(F.shape[0], F.shape[1], "QR reflectors")
     f_tex.write(F)
     s = tau.shape[0]
-    hh = K.pool.take(1, max(s, 1), "QR tau", components=4)
+    hh = ctx.pool.take(1, max(s, 1), "QR tau", components=4)
     h = np.zeros((1, max(s, 1), 4), np.float32)
     h[0, :s, 1] = tau
     hh.write(h)
@@ -161,15 +160,14 @@ def apply_q(F: np.ndarray, tau: np.ndarray, C: np.ndarray, *, trans: bool = Fals
     """Q C (trans=False) or Q^T C for Q = H_0 ... H_{s-1} stored as (F, tau);
     C is (m, p) float32.  Returns float32 (m, p)."""
     ctx = resolve(ctx)
-    K = ctx.kernels
-    f_tex, hh = _upload_reflectors(K, F, tau)
-    S = K.pool.take(C.shape[0], C.shape[1], "QR right-hand sides")
+    f_tex, hh = _upload_reflectors(ctx, F, tau)
+    S = ctx.pool.take(C.shape[0], C.shape[1], "QR right-hand sides")
     S.write(C)
     try:
         S = apply_q_texture(f_tex, hh, tau.shape[0], S, trans=trans, chunk=chunk, ctx=ctx)
         return S.read()
     finally:
-        K.pool.give(f_tex, hh, S)
+        ctx.pool.give(f_tex, hh, S)
 
 
 class QRFactor:
@@ -182,21 +180,20 @@ class QRFactor:
         self.ctx = ctx = resolve(ctx)
         self.watch = watch or Stopwatch(ctx, enabled=False)
         self.m, self.n = A32.shape
-        K = ctx.kernels
         self.f_tex = self.hh = self.l_tex = None
         with self.watch("factor"):
             self.F, self.tau = qr_raw(A32, ctx=ctx)
         self.R = np.triu(self.F[:self.n])
         try:
             with self.watch("transfer"):
-                self.f_tex, self.hh = _upload_reflectors(K, self.F, self.tau)
-                self.l_tex = upload_lower(self.R.T, False, ctx, "R^T")
+                self.f_tex, self.hh = _upload_reflectors(ctx, self.F, self.tau)
+                self.l_tex = upload_and_pack(self.R.T, False, ctx, "R^T")
         except BaseException:
             self.release()
             raise
 
     def _column(self, v, rows):
-        t = self.ctx.kernels.pool.take(rows, 1, "QR vector")
+        t = self.ctx.pool.take(rows, 1, "QR vector")
         t.write(np.asarray(v, np.float32).reshape(rows, 1))
         return t
 
@@ -206,7 +203,7 @@ class QRFactor:
             t = apply_q_texture(self.f_tex, self.hh, self.tau.shape[0], self._column(y, self.m), trans=trans,
                                 ctx=self.ctx)
             out = t.read()[:, 0].astype(np.float64)
-            self.ctx.kernels.pool.give(t)
+            self.ctx.pool.give(t)
         return out
 
     def solve_r(self, y: np.ndarray, *, trans: bool = False) -> np.ndarray:
@@ -215,9 +212,9 @@ class QRFactor:
             t = substitute_texture(self.l_tex, self.n, self._column(y, self.n), packed=False,
                                    backward=not trans, ctx=self.ctx)
             out = t.read()[:, 0].astype(np.float64)
-            self.ctx.kernels.pool.give(t)
+            self.ctx.pool.give(t)
         return out
 
     def release(self) -> None:
-        self.ctx.kernels.pool.give(self.f_tex, self.hh, self.l_tex)
+        self.ctx.pool.give(self.f_tex, self.hh, self.l_tex)
         self.f_tex = self.hh = self.l_tex = None

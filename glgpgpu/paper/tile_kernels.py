@@ -1,6 +1,6 @@
 """The paper method's tile operations (tiled.TileKernels): every tile an R32F t x t
 texture, every operation the papers' own kernels, drawn tile by tile -- the tiled
-Cholesky of issue 17 on Jung & O'Leary's kernels:
+Cholesky beyond one texture on Jung & O'Leary's kernels:
 
   POTRF      Algorithm 5 (Kernels 3-5, Fig. 5) on the diagonal tile, or the triad /
              inner-product variant; a last tile smaller than t is padded with the identity
@@ -24,8 +24,8 @@ import numpy as np
 from .. import figures as geo
 from ..gl import PingPong
 from ..tiled import TileKernels
-from .cholesky import diagonal_of, factor_texture
-from .packing import read_lower
+from .cholesky import diagonal, factor_texture
+from .packing import unpack_and_read
 from .triangular import substitute_texture
 
 
@@ -46,20 +46,20 @@ class PaperTiles(TileKernels):
         return self.ctx.kernels
 
     def _rect(self, w, h):
-        return self.K.cached_store(("rect", w, h), lambda: [geo.rectangle(0, 0, w, h)])[0]
+        return self.ctx.geometry.cached_store(("rect", w, h), lambda: [geo.rectangle(0, 0, w, h)])[0]
 
     # -- storage ------------------------------------------------------------------
     def zeros(self, t):
-        tex = self.K.pool.take(t, t, "tile")
+        tex = self.ctx.pool.take(t, t, "tile")
         tex.clear(0.0)
         return tex
 
     def upload(self, block, t, *, diagonal):
-        tex = self.K.pool.take(t, t, "tile")
+        tex = self.ctx.pool.take(t, t, "tile")
         r, c = block.shape
         if (r, c) == (t, t):
             if diagonal:
-                tex.write_lower(block)         # the kernels read only i >= j (as paper.packing.upload_lower)
+                tex.write_lower(block)         # the kernels read only i >= j (as paper.packing.upload_and_pack)
             else:
                 tex.write(block)
             return tex
@@ -71,14 +71,14 @@ class PaperTiles(TileKernels):
         return tex
 
     def upload_band(self, band, t):
-        tex = self.K.pool.take(t, band.shape[1], "A rows of a tile")
+        tex = self.ctx.pool.take(t, band.shape[1], "A rows of a tile")
         full = np.zeros((t, band.shape[1]), np.float32)
         full[:band.shape[0]] = band
         tex.write(full)
         return tex
 
     def d_row(self, values):
-        tex = self.K.pool.take(1, values.shape[0], "d")
+        tex = self.ctx.pool.take(1, values.shape[0], "d")
         tex.write(np.asarray(values, np.float32)[None, :])
         return tex
 
@@ -86,10 +86,10 @@ class PaperTiles(TileKernels):
         return tex.read(buf)
 
     def read_lower(self, tex, m, *, upper_zero):
-        return read_lower(tex, m, False, self.ctx)           # one unpack pass: the upper part zero
+        return unpack_and_read(tex, m, False, self.ctx)           # one unpack pass: the upper part zero
 
     def zero_upper(self, tex, t):
-        return tex                                           # read_lower zeroes it anyway
+        return tex                                           # unpack_and_read zeroes it anyway
 
     # -- the tile operations ----------------------------------------------------------
     def potrf(self, tex, m, *, pivot_floor=None, regularize=False):
@@ -102,7 +102,7 @@ class PaperTiles(TileKernels):
             tex.write_rows(pad, m)
         L = factor_texture(tex, t, packed=False, variant=self.variant, ctx=self.ctx, pivot_floor=pivot_floor,
                            regularize=regularize)
-        return L, diagonal_of(L, t, False, self.ctx)[:m]
+        return L, diagonal(L, t, False, self.ctx)[:m]
 
     def trsm(self, l_tex, m, a_tex, t, rows):
         at = self.transpose(a_tex, t)
@@ -117,10 +117,10 @@ class PaperTiles(TileKernels):
         K = self.K
         if first:
             c_tex.clear(0.0)
-        pp = PingPong(c_tex, K.pool.take(t, t, "tile"))
-        b = K.pool.take(1, t, "b")
+        pp = PingPong(c_tex, self.ctx.pool.take(t, t, "tile"))
+        b = self.ctx.pool.take(1, t, "b")
         shape = "tri" if diagonal else "rect"
-        store = K.cached_store(("tile-update", shape, t, k_end), lambda: [
+        store = self.ctx.geometry.cached_store(("tile-update", shape, t, k_end), lambda: [
             g for k in range(k_end) for g in (geo.fig2a_column_scaling(t, k),
                                               geo.fig2b_outer_product_add(t, k) if diagonal
                                               else geo.outer_product_add_rect(t, t, k))])
@@ -130,17 +130,17 @@ class PaperTiles(TileKernels):
                 K.draw("outer_product_add", pp.target, store[2 * k + 1], {"C": pp.source, "A": r_tex, "b": b})
                 pp.swap()
         finally:
-            K.pool.give(b, pp.target)
+            self.ctx.pool.give(b, pp.target)
         return pp.source
 
     def transpose(self, tex, t):
-        out = self.K.pool.take(t, t, "tile transpose")
+        out = self.ctx.pool.take(t, t, "tile transpose")
         self.K.draw("transpose", out, self._rect(t, t), {"S": tex})
         return out
 
     # -- the solves -----------------------------------------------------------------
     def substitute(self, l_tex, m, t, B, steps):
-        x = self.K.pool.take(t, B.shape[1], "tile right-hand sides")
+        x = self.ctx.pool.take(t, B.shape[1], "tile right-hand sides")
         try:
             if m == t:
                 x.write(B)
@@ -158,17 +158,17 @@ class PaperTiles(TileKernels):
         """Kernels 1 and 2 per column of each tile: b = Y(k, :) by column scaling of
         Y^T's column k (d = 1), then C += op(:, k) b over the t x nrhs rectangle."""
         K = self.K
-        pp = PingPong(K.pool.take(t, nrhs, "tile products"), K.pool.take(t, nrhs, "tile products"))
+        pp = PingPong(self.ctx.pool.take(t, nrhs, "tile products"), self.ctx.pool.take(t, nrhs, "tile products"))
         pp.source.clear(0.0)
-        b = K.pool.take(1, nrhs, "b")
+        b = self.ctx.pool.take(1, nrhs, "b")
         ones = self.d_row(np.ones(t, np.float32))
-        yt = K.pool.take(nrhs, t, "Y^T")
+        yt = self.ctx.pool.take(nrhs, t, "Y^T")
         try:
             for op, y in zip(ops, ys):
                 full = np.zeros((nrhs, t), np.float32)
                 full[:, :y.shape[0]] = y.T
                 yt.write(full)
-                store = K.cached_store(("tile-products", t, nrhs, y.shape[0]), lambda: [
+                store = self.ctx.geometry.cached_store(("tile-products", t, nrhs, y.shape[0]), lambda: [
                     g for k in range(y.shape[0]) for g in (geo.fig2a_column_scaling(nrhs, k),
                                                            geo.outer_product_add_rect(t, nrhs, k))])
                 for k in range(y.shape[0]):
@@ -177,4 +177,4 @@ class PaperTiles(TileKernels):
                     pp.swap()
             return pp.source.read()[:rows]
         finally:
-            K.pool.give(b, ones, yt, pp.source, pp.target)
+            self.ctx.pool.give(b, ones, yt, pp.source, pp.target)

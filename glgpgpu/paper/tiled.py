@@ -1,5 +1,5 @@
 """The paper path's public operations (numpy in, numpy out) for matrices of any
-size (issue 17): the full layout as a grid of R32F tiles, factored, solved and
+size): the full layout as a grid of R32F tiles, factored, solved and
 formed by glgpgpu.tiled's algorithms with the papers' own kernels
 (tile_kernels.py).  A matrix that fits one texture is the one-tile grid, whose
 draws are exactly the single-texture algorithms' (the same bits).  The
@@ -11,12 +11,13 @@ import numpy as np
 
 from ..gl import Context, Stopwatch, resolve
 from ..layouts.tiles import MAX_ONE_TILE
-from ..tiled import TiledLower, TiledNormalSystem, adat_tiled, factor, solve_tiled, tile_grid, upload_checked
+from ..tiled import TiledLower, TiledNormalSystem as _TiledNormal, adat_tiled, factor, solve_tiled, tile_grid, upload_checked
 from . import assemble, cholesky as one_texture, triangular
 from .tile_kernels import PaperTiles
 
 
-def fits_one_texture(ctx, m: int) -> bool:
+def fits_one_texture(ctx, m: int, n: int = 0) -> bool:
+    """C (m x m R32F) fits one texture (A's n columns are taken in column blocks, any n)."""
     return m <= min(ctx.max_texture_size, MAX_ONE_TILE)
 
 
@@ -74,7 +75,7 @@ def adat(A, d2, *, packed: bool = False, ctx: Context | None = None) -> np.ndarr
         T.release()
 
 
-class TiledNormal(TiledNormalSystem):
+class TiledNormalSystem(_TiledNormal):
     """The normal-equations operation on R32F tiles (wls, the LP solver) for m beyond one
     texture: tiled.TiledNormalSystem with the papers' kernels, OneTextureNormal's signature."""
 

@@ -1,5 +1,5 @@
 """Conjugate gradients on the GPU: PLSSVM's solver, the LS-SVM comparator of the
-thesis (seed 003, chapters 2 and 7).  Every vector is an N x 1 float32 texture;
+thesis (chapters 2 and 7).  Every vector is an N x 1 float32 texture;
 one iteration is the symmetric product reading only the stored lower triangle
 (vectors symv_lower), two dot products (multipass reductions; their scalars come
 back to the host, as the 2006 LP solver's do) and three saxpys.

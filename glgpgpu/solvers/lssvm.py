@@ -1,5 +1,5 @@
-"""LS-SVM training on the rasterized Cholesky (issue 15, step 2; the PLSSVM thesis,
-seed 003, chapters 2 and 5).
+"""LS-SVM training on the rasterized Cholesky (the PLSSVM thesis,
+chapters 2 and 5).
 
 The LS-SVM dual is the bordered system  [0 1^T; 1 H] [b; alpha] = [0; y],
 H = K + I/C.  We solve it through the Schur complement (the bordered matrix is
@@ -52,19 +52,18 @@ def train(X, Y, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, C=1.0, jitter=0
     track=True records the true float64 residual and the error against a float64
     solve at every iteration (the drift the thesis asks about)."""
     ctx = resolve(ctx)
-    K = ctx.kernels
     N = X.shape[0]
     X32 = np.ascontiguousarray(X, np.float32)
     rhs = np.column_stack([np.ones(N), Y])                    # eta and every nu at once
     H = kernel64(X, X, kernel, gamma, degree, coef0) + np.eye(N) / C
     watch = Stopwatch(ctx)
     info = {"solver": solver}
-    with K.pool.scope():
+    with ctx.pool.scope():
         if solver == "cg":
             Z = _train_cg(X32, rhs, H, kernel, gamma, degree, coef0, C, packed, ctx, cg_tol, cg_max_iter, track, info)
         else:
             impl = implementation(choose(method, ctx, packed=packed))
-            fac = impl.KernelFactor(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
+            fac = impl.kernel_factor(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
                                     diag=1.0 / C + jitter, packed=packed, ctx=ctx, watch=watch)
             try:
                 NotPositiveDefiniteError.check(fac.pivots, N)
@@ -100,7 +99,7 @@ def _train_cg(X32, rhs, H, kernel, gamma, degree, coef0, C, packed, ctx, tol, ma
             cols.append(x)
             infos.append(ci)
     finally:
-        ctx.kernels.pool.give(h_tex)
+        ctx.pool.give(h_tex)
     info.update(cg=infos, converged=all(ci.converged for ci in infos),
                 iterations=[ci.iterations for ci in infos])
     return np.column_stack(cols)

@@ -1,4 +1,4 @@
-"""Least squares by Householder QR on the GPU with float64 refinement (issue 16).
+"""Least squares by Householder QR on the GPU with float64 refinement).
 
     min_x || b - A x ||_2,   A: m x n, m >= n, full column rank
 
@@ -60,7 +60,7 @@ def rank_deficient(R: np.ndarray) -> str:
 def qr_factor(impl, A32: np.ndarray, ctx, watch, stacklevel: int):
     """The QRFactor operation of `impl` for A32, or (None, message) -- with a
     RuntimeWarning and nothing left on the GPU -- when A is rank deficient."""
-    fac = impl.QRFactor(A32, ctx=ctx, watch=watch)
+    fac = impl.qr_factor(A32, ctx=ctx, watch=watch)
     msg = rank_deficient(fac.R)
     if msg:
         fac.release()
@@ -136,7 +136,7 @@ def lstsq(A, b, *, tol: float = 1e-12, max_iter: int = 30, method: str = "auto",
     Refinement stops when the last correction is below tol * ||x||.  Never a
     wrong x in silence: a rank-deficient A gives NaN and status "rank deficient",
     refinement that stalls or diverges says so in info.status; both warn.
-    method: "paper" (the unblocked kernels), "blocked" (seed 004's tile kernels)
+    method: "paper" (the unblocked kernels), "blocked" (Yeralan et al.'s tile kernels)
     or "auto".
     """
     A = check.array(A, "A", 2, np.float64)
@@ -153,7 +153,7 @@ def lstsq(A, b, *, tol: float = 1e-12, max_iter: int = 30, method: str = "auto",
     ctx = resolve(check.context(ctx))
     impl = implementation(choose(method, ctx))
     watch = Stopwatch(ctx)
-    with ctx.kernels.pool.scope():
+    with ctx.pool.scope():
         fac, msg = qr_factor(impl, A.astype(np.float32), ctx, watch, stacklevel=2)
         if fac is None:
             return np.full(n, np.nan), LstsqInfo("rank deficient", times=watch.as_dict(), message=msg)

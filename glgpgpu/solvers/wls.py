@@ -97,9 +97,9 @@ def wls(A, d2, b, *, tol: float = 1e-8, max_iter: int = 100, packed: bool = Fals
         # is for the refinement's residuals only
         A32 = A_in if isinstance(A_in, np.ndarray) and A_in.dtype == np.float32 else A.astype(np.float32)
         d32 = d2.astype(np.float32)
-    with ctx.kernels.pool.scope():          # a failure midway leaves no texture behind
+    with ctx.pool.scope():          # a failure midway leaves no texture behind
         try:
-            fac = impl.NormalFactor(A32, d32, packed=packed, ctx=ctx, watch=watch)
+            fac = impl.normal_factor(A32, d32, packed=packed, ctx=ctx, watch=watch)
         except NotPositiveDefiniteError as exc:
             info = WLSInfo("not positive definite", times=watch.as_dict(),
                            message=f"A D^2 A^T is not positive definite in float32 ({exc}); "
@@ -173,7 +173,7 @@ def _wls_qr(A, d2, b, tol, max_iter, method, ctx):
         info.rel_error_estimate = float(np.linalg.norm(dx) / nx) if nx > 0 else float("nan")
         return rel <= tol
 
-    with ctx.kernels.pool.scope():
+    with ctx.pool.scope():
         with watch("transfer"):
             M32 = M.astype(np.float32)
         fac, msg = qr_factor(impl, M32, ctx, watch, stacklevel=3)

@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import figures as geo
 from ..gl import resolve
-from ..layouts.transfer import upload_lower
+from ..gl.transfer import upload_lower
 from ..paper import assemble_texture, factor_texture, lu_texture
 
 ALGORITHMS = ("assembly", "cholesky", "cholesky-inner", "lu")
@@ -49,12 +49,12 @@ def record(algorithm: str, m: int, *, packed: bool = False, n: int | None = None
             out = factor_texture(upload_lower(C, packed, ctx, "C"), m, packed=packed, variant=variant, ctx=ctx)
         elif algorithm == "lu":
             C = sample_problem("cholesky", m)
-            tex = K.pool.take(m, m)
+            tex = ctx.pool.take(m, m)
             tex.write(C)
             out = lu_texture(tex, m, ctx)
         else:
             raise ValueError(f"algorithm must be one of {ALGORITHMS}, not {algorithm!r}")
-    K.pool.give(out)
+    ctx.pool.give(out)
     return rec
 
 

@@ -1,4 +1,4 @@
-"""Matrices larger than one texture (issue 17): tile algorithms written once.
+"""Matrices larger than one texture): tile algorithms written once.
 
 A matrix is a grid of t x t tiles (layouts/tiles.py); a symmetric or triangular
 one keeps only its lower tiles -- the packed idea at tile granularity.  The

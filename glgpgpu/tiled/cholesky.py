@@ -1,4 +1,4 @@
-"""The right-looking tiled Cholesky (issue 17): for each tile column K, factor the
+"""The right-looking tiled Cholesky): for each tile column K, factor the
 diagonal tile (POTRF), solve the tiles below it (TRSM), update the trailing lower
 tiles (SYRK on the diagonal, GEMM off it) -- in layouts.tiles.cholesky_steps's
 order, each operation the method's own kernels (TileKernels)."""

@@ -2,7 +2,7 @@
 
 The tile algorithms of this package (cholesky.py, solve.py, products.py,
 normal.py) are written once.  paper/ and blocked/ each supply a subclass whose
-methods are their own kernels -- no new arithmetic (issue 17):
+methods are their own kernels -- no new arithmetic):
 
               paper (tile_kernels.py)                   blocked (tile_kernels.py)
   POTRF       Algorithm 5 (Kernels 3-5), any variant    the blocked Cholesky (panels, slabs)
@@ -67,7 +67,7 @@ class TileKernels:
         raise NotImplementedError
 
     def give(self, *textures) -> None:
-        self.ctx.kernels.pool.give(*textures)
+        self.ctx.pool.give(*textures)
 
     def tile_bytes(self, t: int) -> int:
         return 4 * t * t

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..gl import Stopwatch, memory
-from ..gl.resident import ResidentFactor
+from ..methods.resident import ResidentFactor
 from ..layouts.tiles import TileGrid
 from .cholesky import cholesky_bytes, factor as tiled_factor
 from .matrix import TiledLower

@@ -19,7 +19,7 @@ class Vectors:
     def __init__(self, ctx=None):
         self.ctx = resolve(ctx)
         self.K = self.ctx.kernels
-        self.pool = self.K.pool
+        self.pool = self.ctx.pool
 
     # -- storage ------------------------------------------------------------------
     def upload(self, arr, name="v"):
@@ -42,7 +42,7 @@ class Vectors:
         self.pool.give(*ts)
 
     def _rect(self, rows, cols=1):
-        return self.K.cached_store(("rect", cols, rows), lambda: [geo.rectangle(0, 0, cols, rows)])[0]
+        return self.ctx.geometry.cached_store(("rect", cols, rows), lambda: [geo.rectangle(0, 0, cols, rows)])[0]
 
     # -- element-wise (single pass) ------------------------------------------------
     def saxpy(self, out, alpha, x, y=None):

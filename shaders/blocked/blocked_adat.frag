@@ -1,9 +1,4 @@
 #version 430
-#if defined(QUAD_ROWS) || defined(QUAD_COLS)
-// the quad-sharing variant (blocked_adat_body.glsl): the 2 x 2 fragments of a quad swap fetches
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_quad : require
-#endif
 // method="blocked" (beyond the papers): register-blocked A D^2 A^T.  One fragment
 // owns a BR x BC block of C (BR rows, BC columns, BC a multiple of 4) and
 // accumulates it over k = 4*u_k0 .. 4*u_k1-1, four k per step, so each step
@@ -12,6 +7,6 @@
 // *block* triangle (Fig. 2(b) on the block grid; its slope is BR / BC).
 // Storage: RGBA32F, texel (X, i) holds row i, columns 4X .. 4X+3.  C is read and
 // written in place through an image: each block belongs to one fragment.
-// With FULL defined (an off-diagonal tile of a tiled matrix, issue 17) every
+// With FULL defined (an off-diagonal tile of a tiled matrix) every
 // block of C is drawn and kept: C = C + (A D) B^T for two different operands.
 #include "blocked_adat_body.glsl"

@@ -1,10 +1,5 @@
 #version 430
-#if defined(QUAD_ROWS) || defined(QUAD_COLS)
-// the quad-sharing variant (blocked_adat_body.glsl): the 2 x 2 fragments of a quad swap fetches
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_quad : require
-#endif
-// The LS-SVM kernel matrix by the blocked path (issue 15): blocked_adat's
+// The LS-SVM kernel matrix by the blocked path): blocked_adat's
 // register-blocked Gram matrix X X^T (D = I), and on the last chunk of k, before
 // each block is stored, the kernel function applied to every entry (an epilogue:
 // no second pass over C).  NORMS holds the squared norms n_j, 4 per texel.
@@ -12,7 +7,7 @@
 #include "kernel_value.glsl"
 uniform sampler2D NORMS;
 #ifdef COL_NORMS
-// an off-diagonal tile of a tiled kernel matrix (issue 17): its columns are
+// an off-diagonal tile of a tiled kernel matrix): its columns are
 // another row band of X, with their own squared norms
 uniform sampler2D NORMS_J;
 #define NJ NORMS_J

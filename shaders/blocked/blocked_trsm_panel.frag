@@ -1,5 +1,5 @@
 #version 430
-// Tiled TRSM (issue 17), the panel step of X = A L^-T: for the P columns
+// Tiled TRSM), the panel step of X = A L^-T: for the P columns
 // kb .. kb+P-1, every row i of the tile A solves its own P unknowns
 // x = a(i, kb..) L_diag^-T against the P x P diagonal block of the factored
 // tile L (already final: read, not factored).  Fragment y = row i; the panel

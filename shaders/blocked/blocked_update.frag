@@ -18,13 +18,11 @@ uniform sampler2D PNL;                            // P/4 x mp, the panel's L row
 uniform sampler2D LT;
 uniform int u_lq;
 #define FETCH_COL(q, j) texelFetch(LT, ivec2(u_lq + (q), j), 0)
-#elif defined(COLS_FROM_BUFFER)
+#else
 // the column side read through a storage buffer copy of PNL (the load/store
 // pipe), the row side through the texture units, as blocked_adat does
 layout(std430, binding = 1) readonly buffer PBuf { vec4 p_buf[]; };
 #define FETCH_COL(q, j) p_buf[(j) * (P / 4) + (q)]
-#else
-#define FETCH_COL(q, j) texelFetch(PNL, ivec2(q, j), 0)
 #endif
 
 void main() {

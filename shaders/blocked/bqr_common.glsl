@@ -1,4 +1,4 @@
-// Blocked Householder QR (seed 004's tile algorithm) on RGBA32F storage:
+// Blocked Householder QR (Yeralan et al.'s tile algorithm) on RGBA32F storage:
 // texel (X, i) holds row i, columns 4X .. 4X+3 (blocked_common.glsl's layout).
 // Many matrices ("fronts") lie side by side in one atlas and every draw covers all
 // of them: each rectangle carries its front's parameters (figures/qr.py,

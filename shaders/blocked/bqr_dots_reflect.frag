@@ -9,7 +9,7 @@
 //     and stores A' into T;
 //   * sums its chunk's share of the dots for column k, over rows i > k:
 //     A'(i, k) A'(i, j) -- sigma (j = k), w (j > k), and for the reflectors left of
-//     k their unscaled v_j^T v_k half (seed 004's merged z = -tau v^T A(k:m, :),
+//     k their unscaled v_j^T v_k half (Yeralan et al.'s merged z = -tau v^T A(k:m, :),
 //     section 3.2.1); A'(i, k) is column k reflected on the fly from S.
 // PART(slot texel, c) gets the 4 columns' partial sums of chunk c.
 #include "bqr_common.glsl"

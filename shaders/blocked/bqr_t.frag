@@ -1,6 +1,6 @@
 #version 430
 // Blocked QR, end of a panel: the triangular factor T of H_kb ... H_kb+bw-1 =
-// I - V T V^T (seed 004's T(1:k-1, k) = T(1:k-1, 1:k-1) z(1:k-1)^T, LAPACK
+// I - V T V^T (Yeralan et al.'s T(1:k-1, k) = T(1:k-1, 1:k-1) z(1:k-1)^T, LAPACK
 // larft).  Row r of T depends only on row r: T(r, r) = tau_r,
 // T(r, l) = sum_{p = r}^{l-1} T(r, p) z_l(p), z_l = YZ's row l.  One fragment per
 // entry, recomputing its row up to its column (at most bw^2 / 2 multiply-adds).

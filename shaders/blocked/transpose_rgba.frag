@@ -1,5 +1,5 @@
 #version 330
-// Data movement only (issue 17): the transpose of a square blocked RGBA tile,
+// Data movement only): the transpose of a square blocked RGBA tile,
 // texel (q, i) of S^T = S(4q .. 4q+3, i) = component i & 3 of S's texels (i >> 2, 4q + c)
 // -- the backward substitution's off-diagonal products need L_JK^T.
 uniform sampler2D S;

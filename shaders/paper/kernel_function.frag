@@ -1,5 +1,5 @@
 #version 330
-// The LS-SVM kernel matrix's epilogue (issue 15): K(i, j) = k(x_i, x_j) from the
+// The LS-SVM kernel matrix's epilogue): K(i, j) = k(x_i, x_j) from the
 // Gram matrix G = X X^T that Algorithm 3 assembled, over the lower triangle only --
 // drawn with Fig. 2(b)'s triangle (Fig. 4's two in the packed format), whose T0.y
 // carries the row i and T1.x the column j in the full format.  G is read at the

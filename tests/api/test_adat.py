@@ -41,11 +41,11 @@ def test_texture_holds_nothing_outside_the_triangle(ctx, rng, m):
     d2 = rng.random(m + 3)
     tex = glgpgpu.assemble_texture(A.astype(np.float32), d2.astype(np.float32), packed=False)
     raw = tex.read()
-    ctx.kernels.pool.give(tex)
+    ctx.pool.give(tex)
     assert (np.triu(raw, 1) == 0).all()
     tex = glgpgpu.assemble_texture(A.astype(np.float32), d2.astype(np.float32), packed=True)
     rawp = tex.read()
-    ctx.kernels.pool.give(tex)
+    ctx.pool.give(tex)
     assert np.array_equal(rawp, glgpgpu.pack(raw))   # same arithmetic, same bits
 
 
@@ -139,114 +139,27 @@ def test_other_dtypes_convert(ctx):
     assert C.dtype == np.float32 and C[1, 0] == 0 * 3 + 1 * 4 + 2 * 5
 
 
-@pytest.mark.parametrize("tile", [(8, 8), (16, 8), (8, 4), (16, 4), (12, 4)])
+@pytest.mark.parametrize("block", [(8, 8), (16, 8), (8, 4), (16, 4), (12, 4)])
 @pytest.mark.parametrize("m", [1, 5, 33, 100])
-def test_blocked_tiles(ctx, rng, tile, m):
-    from glgpgpu import blocked
+def test_blocked_block_shapes(ctx, rng, block, m):
+    from glgpgpu.blocked import tiled
 
     A = rng.standard_normal((m, 2 * m + 1))
     d2 = rng.random(2 * m + 1)
-    check(blocked.adat(A.astype(np.float32), d2.astype(np.float32), tile=tile), A, d2)
-
-
-def test_quad_sharing_only_where_it_gives_the_same_bits(ctx, rng):
-    """The quad variant of blocked_adat (2 x 2 fragments swap half their row fetches,
-    GL_KHR_shader_subgroup_quad) is used only where the driver has the extension and
-    its self-test matches the plain kernel bit for bit.  llvmpipe has no such
-    extension: the self-test must refuse it (the shader does not compile) rather
-    than fail.  Where it is offered (a GPU), quad and plain agree bit for bit."""
-    import importlib
-    badat = importlib.import_module("glgpgpu.blocked.adat")      # the module, not the function
-    from glgpgpu.blocked.tiles import ADAT_VARIANT, QUAD_VARIANT
-    from glgpgpu.layouts.transfer import read_rgba_lower, upload_rgba
-
-    has_ext = "GL_KHR_shader_subgroup" in ctx.gl.extensions
-    offered = badat.quad_sharing(ctx)
-    # offered exactly where the driver has the extension and the self-test agrees
-    assert offered == (has_ext and badat._quad_self_test(ctx))
-    if not has_ext:
-        assert badat._quad_self_test(ctx) is False          # refused, not an exception
-    if not offered:
-        # nothing may depend on it: the default (plain) kernel is what runs, and is right
-        A = rng.standard_normal((57, 130)).astype(np.float32)
-        d2 = rng.random(130).astype(np.float32)
-        check(badat.adat(A, d2, ctx=ctx), A.astype(np.float64), d2.astype(np.float64))
-        return
-    for m, n in ((1, 3), (9, 17), (24, 40), (57, 130)):
-        A = rng.standard_normal((m, n)).astype(np.float32)
-        mp, n4 = -(-m // 8) * 8, -(-n // 4) * 4
-        a_tex = upload_rgba(ctx, A, mp, n4, "A")
-        d_tex = upload_rgba(ctx, rng.random((1, n)).astype(np.float32), 1, n4, "d")
-        got = []
-        for extra in ({}, QUAD_VARIANT):
-            c = badat.adat_texture(a_tex, d_tex, m, mp=mp, ctx=ctx, variant={**ADAT_VARIANT, **extra})
-            got.append(read_rgba_lower(c, m))
-            ctx.kernels.pool.give(c)
-        ctx.kernels.pool.give(a_tex, d_tex)
-        assert np.array_equal(got[0], got[1]), (m, n)
-
-
-@pytest.mark.parametrize("bands", [1, 2, 3, 4, 7])
-@pytest.mark.parametrize("m, n", [(1, 3), (9, 17), (40, 81), (100, 203)])
-def test_banded_upload_gives_the_same_bits(ctx, rng, monkeypatch, m, n, bands):
-    """Blocked adat with OVERLAP_FROM set (opt-in) uploads A by row bands and draws C
-    band by band (the GPU could compute one band while the next goes up): every block
-    is still one fragment's sum over the same data, so C is the same bit for bit."""
-    import importlib
-    badat = importlib.import_module("glgpgpu.blocked.adat")
-    A = rng.standard_normal((m, n)).astype(np.float32)
-    d2 = rng.random(n).astype(np.float32)
-    monkeypatch.setattr(badat, "OVERLAP_FROM", None)
-    whole = glgpgpu.adat(A, d2, method="blocked")
-    monkeypatch.setattr(badat, "OVERLAP_FROM", 1)
-    monkeypatch.setattr(badat, "OVERLAP_BANDS", bands)
-    banded = glgpgpu.adat(A, d2, method="blocked")
-    assert np.array_equal(banded, whole)
-    check(banded, A.astype(np.float64), d2.astype(np.float64))
+    check(tiled.adat(A.astype(np.float32), d2.astype(np.float32), block=block, ctx=ctx), A, d2)
 
 
 @pytest.mark.parametrize("m, n", [(1, 3), (9, 17), (57, 130)])
-def test_fma_chain_variant_within_the_bound(ctx, rng, m, n):
-    """FMA_CHAIN (an opt-in experiment of benchmarks/gemm_variants.py: fma() into the
-    accumulator instead of += dot()) sums in another order -- other bits, the same
-    float32 bound."""
-    import importlib
-    badat = importlib.import_module("glgpgpu.blocked.adat")
-    from glgpgpu.blocked.tiles import ADAT_VARIANT
-    from glgpgpu.layouts.transfer import read_rgba_lower, upload_rgba
+def test_columns_through_the_texture_units_give_the_same_bits(ctx, rng, monkeypatch, m, n):
+    """An operand larger than one storage block is read through the texture units
+    instead of a storage buffer (A_FROM_BUFFER off): the same numbers in the same
+    order, so the same bits."""
+    import dataclasses
 
     A = rng.standard_normal((m, n)).astype(np.float32)
     d2 = rng.random(n).astype(np.float32)
-    mp, n4 = -(-m // 8) * 8, -(-n // 4) * 4
-    a_tex = upload_rgba(ctx, A, mp, n4, "A")
-    d_tex = upload_rgba(ctx, d2[None, :], 1, n4, "d")
-    c = badat.adat_texture(a_tex, d_tex, m, mp=mp, ctx=ctx, variant={**ADAT_VARIANT, "FMA_CHAIN": 1})
-    got = read_rgba_lower(c, m)
-    ctx.kernels.pool.give(c, a_tex, d_tex)
-    check(got, A.astype(np.float64), d2.astype(np.float64))
-
-
-@pytest.mark.parametrize("tile, split", [((8, 8), {"COLS_FROM_TEXTURE": 1}), ((8, 8), {"COLS_FROM_TEXTURE": 3}),
-                                         ((16, 8), {"ROWS_FROM_BUFFER": 3}), ((16, 4), {"ROWS_FROM_BUFFER": 4})])
-@pytest.mark.parametrize("m, n", [(1, 3), (9, 17), (57, 130)])
-def test_loads_split_between_pipes_give_the_same_bits(ctx, rng, tile, split, m, n):
-    """ROWS_FROM_BUFFER / COLS_FROM_TEXTURE (benchmarks/gemm_variants.py) read some of a
-    step's texels through the other load path: the same numbers in the same order."""
-    import importlib
-    badat = importlib.import_module("glgpgpu.blocked.adat")
-    from glgpgpu.blocked.tiles import ADAT_VARIANT
-    from glgpgpu.layouts.transfer import read_rgba_lower, upload_rgba
-
-    A = rng.standard_normal((m, n)).astype(np.float32)
-    d2 = rng.random(n).astype(np.float32)
-    mp, n4 = -(-m // tile[0]) * tile[0], -(-n // 4) * 4
-    a_tex = upload_rgba(ctx, A, mp, n4, "A")
-    d_tex = upload_rgba(ctx, d2[None, :], 1, n4, "d")
-    got = []
-    for extra in ({}, split):
-        c = badat.adat_texture(a_tex, d_tex, m, mp=mp, tile=tile, ctx=ctx, variant={**ADAT_VARIANT, **extra})
-        got.append(read_rgba_lower(c, m))
-        ctx.kernels.pool.give(c)
-    ctx.kernels.pool.give(a_tex, d_tex)
-    assert np.array_equal(got[0], got[1])
-    check(got[1], A.astype(np.float64), d2.astype(np.float64))
+    buffered = glgpgpu.adat(A, d2, method="blocked", ctx=ctx)
+    monkeypatch.setattr(ctx, "caps", dataclasses.replace(ctx.caps, max_storage_block=0))
+    textured = glgpgpu.adat(A, d2, method="blocked", ctx=ctx)
+    assert np.array_equal(buffered, textured)
+    check(textured, A.astype(np.float64), d2.astype(np.float64))

@@ -74,14 +74,14 @@ def test_slab_cholesky_names_the_pivot(ctx, rng, m, p, small_slab):
 
 def test_slab_must_fit_the_panels(ctx, rng):
     from glgpgpu import blocked
-    from glgpgpu.layouts.transfer import upload_rgba
+    from glgpgpu.gl.transfer import upload_rgba
 
     tex = upload_rgba(ctx, np.eye(64, dtype=np.float32), 64, 64, "C")
     try:
         with pytest.raises(ValueError, match="slab=24 must be a multiple of P=16"):
             blocked.factor_texture(tex, 64, ctx=ctx, slab=24)
     finally:
-        ctx.kernels.pool.give(tex)
+        ctx.pool.give(tex)
 
 
 @pytest.mark.parametrize("m", [5, 16, 17])
@@ -167,9 +167,9 @@ def test_chained_assembly_and_factorization_stay_on_gpu(ctx, rng, packed):
     c_tex = glgpgpu.assemble_texture(A, d2, packed=packed)
     l_tex = glgpgpu.factor_texture(c_tex, m, packed=packed)
     glgpgpu.check_pivots(l_tex, m, packed)
-    from glgpgpu.layouts.transfer import read_lower
+    from glgpgpu.gl.transfer import read_lower
     L = read_lower(l_tex, m, packed)
-    ctx.kernels.pool.give(l_tex)
+    ctx.pool.give(l_tex)
     C = glgpgpu.adat(A, d2, packed=packed, method="paper")
     assert np.array_equal(L, glgpgpu.cholesky(C, packed=packed, method="paper"))
 
@@ -179,7 +179,7 @@ def test_kernel_variants_drawn_from_scratch_geometry_stay_apart(ctx, rng):
     geometry in one process, must each run their own program (regression: the
     scratch vertex arrays were once keyed by the kernel's name)."""
     from glgpgpu import figures as geo
-    from glgpgpu.layouts.transfer import read_rgba, upload_rgba
+    from glgpgpu.gl.transfer import read_rgba, upload_rgba
 
     K = ctx.kernels
     mp, P = 64, 16
@@ -187,14 +187,16 @@ def test_kernel_variants_drawn_from_scratch_geometry_stay_apart(ctx, rng):
         A = rng.random((mp, mp), dtype=np.float32)
         PN = rng.random((mp, P), dtype=np.float32)
         a = upload_rgba(ctx, np.tril(A), mp, mp)
-        pnl = K.pool.take(mp, P // 4, components=4)
+        pnl = ctx.pool.take(mp, P // 4, components=4)
         pnl.write(PN.reshape(mp, P // 4, 4))
         G = mp // B
+        pbuf = K.scratch_buffer("PNL", mp * P * 4)
+        pnl.copy_into_buffer(pbuf)                   # the column side, as blocked/cholesky.py reads it
         K.draw("blocked_update", K.grid(G, G), geo.fig5_outer_product_sub(G, P // B - 1),
-               {"PNL": pnl}, None, images={"A": a}, defines={"P": P, "B": B})
+               {"PNL": pnl}, None, images={"A": a}, defines={"P": P, "B": B}, buffers={1: pbuf})
         got = read_rgba(a, mp, mp)
         want = np.tril(A.astype(np.float64) - PN.astype(np.float64) @ PN.T.astype(np.float64))
-        K.pool.give(a, pnl)
+        ctx.pool.give(a, pnl)
         low = np.tril(np.ones((mp, mp), bool))
         low[:, :P] = False
         assert np.abs(got - want)[low].max() <= gamma(P + 1) * (np.abs(A) + PN @ PN.T)[low].max()

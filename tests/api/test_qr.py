@@ -149,7 +149,7 @@ def test_batched_splits_atlases_at_the_texture_limit(rng, method):
         for A, (F, tau) in zip(mats, together):
             F1, tau1 = glgpgpu.qr(A, mode="raw", method=method, ctx=small)
             assert np.array_equal(F, F1) and np.array_equal(tau, tau1)
-        assert small.kernels.pool.outstanding == 0
+        assert small.pool.outstanding == 0
     finally:
         small.release()
 

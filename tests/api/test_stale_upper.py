@@ -10,11 +10,10 @@ import glgpgpu
 
 def _poison_pool(ctx, m):
     """Put NaN-filled m x m R32F textures into the pool, to be taken next."""
-    K = ctx.kernels
-    texs = [K.pool.take(m, m, "poison") for _ in range(3)]
+    texs = [ctx.pool.take(m, m, "poison") for _ in range(3)]
     for t in texs:
         t.write(np.full((m, m), np.nan, np.float32))
-    K.pool.give(*texs)
+    ctx.pool.give(*texs)
 
 
 @pytest.mark.parametrize("m", [1, 3, 33, 64])
@@ -24,7 +23,7 @@ def test_nan_above_the_uploaded_triangle_changes_nothing(ctx, m, packed):
     X = rng.standard_normal((m, m)).astype(np.float32)
     C = (X @ X.T + m * np.eye(m, dtype=np.float32)).astype(np.float32)
     b = rng.standard_normal(m).astype(np.float32)
-    ctx.kernels.pool.trim()
+    ctx.pool.trim()
     clean = {}
     for variant in ("outer", "triad", "inner"):
         clean[variant] = glgpgpu.cholesky(C, packed=packed, variant=variant, method="paper")

@@ -139,18 +139,11 @@ def test_empty_and_constraint_free_lps(ctx):
     assert res.status == "optimal" and abs(res.objective) < 1e-4
 
 
-@pytest.mark.parametrize("method", ["paper", "blocked", "blocked-banded"])
+@pytest.mark.parametrize("method", ["paper", "blocked"])
 def test_float32_input_reaches_the_driver_uncopied(ctx, monkeypatch, method):
-    """Issue 14's first rule: a float32 C-contiguous A goes to the GPU with no host copy
-    (the array handed to the driver shares memory with the caller's), whole or by
-    the row bands of the overlapped upload."""
-    import importlib
-
+    """A float32 C-contiguous A goes to the GPU with no host copy (the array handed to
+    the driver shares memory with the caller's)."""
     from glgpgpu.gl.textures import MatrixTexture
-
-    if method == "blocked-banded":
-        monkeypatch.setattr(importlib.import_module("glgpgpu.blocked.adat"), "OVERLAP_FROM", 1)
-        method = "blocked"
 
     A = np.random.default_rng(1).random((16, 32), dtype=np.float32)     # no padding needed either way
     d2 = np.ones(32, np.float32)
@@ -199,7 +192,7 @@ def test_the_finiteness_check_comes_first(ctx, method):
     diagonal or overflow a NaN would cause on the GPU -- and nothing is left behind.
     (Running the check beside the GPU work in a thread was measured on the H100 and
     gained nothing: the draw loop holds the GIL, so the checker ran after it.)"""
-    before = ctx.kernels.pool.outstanding               # what earlier tests' objects still hold
+    before = ctx.pool.outstanding               # what earlier tests' objects still hold
     C = np.eye(5, dtype=np.float32)
     C[3, 1] = np.nan                                  # read by the factorization: NaN pivots
     with pytest.raises(ValueError, match=r"C holds a non-finite value \(first at index \(3, 1\)\)"):
@@ -215,7 +208,7 @@ def test_the_finiteness_check_comes_first(ctx, method):
     A[2, 7] = -np.inf
     with pytest.raises(ValueError, match=r"A holds a non-finite value \(first at index \(2, 7\)\)"):
         glgpgpu.adat(A, np.ones(8, np.float32), method=method)
-    assert ctx.kernels.pool.outstanding == before
+    assert ctx.pool.outstanding == before
     # and a finite input's own GPU-side error still comes through
     with pytest.raises(np.linalg.LinAlgError, match="pivot 0 "):
         glgpgpu.cholesky(-np.eye(3, dtype=np.float32), method=method)

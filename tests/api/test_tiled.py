@@ -9,6 +9,7 @@ import pytest
 
 import glgpgpu
 from glgpgpu.errors import GPUMemoryError
+from glgpgpu.dispatch import implementation
 from bounds import check_adat, check_factor, residual_ok, spd
 
 SIZES = [17, 31, 32, 33, 40, 47]
@@ -28,7 +29,7 @@ def test_tiled_cholesky(small, rng, m, method):
     C = spd(m, 1e3, rng)
     L = glgpgpu.cholesky(C, method=method, ctx=small)
     check_factor(L, C)
-    assert small.kernels.pool.outstanding == 0
+    assert small.pool.outstanding == 0
 
 
 @pytest.mark.parametrize("variant", ["outer", "triad", "inner"])
@@ -75,7 +76,7 @@ def test_failed_pivot_is_named_globally(small, rng, method):
     C[35, 35] = -1.0
     with pytest.raises(np.linalg.LinAlgError, match="35"):
         glgpgpu.cholesky(C, method=method, ctx=small)
-    assert small.kernels.pool.outstanding == 0
+    assert small.pool.outstanding == 0
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -111,7 +112,7 @@ def test_tiled_adat(small, rng, m, n, method):
     A = rng.random((m, n))
     d2 = rng.uniform(-1, 1, n)
     check_adat(glgpgpu.adat(A, d2, method=method, ctx=small), A, d2)
-    assert small.kernels.pool.outstanding == 0
+    assert small.pool.outstanding == 0
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -141,7 +142,7 @@ def test_over_the_memory_budget_is_refused(small, rng, method):
             glgpgpu.adat(rng.random((8, 8)), np.ones(8), method="blocked", ctx=small)    # one texture too
     finally:
         small.memory_budget = None
-    assert small.kernels.pool.outstanding == 0
+    assert small.pool.outstanding == 0
 
 
 def test_operands_beyond_one_storage_block_read_through_textures(rng):
@@ -173,7 +174,7 @@ def test_tiled_trsm_in_slabs(rng, m, monkeypatch):
     try:
         C = spd(m, 1e3, rng)
         check_factor(glgpgpu.cholesky(C, method="blocked", ctx=c), C)
-        assert c.kernels.pool.outstanding == 0
+        assert c.pool.outstanding == 0
     finally:
         c.release()
 
@@ -192,7 +193,7 @@ def test_wls_on_tiled_normal_equations(small, rng, m, n, method):
     ref = np.linalg.lstsq((A * w).T, w * b, rcond=None)[0]
     assert info.status == "converged"
     assert np.abs(x - ref).max() <= 1e-10 * np.abs(ref).max()
-    assert small.kernels.pool.outstanding == 0
+    assert small.pool.outstanding == 0
 
 
 @pytest.mark.parametrize("name, optimum, method", [("afiro", -464.7531428, "blocked"), ("sc50b", -70.0, "blocked"),
@@ -204,7 +205,7 @@ def test_lp_on_tiled_normal_equations(small, name, optimum, method):
     res = glgpgpu.solve_mps(lp_table3.data_dir() / f"{name}.mps.gz", method=method, ctx=small)
     assert res.status == "optimal", res.message
     assert abs(res.objective - optimum) <= 1e-7 * abs(optimum)
-    assert small.kernels.pool.outstanding == 0
+    assert small.pool.outstanding == 0
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -226,19 +227,19 @@ def test_lssvm_kernel_factor_on_tiles(small, rng, N, kernel, method):
     the Gram tile; 1/C + jitter on diagonal tiles only), factored on the tiles --
     L L^T = K + diag I within the Cholesky bound, and training converges to the
     one-texture answer."""
-    import importlib
 
     from glgpgpu.solvers import lssvm
 
-    impl = importlib.import_module(f"glgpgpu.{method}")
+    impl = implementation(method)
     X = rng.standard_normal((N, 6))
-    fac = impl.KernelFactor(X.astype(np.float32), kernel=kernel, gamma=0.3, degree=3, coef0=1.0, diag=0.5,
+    fac = impl.kernel_factor(X.astype(np.float32), kernel=kernel, gamma=0.3, degree=3, coef0=1.0, diag=0.5,
                             ctx=small)
     try:
         assert type(fac).__name__ == "TiledKernelFactor"
         # against the kernel matrix the GPU forms on one texture (float32 products and
         # kernel function: the formation's own rounding is not the factor's error)
-        Kl = impl.kernel_matrix(X.astype(np.float32), kernel=kernel, gamma=0.3, degree=3, coef0=1.0)
+        Kl = impl.kernel_matrix(X.astype(np.float32), kernel=kernel, gamma=0.3, degree=3, coef0=1.0,
+                                ctx=glgpgpu.get_context())
         Kx = Kl.astype(np.float64) + np.tril(Kl, -1).T + 0.5 * np.eye(N)
         check_factor(fac.T.read(), Kx)
     finally:
@@ -248,25 +249,24 @@ def test_lssvm_kernel_factor_on_tiles(small, rng, N, kernel, method):
     a2, b2, _ = lssvm.train(X, Y, kernel=kernel, gamma=0.3, coef0=1.0, C=2.0, method=method)
     assert info["converged"] and len(info["refinement"]) <= 4
     assert np.allclose(a1, a2, rtol=0, atol=1e-9 * np.abs(a2).max()) and np.allclose(b1, b2, rtol=0, atol=1e-9)
-    assert small.kernels.pool.outstanding == 0
+    assert small.pool.outstanding == 0
 
 
 @pytest.mark.parametrize("method", METHODS)
 def test_tiled_wls_and_lssvm_refuse_what_does_not_fit(small, rng, method):
     """The normal equations and the LS-SVM factor on tiles check GPU memory first."""
-    import importlib
 
-    impl = importlib.import_module(f"glgpgpu.{method}")
+    impl = implementation(method)
     small.memory_budget = 1_000
     try:
         with pytest.raises(GPUMemoryError, match="normal equations"):
             glgpgpu.wls(rng.standard_normal((40, 70)), np.ones(70), np.ones(70), method=method, ctx=small)
         with pytest.raises(GPUMemoryError, match="LS-SVM"):
-            impl.KernelFactor(rng.standard_normal((40, 3)).astype(np.float32), kernel="rbf", gamma=1.0, degree=3,
+            impl.kernel_factor(rng.standard_normal((40, 3)).astype(np.float32), kernel="rbf", gamma=1.0, degree=3,
                               coef0=0.0, diag=1.0, ctx=small)
     finally:
         small.memory_budget = None
-    assert small.kernels.pool.outstanding == 0
+    assert small.pool.outstanding == 0
 
 
 def test_backward_solves_keep_their_transposed_tiles(small, rng):
@@ -295,7 +295,7 @@ def test_backward_solves_keep_their_transposed_tiles(small, rng):
     finally:
         small.memory_budget = None
         T.release()
-    assert small.kernels.pool.outstanding == 0
+    assert small.pool.outstanding == 0
     x = first.astype(np.float64)
     assert np.linalg.norm(C.astype(np.float64) @ x - B) <= 1e-4 * np.linalg.norm(B) * np.linalg.cond(C)
 
@@ -308,7 +308,7 @@ def test_lower_band_read_returns_the_lower_triangle(ctx, rng, m):
     though the texture's upper part holds NaN; all three paths (a texture exactly
     m x m, read whole into the result; a slightly padded one, read whole and copied
     by bands; a much larger one, read by bands)."""
-    from glgpgpu.layouts.transfer import read_rgba_lower, upload_rgba
+    from glgpgpu.gl.transfer import read_rgba_lower, upload_rgba
 
     M = rng.standard_normal((m, m)).astype(np.float32)
     M[np.triu_indices(m, 1)] = np.nan
@@ -317,7 +317,7 @@ def test_lower_band_read_returns_the_lower_triangle(ctx, rng, m):
         try:
             assert np.array_equal(read_rgba_lower(t, m, band=16), np.tril(np.nan_to_num(M))), rows
         finally:
-            ctx.kernels.pool.give(t)
+            ctx.pool.give(t)
 
 
 def test_the_packed_layout_beyond_one_texture_points_to_tiles():
@@ -349,7 +349,7 @@ def test_paper_kernel_matrix_on_tiles(small, rng, N, kernel):
     tiled_K = glgpgpu.kernel_matrix(X, ctx=small, **kw)
     assert np.array_equal(tiled_K, glgpgpu.kernel_matrix(X, **kw))
     assert (np.triu(tiled_K, 1) == 0).all()
-    assert small.kernels.pool.outstanding == 0
+    assert small.pool.outstanding == 0
 
 
 @pytest.mark.parametrize("m", [17, 33, 40])
@@ -360,23 +360,3 @@ def test_paper_tiles_are_algorithm_5_bit_for_bit(ctx, small, rng, m):
     3 x 3 tiles give the single texture's bits."""
     C = spd(m, 1e2, rng).astype(np.float32)
     assert np.array_equal(glgpgpu.cholesky(C, method="paper", ctx=small), glgpgpu.cholesky(C, method="paper", ctx=ctx))
-
-
-def test_tiled_updates_with_another_blocked_adat_variant(rng, monkeypatch):
-    """The updates may run another blocked_adat (16 x 8 tiles, fma() chains, 2 row texels
-    from the buffer: faster on the H100, other bits): the factor stays within the bound."""
-    from glgpgpu.blocked import tile_kernels
-    from glgpgpu.blocked.tiles import ADAT_VARIANT
-
-    monkeypatch.setattr(tile_kernels, "UPDATE_TILE", (16, 8))
-    monkeypatch.setattr(tile_kernels, "UPDATE_VARIANT", dict(ADAT_VARIANT, FMA_CHAIN=1, ROWS_FROM_BUFFER=2))
-    c = glgpgpu.Context(max_texture_size=32)
-    try:
-        for m in (40, 77):
-            C = spd(m, 1e3, rng)
-            check_factor(glgpgpu.cholesky(C, method="blocked", ctx=c), C)
-            A = rng.random((m, 9))
-            check_adat(glgpgpu.adat(A, np.ones(9), method="blocked", ctx=c), A, np.ones(9))
-        assert c.kernels.pool.outstanding == 0
-    finally:
-        c.release()

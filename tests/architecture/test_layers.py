@@ -4,8 +4,6 @@ cycle, on a layer reaching one it may not use, or on moderngl outside gl/.
 docs/ARCHITECTURE.md explains the rules; change both together."""
 import ast
 import importlib
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,19 +17,20 @@ ALLOWED = {
     "validate": {"errors", "parallel"},
     "layouts": {"parallel"},
     "figures": {"layouts"},
-    "gl": {"errors", "parallel"},
+    "scheduling": set(),
+    "gl": {"errors", "parallel", "layouts"},
+    "methods": {"gl", "errors"},
     "vectors": {"gl", "figures"},
-    "tiled": {"gl", "layouts", "errors"},
-    "paper": {"gl", "figures", "layouts", "errors", "validate", "tiled"},
-    "blocked": {"gl", "figures", "layouts", "errors", "tiled"},
-    "dispatch": {"paper", "blocked"},
+    "tiled": {"gl", "layouts", "errors", "methods"},
+    "paper": {"gl", "figures", "layouts", "errors", "validate", "tiled", "methods"},
+    "blocked": {"gl", "figures", "layouts", "errors", "tiled", "methods", "scheduling"},
+    "dispatch": {"paper", "blocked", "methods"},
     "api": {"dispatch", "gl", "layouts", "validate", "paper"},
     "solvers": {"dispatch", "gl", "vectors", "errors", "validate", "paper"},
     "teach": {"gl", "figures", "layouts", "paper", "errors"},
     "bench": {"gl", "figures", "layouts", "paper", "blocked", "tiled", "teach", "solvers", "api", "dispatch",
-              "vectors", "errors", "validate"},
+              "vectors", "errors", "validate", "methods"},
     "cli": {"gl", "errors", "bench", "teach", "solvers"},
-    "_moved": set(),
 }
 
 
@@ -56,10 +55,11 @@ def _type_checking_lines(tree):
     return skip
 
 
-def imports_of(name: str, path: Path, known: set) -> set:
-    """glgpgpu modules that `name` imports anywhere in its file."""
+def imports_of(name: str, path: Path, known: set, typing_too: bool = False) -> set:
+    """glgpgpu modules that `name` imports anywhere in its file (typing_too: the
+    imports under `if TYPE_CHECKING:` as well)."""
     tree = ast.parse(path.read_text())
-    skip = _type_checking_lines(tree)
+    skip = set() if typing_too else _type_checking_lines(tree)
     is_pkg = path.name == "__init__.py"
     out = set()
     for node in ast.walk(tree):
@@ -82,10 +82,10 @@ def imports_of(name: str, path: Path, known: set) -> set:
     return {m for m in out if m in known and m != name}
 
 
-def graph():
+def graph(typing_too: bool = False):
     mods = modules()
     known = set(mods)
-    return {name: imports_of(name, path, known) for name, path in mods.items()}
+    return {name: imports_of(name, path, known, typing_too) for name, path in mods.items()}
 
 
 def layer(module: str) -> str:
@@ -98,8 +98,8 @@ def test_every_module_is_in_a_known_layer():
     assert not unknown, f"add these to ALLOWED (and docs/ARCHITECTURE.md): {sorted(unknown)}"
 
 
-def test_no_import_cycle():
-    g = graph()
+def test_no_import_cycle(typing_too: bool = False):
+    g = graph(typing_too)
     state, stack = {}, []
 
     def visit(n):
@@ -169,31 +169,45 @@ def test_every_module_imports(name):
     importlib.import_module(name)
 
 
-def _fresh(code: str):
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                          cwd=PKG.parent)
+def test_no_cycle_in_gl_even_through_typing_only_imports():
+    """The engine's modules import one way only, annotations included: context ->
+    kernels -> geometry / programs / textures, never back."""
+    g = {m: {d for d in deps if layer(d) == "gl"} for m, deps in graph(typing_too=True).items() if layer(m) == "gl"}
+    state = {}
+
+    def visit(n, path):
+        state[n] = 1
+        for m in sorted(g.get(n, ())):
+            assert state.get(m) != 1, "import cycle in gl/: " + " -> ".join(path + [m])
+            if m not in state:
+                visit(m, path + [m])
+        state[n] = 2
+
+    for n in sorted(g):
+        if n not in state:
+            visit(n, [n])
 
 
-def test_old_paths_keep_working():
-    proc = _fresh("import warnings; warnings.simplefilter('ignore')\n"
-                  "from glgpgpu.geometry import rasterize; from glgpgpu.packed import PackedLayout\n"
-                  "from glgpgpu.lp.problem import GeneralLP; import glgpgpu, glgpgpu.figures as f\n"
-                  "import glgpgpu.layouts as l, glgpgpu.solvers.lp.problem as p\n"
-                  "assert rasterize is f.rasterize and PackedLayout is l.PackedLayout and GeneralLP is p.GeneralLP\n"
-                  "assert callable(glgpgpu.cholesky) and callable(glgpgpu.wls)\n")
-    assert proc.returncode == 0, proc.stderr
+def test_layouts_take_no_context():
+    """layouts/ is index arithmetic: no function of it takes a GL context, none imports gl/."""
+    offenders = []
+    for name, path in modules().items():
+        if layer(name) != "layouts":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                args = [a.arg for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs]
+                if {"ctx", "context"} & set(args):
+                    offenders.append(f"{name}.{node.name}")
+    assert not offenders, f"layouts/ functions taking a context: {offenders}"
 
 
-@pytest.mark.parametrize("old, new", [("glgpgpu.geometry", "glgpgpu.figures"),
-                                      ("glgpgpu.packed", "glgpgpu.layouts.triangle"),
-                                      ("glgpgpu.lp.ipm", "glgpgpu.solvers.lp")])
-def test_old_paths_warn_naming_the_new_place(old, new):
-    proc = _fresh(f"import warnings; warnings.simplefilter('error', DeprecationWarning); import {old}")
-    assert proc.returncode != 0 and f"moved to {new}" in proc.stderr, proc.stderr
+def test_only_gl_reaches_the_pool_through_kernels():
+    """The texture pool is the context's own part (ctx.pool): nothing outside gl/
+    reaches it through the draw call's object (`*.kernels.pool`)."""
+    import re
 
-
-def test_old_module_names_that_are_now_functions_say_where_the_module_went():
-    with pytest.raises(ImportError, match="glgpgpu.paper.cholesky"):
-        from glgpgpu.cholesky import factor_texture  # noqa: F401
-    with pytest.raises(ImportError, match="glgpgpu.solvers.wls"):
-        import glgpgpu.wls  # noqa: F401
+    root = PKG.parent
+    hits = [f"{p.relative_to(root)}:{i}" for p in sorted(root.glob("glgpgpu/**/*.py")) if p.parent.name != "gl"
+            for i, line in enumerate(p.read_text().splitlines(), 1) if re.search(r"kernels\.pool\b", line)]
+    assert not hits, hits

@@ -54,7 +54,7 @@ CALLS = {
 def test_allocation_failure_midway_is_clean(ctx, name):
     call = CALLS[name]
     m = 37 + sorted(CALLS).index(name)          # a size of its own
-    pool = ctx.kernels.pool
+    pool = ctx.pool
     failures = 0
     for budget in range(0, 12):
         pool.trim()                             # so that the call must allocate

@@ -62,7 +62,7 @@ def test_round_trip_is_bit_exact(staged, monkeypatch, components, rows, cols, th
     monkeypatch.setattr(staging, "THREADED_COPY_FROM", threaded_from)
     shape = (rows, cols) if components == 1 else (rows, cols, components)
     rng = np.random.default_rng(rows * cols)
-    tex = staged.kernels.pool.take(rows, cols, "probe", components=components)
+    tex = staged.pool.take(rows, cols, "probe", components=components)
     try:
         for _ in range(3):                       # back to back: the halves are reused
             M = rng.standard_normal(shape).astype(np.float32)
@@ -71,7 +71,7 @@ def test_round_trip_is_bit_exact(staged, monkeypatch, components, rows, cols, th
             out = np.empty(shape, np.float32)
             assert tex.read(out) is out and np.array_equal(out, M)
     finally:
-        staged.kernels.pool.give(tex)
+        staged.pool.give(tex)
 
 
 @pytest.mark.parametrize("components", [1, 4])
@@ -81,7 +81,7 @@ def test_rows_and_regions(staged, components):
     rows, cols = 23, 9
     shape = (rows, cols) if components == 1 else (rows, cols, 4)
     M = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
-    tex = staged.kernels.pool.take(rows, cols, "probe", components=components)
+    tex = staged.pool.take(rows, cols, "probe", components=components)
     try:
         tex.clear(0.25)
         assert (tex.read() == 0.25).all()
@@ -93,13 +93,13 @@ def test_rows_and_regions(staged, components):
         tex.read_region_into(out, 3, 10)           # columns 3..6, rows 10..14
         assert np.array_equal(out, got[10:15, 3:7])
     finally:
-        staged.kernels.pool.give(tex)
+        staged.pool.give(tex)
 
 
 def test_write_lower_sends_the_trapezoid_bands(staged):
     m = 29
     M = np.random.default_rng(7).standard_normal((m, m)).astype(np.float32)
-    tex = staged.kernels.pool.take(m, m, "probe")
+    tex = staged.pool.take(m, m, "probe")
     try:
         tex.clear(np.nan)
         tex.write_lower(M)
@@ -108,12 +108,12 @@ def test_write_lower_sends_the_trapezoid_bands(staged):
         assert np.array_equal(got[low], M[low])
         assert np.isnan(got[0, -1])                # above the bands: the texture's old contents
     finally:
-        staged.kernels.pool.give(tex)
+        staged.pool.give(tex)
 
 
 def test_release_is_idempotent_and_the_next_use_remaps(staged):
     st = staged.stager
-    tex = staged.kernels.pool.take(4, 4, "probe")
+    tex = staged.pool.take(4, 4, "probe")
     try:
         tex.write(np.eye(4, dtype=np.float32))
         st.release()
@@ -121,7 +121,7 @@ def test_release_is_idempotent_and_the_next_use_remaps(staged):
         assert st.up is None and st.down is None
         assert np.array_equal(tex.read(), np.eye(4, dtype=np.float32))
     finally:
-        staged.kernels.pool.give(tex)
+        staged.pool.give(tex)
 
 
 def test_a_driver_that_will_not_map_falls_back_to_direct_transfers(staged, monkeypatch):
@@ -132,7 +132,7 @@ def test_a_driver_that_will_not_map_falls_back_to_direct_transfers(staged, monke
 
     monkeypatch.setattr(staging.MappedBuffer, "__init__", refuse)
     M = np.random.default_rng(9).standard_normal((13, 6)).astype(np.float32)
-    tex = staged.kernels.pool.take(13, 6, "probe")
+    tex = staged.pool.take(13, 6, "probe")
     try:
         tex.write(M)
         assert staged.staging is False and staged.stager is None
@@ -141,7 +141,7 @@ def test_a_driver_that_will_not_map_falls_back_to_direct_transfers(staged, monke
         out = np.empty((13, 6), np.float32)
         assert np.array_equal(tex.read(out), M) and staged.staging is False
     finally:
-        staged.kernels.pool.give(tex)
+        staged.pool.give(tex)
 
 
 def test_the_ring_hands_out_regions_that_no_queued_transfer_still_uses(staged):
@@ -164,7 +164,7 @@ def test_the_ring_hands_out_regions_that_no_queued_transfer_still_uses(staged):
     finally:
         ring.release()
     rng = np.random.default_rng(11)
-    tex = staged.kernels.pool.take(40, 16, "probe", components=4)     # 256 bytes a row: 40 bands
+    tex = staged.pool.take(40, 16, "probe", components=4)     # 256 bytes a row: 40 bands
     try:
         Ms = [rng.standard_normal((40, 16, 4)).astype(np.float32) for _ in range(3)]
         for M in Ms:
@@ -174,7 +174,7 @@ def test_the_ring_hands_out_regions_that_no_queued_transfer_still_uses(staged):
             tex.write(M)
         assert np.array_equal(tex.read(), Ms[-1])
     finally:
-        staged.kernels.pool.give(tex)
+        staged.pool.give(tex)
 
 
 def test_many_small_uploads_keep_few_fences(staged):
@@ -184,7 +184,7 @@ def test_many_small_uploads_keep_few_fences(staged):
 
     staged._stager.release()
     staged._stager = Stager(1 << 20)                     # a roomy ring: it wraps rarely
-    tex = staged.kernels.pool.take(1, 3, "probe")
+    tex = staged.pool.take(1, 3, "probe")
     try:
         for i in range(3 * MAX_INFLIGHT):
             v = np.full((1, 3), i, np.float32)
@@ -192,4 +192,4 @@ def test_many_small_uploads_keep_few_fences(staged):
             assert len(staged.stager.up.inflight) <= MAX_INFLIGHT + 1
         assert np.array_equal(tex.read(), v)
     finally:
-        staged.kernels.pool.give(tex)
+        staged.pool.give(tex)

@@ -12,7 +12,7 @@ def test_write_lower_uploads_the_lower_triangle(ctx, m, components):
     if components == 4 and m % 4:
         m = -(-m // 4) * 4
     M = np.random.default_rng(m).standard_normal((m, m)).astype(np.float32)
-    tex = ctx.kernels.pool.take(m, m // components, "lower", components=components)
+    tex = ctx.pool.take(m, m // components, "lower", components=components)
     try:
         shape = (m, m) if components == 1 else (m, m // 4, 4)
         tex.write(np.full(shape, np.nan, np.float32))
@@ -26,4 +26,4 @@ def test_write_lower_uploads_the_lower_triangle(ctx, m, components):
         tex.write_lower(M.T.reshape(shape))                # a view, not C-contiguous: goes up whole
         assert np.array_equal(tex.read().reshape(m, m), M.T)
     finally:
-        ctx.kernels.pool.give(tex)
+        ctx.pool.give(tex)

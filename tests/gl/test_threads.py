@@ -97,12 +97,12 @@ def test_two_threads_factor_at_once(ctx):
 def test_a_context_from_another_thread_is_refused(ctx):
     with pytest.raises(ContextThreadError, match="belongs to thread"):
         run_in_thread(lambda: glgpgpu.adat(np.ones((2, 2)), np.ones(2), ctx=ctx))
-    tex = ctx.kernels.pool.take(2, 2)
+    tex = ctx.pool.take(2, 2)
     try:
         with pytest.raises(ContextThreadError, match="get_context"):
             run_in_thread(tex.read)
     finally:
-        ctx.kernels.pool.give(tex)
+        ctx.pool.give(tex)
 
 
 def test_each_thread_has_its_own_context_released_at_exit(ctx):

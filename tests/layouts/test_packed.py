@@ -40,17 +40,17 @@ def test_packing_by_drawing_equals_numpy(ctx, m):
     from glgpgpu.paper import packing
 
     M = np.random.default_rng(m).standard_normal((m, m)).astype(np.float32)   # upper part: garbage
-    P = packing.upload_lower(M, True, ctx)
+    P = packing.upload_and_pack(M, True, ctx)
     try:
         assert np.array_equal(P.read(), glgpgpu.pack(np.tril(M)))
-        assert np.array_equal(packing.read_lower(P, m, True, ctx), np.tril(M))
+        assert np.array_equal(packing.unpack_and_read(P, m, True, ctx), np.tril(M))
     finally:
-        ctx.kernels.pool.give(P)
-    F = packing.upload_lower(M, False, ctx)
+        ctx.pool.give(P)
+    F = packing.upload_and_pack(M, False, ctx)
     try:
-        assert np.array_equal(packing.read_lower(F, m, False, ctx), np.tril(M))
+        assert np.array_equal(packing.unpack_and_read(F, m, False, ctx), np.tril(M))
     finally:
-        ctx.kernels.pool.give(F)
+        ctx.pool.give(F)
 
 
 @pytest.mark.parametrize("B", [1, 2, 4, 8])

@@ -106,7 +106,7 @@ def test_symv_reads_only_the_lower_triangle(ctx, rng, m, packed):
     x = rng.standard_normal(m).astype(np.float32)
     L = np.tril(S)
     V = Vectors(ctx)
-    lt = ctx.kernels.pool.take(*(pack(L).shape if packed else L.shape))
+    lt = ctx.pool.take(*(pack(L).shape if packed else L.shape))
     lt.write(pack(L) if packed else L + np.triu(np.full((m, m), 99.0, np.float32), 1))   # garbage above
     xt, yt = V.upload(x), V.new(m)
     y = V.read(V.symv_lower(yt, lt, xt, packed=packed))

@@ -123,11 +123,11 @@ class GPUBackend:
         self.A = MatrixTexture(self.ctx, self.m, self.n, A32, what="A")
         self.A.name = "A"
         # every texture the solver takes is given back by release(), also after a failure
-        self._scope = self.ctx.kernels.pool.scope()
+        self._scope = self.ctx.pool.scope()
         self._scope.__enter__()
         try:
             # the normal equations A X S^-1 A^T, formed, factored and solved where the vectors live
-            self.normal = implementation(self.method).ResidentNormal(self.V, self.A, A32, packed=packed,
+            self.normal = implementation(self.method).resident_normal(self.V, self.A, A32, packed=packed,
                                                                      variant=cholesky)
         except BaseException as exc:
             self.release(exc)

@@ -24,8 +24,8 @@ import numpy as np
 GAMMA_F = 0.01          # Mehrotra's step heuristic (Wright 1997, p. 205)
 PIVOT_REL = 1e-14       # tiny-pivot rule, relative to max diag(A D^2 A^T)
 REFINE = 1              # refinement steps per normal-equations solve
-D2_RANGE = (1e-25, 1e25)
-STALL = 4               # iterations without a better iterate before giving up   # D^2 = X S^-1 clamped into float32's comfortable range
+D2_RANGE = (1e-25, 1e25)  # D^2 = X S^-1 clamped into float32's comfortable range
+STALL = 4               # iterations without a better iterate before giving up
 
 
 @dataclass

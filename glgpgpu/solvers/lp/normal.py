@@ -49,7 +49,7 @@ class MixedNormal:
         self.device, self.watch = device, watch
         self.system = None
         if device == "gpu":
-            self.system = impl.NormalSystem(np.ascontiguousarray(A, np.float32), packed=packed, variant=variant,
+            self.system = impl.normal_system(np.ascontiguousarray(A, np.float32), packed=packed, variant=variant,
                                             ctx=ctx, watch=watch)
         self.d = None
         self.delta = 0.0

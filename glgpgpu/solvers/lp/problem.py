@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ... import validate as check
-from ...errors import MissingFileError
+from ...errors import MissingFileError, optional_import
 
 INF = np.inf
 
@@ -46,7 +46,7 @@ class GeneralLP:
 
 def from_mps(path: str) -> GeneralLP:
     """Read an MPS file (plain or .gz) with HiGHS."""
-    import highspy
+    highspy = optional_import("highspy", "lp", "reading MPS files")
 
     if not os.path.isfile(path):
         raise MissingFileError(2, f"no such MPS file: {path}", path)

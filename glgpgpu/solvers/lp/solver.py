@@ -95,7 +95,7 @@ def _solve_mixed(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, ca
     watch = Stopwatch(ctx if device == "gpu" else None)
     normal = None
     try:
-        with (ctx.kernels.pool.scope() if device == "gpu" else _nothing()):
+        with (ctx.pool.scope() if device == "gpu" else _nothing()):
             normal = MixedNormal(p.A, impl=impl, packed=packed, variant=cholesky, ctx=ctx, watch=watch,
                                  device=device)
             out = mehrotra.solve(p, normal, tol=tol, max_iter=max_iter, callback=callback)

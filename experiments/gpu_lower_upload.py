@@ -7,6 +7,11 @@ MatrixTexture.write_lower, which does the latter and clears what lies above.
 bands 119 ms; RGBA in 16 bands 118 ms against 23 ms whole.)
 
     python benchmarks/gpu_lower_upload.py [m] [bands,...]"""
+import sys
+
+if {"-h", "--help"} & set(sys.argv[1:]):       # usage: this docstring
+    print(__doc__)
+    sys.exit(0)
 import ctypes
 import ctypes.util
 import sys
@@ -30,7 +35,7 @@ def main(m=4096, bands="1,4,8,16,32"):
     ctx = resolve(None)
     store, sub = gl()
     L = np.tril(np.random.default_rng(0).random((m, m), dtype=np.float32))
-    tex = ctx.kernels.pool.take(m, m, "L")
+    tex = ctx.pool.take(m, m, "L")
 
     def whole():
         tex.write(L)
@@ -62,10 +67,10 @@ def main(m=4096, bands="1,4,8,16,32"):
     print(ctx.caps.renderer, f"m={m}: whole {best(whole) * 1e3:.2f} ms ({L.nbytes / 2**20:.0f} MiB)")
     print(f"  MatrixTexture.write_lower (R32F: bands, then the GPU clears above them): "
           f"{best(lambda: tex.write_lower(L)) * 1e3:.2f} ms")
-    rgba = ctx.kernels.pool.take(m, m // 4, "L rgba", components=4)
+    rgba = ctx.pool.take(m, m // 4, "L rgba", components=4)
     L4 = L.reshape(m, m // 4, 4)
     print(f"  RGBA whole {best(lambda: rgba.write(L4)) * 1e3:.2f} ms")
-    ctx.kernels.pool.give(rgba)
+    ctx.pool.give(rgba)
     for nb in (int(b) for b in bands.split(",")):
         t = best(lower(nb))
         tex.write(np.zeros_like(L))

@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from glgpgpu.figures import buckets
+from glgpgpu.scheduling import buckets
 
 
 def run_schedule(A, launches, tile, seed=0):

@@ -2,7 +2,14 @@
 finiteness and magnitude checks, a fresh result array, by thread count.
 
     python benchmarks/host_passes.py"""
-import time, numpy as np, os
+import sys
+
+if {"-h", "--help"} & set(sys.argv[1:]):       # usage: this docstring
+    print(__doc__)
+    sys.exit(0)
+import time
+import numpy as np
+import os
 from glgpgpu import parallel, validate
 from glgpgpu.layouts.rgba import expand_blocks, packed_block_shape
 print("cpus", os.cpu_count())

@@ -1,14 +1,14 @@
-"""Seed 004's bucket scheduler (section 3.1, Figs. 6-8): which row tiles of a dense
+"""The bucket scheduler of Yeralan, Davis, Sid-Lakhdar and Ranka (2015) (section 3.1, Figs. 6-8): which row tiles of a dense
 front are factored together in each kernel launch.  Pure host logic, no GL.
 
-A front of m x n is cut into tiles (32 x 32 in the seed); a row tile is one tile
+A front of m x n is cut into tiles (32 x 32 in the paper); a row tile is one tile
 row, and its leftmost column tile is its first nonzero one.  Row tile i sits in
 column bucket j = its leftmost column tile.  The factorization is done when every
 bucket holds exactly one row tile, upper triangular in that column tile (the rest
 of the rows have moved right past the last bucket: zero).  Each launch:
 
   1. every row tile of a bucket that no task of this launch touches joins a new
-     *bundle* of at most `bundle` row tiles (the seed's shared memory holds 3 on a
+     *bundle* of at most `bundle` row tiles (the paper's shared memory holds 3 on a
      C2070) -- a triangular tile on top -- and the bundle gets a Factorize task:
      block Householder QR of the bundle's column tile j, which leaves the top row
      tile triangular there and zeroes the others' (they advance to bucket j + 1);
@@ -23,9 +23,9 @@ what another of its tasks reads: they can run in any order, all at once -- one
 draw (or one draw sequence) per launch on the GPU.
 
 `schedule` returns the launches as lists of `Task`s; `merge` interleaves the
-schedules of many fronts launch by launch (the seed's many fronts per launch,
-Fig. 5).  For the seed's 256 x 160 example with two zero row tiles it gives Fig. 8's
-7 pipelined launches; without pipelining 11 (the seed's Fig. 7 shows 12: the
+schedules of many fronts launch by launch (the paper's many fronts per launch,
+Fig. 5).  For the paper's 256 x 160 example with two zero row tiles it gives Fig. 8's
+7 pipelined launches; without pipelining 11 (the paper's Fig. 7 shows 12: the
 figure's bundling choices are not in its text).
 """
 from __future__ import annotations

@@ -8,6 +8,11 @@ instructions, where the driver embeds readable assembly (NVIDIA).
 
     python benchmarks/gemm_variants.py [m] [n] [repeat] [RxC:FLAG,FLAG=N ...]
     (no specs: the list below)"""
+import sys
+
+if {"-h", "--help"} & set(sys.argv[1:]):       # usage: this docstring
+    print(__doc__)
+    sys.exit(0)
 import ctypes
 import re
 import sys
@@ -15,7 +20,7 @@ import sys
 import numpy as np
 
 from glgpgpu.bench.assembly import time_blocked_adat
-from glgpgpu.blocked.tiles import ADAT_VARIANT
+from glgpgpu.blocked.sizes import ADAT_VARIANT
 from glgpgpu.gl import rawgl, resolve
 
 

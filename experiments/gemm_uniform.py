@@ -9,15 +9,25 @@ default and the best variant of benchmarks/gemm_variants.py; and the FMA-loop ce
     python benchmarks/gemm_uniform.py [m] [n] [repeat] [BRxBCxKC:FLAG,... ...]
 """
 import sys
+
+if {"-h", "--help"} & set(sys.argv[1:]):       # usage: this docstring
+    print(__doc__)
+    sys.exit(0)
+
+import os  # noqa: E402
+
+# this folder's own kernels (experiments/shaders) beside the package's
+os.environ.setdefault("GLGPGPU_SHADER_PATH", os.path.join(os.path.dirname(os.path.abspath(__file__)), "shaders"))
+import sys
 import time
 
 import numpy as np
 
 from glgpgpu.bench.ceiling import ceiling
 from glgpgpu.blocked.adat import product_texture
-from glgpgpu.blocked.tiles import ADAT_VARIANT, rect_rows
+from glgpgpu.blocked.sizes import ADAT_VARIANT, rect_rows
 from glgpgpu.gl import resolve
-from glgpgpu.layouts.transfer import read_rgba, upload_rgba
+from glgpgpu.gl.transfer import read_rgba, upload_rgba
 
 
 def uniform_product(ctx, c_tex, a_tex, d_tex, b_tex, m, n4, BR, BC, KC, flags, first=True):
@@ -25,17 +35,17 @@ def uniform_product(ctx, c_tex, a_tex, d_tex, b_tex, m, n4, BR, BC, KC, flags, f
     K = ctx.kernels
     nch, nR = -(-n4 // KC), -(-m // BR)
     D = {"BR": BR, "BC": BC, "KC": KC, **flags}
-    pack = K.pool.take(nR * nch, BR * KC, "rows packed", components=4)
-    K.draw("gemm_pack_rows", pack, rect_rows(K, 0, BR * KC, 0, nR * nch), {"A": a_tex, "d": d_tex},
+    pack = ctx.pool.take(nR * nch, BR * KC, "rows packed", components=4)
+    K.draw("gemm_pack_rows", pack, rect_rows(ctx, 0, BR * KC, 0, nR * nch), {"A": a_tex, "d": d_tex},
            {"u_nchunks": nch, "u_n4": n4, "u_rows": a_tex.rows}, defines={"BR": BR, "KC": KC})
     buf = K.scratch_buffer("gemm-rows", nR * nch * BR * KC * 16)
     pack.copy_into_buffer(buf)
-    K.pool.give(pack)
+    ctx.pool.give(pack)
     ncb = -(-m // BC)
     W = min(ncb, 64)
     H = -(-ncb // W)
     grid = K.grid(W, H)
-    rect = rect_rows(K, 0, W, 0, H)
+    rect = rect_rows(ctx, 0, W, 0, H)
     ssbo = "ROWS_SSBO" in flags
     prog = K.program("gemm_uniform_rows", D)
     if not ssbo:
@@ -67,7 +77,6 @@ def parse(spec):
 def main(m=4096, n=8192, repeat=3, *specs):
     m, n, repeat = int(m), int(n), int(repeat)
     ctx = resolve(None)
-    K = ctx.kernels
     rng = np.random.default_rng(3)
     A = rng.standard_normal((m, n)).astype(np.float32)
     B = rng.standard_normal((m, n)).astype(np.float32)
@@ -79,7 +88,7 @@ def main(m=4096, n=8192, repeat=3, *specs):
     a_tex = upload_rgba(ctx, A, m, n, "A")
     b_tex = upload_rgba(ctx, B, m, n, "B")
     d_tex = upload_rgba(ctx, d2[None, :], 1, n, "d")
-    c_tex = K.pool.take(m, m // 4, "C", components=4)
+    c_tex = ctx.pool.take(m, m // 4, "C", components=4)
     flops = 2.0 * m * m * n
     ref = ((A * d2) @ B.T) if m <= 4096 else None
 
@@ -117,7 +126,7 @@ def main(m=4096, n=8192, repeat=3, *specs):
             print(f"uniform {name}: {type(exc).__name__}: {str(exc)[:300]}", flush=True)
             continue
         print(f"uniform {name}: {t:.4f} s {flops / t / 1e12:.3f} TFLOP/s{check(name)}", flush=True)
-    K.pool.give(a_tex, b_tex, d_tex, c_tex)
+    ctx.pool.give(a_tex, b_tex, d_tex, c_tex)
 
 
 if __name__ == "__main__":

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rgba import to_rgba, zero_upper
-from .triangle import layout_for, pack, unpack
+from ..layouts.rgba import to_rgba, zero_upper
+from ..layouts.triangle import layout_for, pack, unpack
 
 
 def upload_lower(M: np.ndarray, packed: bool, ctx, what: str = "matrix"):
@@ -16,7 +16,7 @@ def upload_lower(M: np.ndarray, packed: bool, ctx, what: str = "matrix"):
     m = M.shape[0]
     lay = layout_for(m, packed)
     ctx.check_size(lay.height, lay.width, f"{what} ({'packed' if packed else 'full'}, m={m})")
-    tex = ctx.kernels.pool.take(lay.height, lay.width)
+    tex = ctx.pool.take(lay.height, lay.width)
     tex.write(pack(M) if packed else np.tril(M))      # pack reads only the lower triangle
     return tex
 
@@ -29,7 +29,7 @@ def read_lower(tex, m: int, packed: bool) -> np.ndarray:
 
 def upload_rgba(ctx, M: np.ndarray, rows: int, cols: int, what="matrix"):
     """A pooled RGBA texture (rows x cols/4 texels) holding M zero-padded to rows x cols."""
-    t = ctx.kernels.pool.take(rows, cols // 4, what=what, components=4)
+    t = ctx.pool.take(rows, cols // 4, what=what, components=4)
     t.write(to_rgba(M, rows, cols))
     return t
 
@@ -83,7 +83,7 @@ def read_rgba_lower(tex, m: int, band: int | None = None, upper_zero: bool = Fal
 
 def upload_column(ctx, v: np.ndarray, rows: int):
     """A pooled rows x 1 texture holding v (float32), zero-padded to `rows`."""
-    t = ctx.kernels.pool.take(rows, 1)
+    t = ctx.pool.take(rows, 1)
     col = np.zeros((rows, 1), np.float32)
     col[:v.shape[0], 0] = v
     t.write(col)
@@ -105,5 +105,5 @@ def solve_column(ctx, rhs: np.ndarray, rows: int, substitute, watch, phase: str 
             t = substitute(t, backward)
     with watch("transfer"):
         out = read_column(t, rhs.shape[0])
-        ctx.kernels.pool.give(t)
+        ctx.pool.give(t)
     return out

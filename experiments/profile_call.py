@@ -6,6 +6,11 @@ glgpgpu.adat (method="blocked") end to end, numpy in and out, after a warm-up.
 Prints the end-to-end best of 3 and the functions with the most own time
 (moderngl's calls show as {method ... of 'mgl.*' objects}: GL work and waits).
 """
+import sys
+
+if {"-h", "--help"} & set(sys.argv[1:]):       # usage: this docstring
+    print(__doc__)
+    sys.exit(0)
 import cProfile
 import pstats
 import sys

@@ -7,6 +7,11 @@ memory barriers limited to image, texture-fetch, framebuffer and buffer-update b
     python benchmarks/qr_draw_costs.py [MxN ...] [--repeat R] [--profile]
 """
 import sys
+
+if {"-h", "--help"} & set(sys.argv[1:]):       # usage: this docstring
+    print(__doc__)
+    sys.exit(0)
+import sys
 import time
 
 import numpy as np
@@ -14,24 +19,23 @@ import numpy as np
 from glgpgpu.blocked import qr as bqr
 from glgpgpu.gl import resolve
 from glgpgpu.layouts.rgba import padded
-from glgpgpu.layouts.transfer import upload_rgba
+from glgpgpu.gl.transfer import upload_rgba
 
 LIGHT = 0x8 | 0x20 | 0x100 | 0x200 | 0x400 | 0x2000    # texture fetch, image, texture/buffer update, framebuffer, storage
 
 
 def factor_split(ctx, A, repeat):
-    K = ctx.kernels
     m, n = A.shape
     best = (float("inf"), 0.0)
     for _ in range(repeat + 1):
         a_tex = upload_rgba(ctx, A, m, padded(n, 4), "A")
         ctx.finish()
         t0 = time.perf_counter()
-        tt = bqr.factor_texture(a_tex, m, n, ctx=ctx)
+        tt = bqr.qr_texture(a_tex, m, n, ctx=ctx)
         t1 = time.perf_counter()
         ctx.finish()
         t2 = time.perf_counter()
-        K.pool.give(a_tex, tt)
+        ctx.pool.give(a_tex, tt)
         if t2 - t0 < best[0]:
             best = (t2 - t0, t1 - t0)
     return best

@@ -1,6 +1,11 @@
 """Issue 16: which panel width (nb) and row chunk the fragment pipeline prefers for
 the tile QR; end-to-end seconds of blocked qr_raw per shape.  Run on the GPU
-machine after `. .gl/setup.sh`; prints a table and writes $OUT/qr-tune.csv."""
+machine; prints a table and writes $OUT/qr-tune.csv."""
+import sys
+
+if {"-h", "--help"} & set(sys.argv[1:]):       # usage: this docstring
+    print(__doc__)
+    sys.exit(0)
 import csv
 import os
 import time

@@ -4,6 +4,11 @@ transfers, and 200 one-row uploads in a row.  H100, 2026-11-23: 200 small upload
 with both, 9-10.5 ms capped only, 10.6-13.3 ms with neither; large transfers unchanged.
 
     python benchmarks/staging_fences.py"""
+import sys
+
+if {"-h", "--help"} & set(sys.argv[1:]):       # usage: this docstring
+    print(__doc__)
+    sys.exit(0)
 import time
 
 import numpy as np

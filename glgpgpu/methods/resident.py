@@ -6,7 +6,7 @@ from ..errors import NotPositiveDefiniteError
 
 
 class ResidentFactor:
-    """Base of the NormalSystem operations (paper/ and blocked/): `l_tex` holds the
+    """Base of the normal-equations operations (every method): `l_tex` holds the
     current factor, `a_tex` / `d_tex` the uploaded matrix and weights."""
 
     ctx = None
@@ -14,21 +14,21 @@ class ResidentFactor:
 
     def _free_factor(self) -> None:
         if self.l_tex is not None:
-            self.ctx.kernels.pool.give(self.l_tex)
+            self.ctx.pool.give(self.l_tex)
             self.l_tex = None
 
     def release(self) -> None:
         """Give every texture back to the pool (safe to call twice)."""
         self._free_factor()
         if self.ctx is not None:
-            self.ctx.kernels.pool.give(self.a_tex, self.d_tex)
+            self.ctx.pool.give(self.a_tex, self.d_tex)
         self.a_tex = self.d_tex = None
 
 
 def single_factor(system_cls):
-    """The NormalFactor operation from a NormalSystem class: the factor of
-    A diag(d) A^T for one weight vector, NotPositiveDefiniteError if a pivot failed
-    (and nothing left on the GPU then)."""
+    """The normal_factor operation from a normal-system class: a subclass whose
+    constructor also factors A diag(d) A^T for one weight vector
+    (NotPositiveDefiniteError if a pivot failed, and nothing left on the GPU then)."""
 
     class NormalFactor(system_cls):
         def __init__(self, A32, d32, *, packed: bool = False, ctx=None, watch=None):

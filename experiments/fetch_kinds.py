@@ -6,6 +6,16 @@ cache; a 4096 x 4096 grid of fragments, u_iters fetches each; GB/s and G fetches
 
     python benchmarks/fetch_kinds.py [iters] [repeat]"""
 import sys
+
+if {"-h", "--help"} & set(sys.argv[1:]):       # usage: this docstring
+    print(__doc__)
+    sys.exit(0)
+
+import os  # noqa: E402
+
+# this folder's own kernels (experiments/shaders) beside the package's
+os.environ.setdefault("GLGPGPU_SHADER_PATH", os.path.join(os.path.dirname(os.path.abspath(__file__)), "shaders"))
+import sys
 import time
 
 import numpy as np
@@ -21,11 +31,11 @@ def main(iters=256, repeat=3):
     size = 512 if ctx.caps.software else 4096
     if ctx.caps.software:
         iters = min(iters, 16)
-    target = K.pool.take(size, size)
-    rect = K.store([geo.rectangle(0, 0, size, size)])
-    rgba = K.pool.take(64, 64, components=4)
+    target = ctx.pool.take(size, size)
+    rect = ctx.geometry.store([geo.rectangle(0, 0, size, size)])
+    rgba = ctx.pool.take(64, 64, components=4)
     rgba.write(np.ones((64, 64, 4), np.float32))
-    r32 = K.pool.take(64, 64)
+    r32 = ctx.pool.take(64, 64)
     r32.write(np.ones((64, 64), np.float32))
     buf = ctx.gl.buffer(np.ones(64 * 64 * 4, np.float32).tobytes())
     print(ctx.caps.renderer, f"{size} x {size} fragments, {iters} fetches each")
@@ -49,7 +59,7 @@ def main(iters=256, repeat=3):
         print(f"{name:34s} {n / best / 1e9:7.1f} G fetches/s {n * nbytes / best / 1e9:8.1f} GB/s", flush=True)
     buf.release()
     rect.release()
-    K.pool.give(target, rgba, r32)
+    ctx.pool.give(target, rgba, r32)
 
 
 if __name__ == "__main__":

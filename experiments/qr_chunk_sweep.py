@@ -8,6 +8,11 @@ chain in the passes that sum the chunks (bqr_house, bqr_w1sum).
     e.g. python benchmarks/qr_chunk_sweep.py 6144x384,384x6144 16,32,64,128,256 3
 """
 import sys
+
+if {"-h", "--help"} & set(sys.argv[1:]):       # usage: this docstring
+    print(__doc__)
+    sys.exit(0)
+import sys
 import time
 
 import numpy as np
@@ -15,12 +20,11 @@ import numpy as np
 from glgpgpu.blocked import qr as bqr
 from glgpgpu.gl import resolve
 from glgpgpu.layouts.rgba import padded
-from glgpgpu.layouts.transfer import upload_rgba
+from glgpgpu.gl.transfer import upload_rgba
 
 
 def main(shapes="6144x384,384x6144,2048x128,128x2048", chunks="16,32,64,128,256,512", repeat=3):
     ctx = resolve(None)
-    K = ctx.kernels
     print(ctx.caps.renderer, flush=True)
     rng = np.random.default_rng(2)
     for shape in shapes.split(","):
@@ -32,10 +36,10 @@ def main(shapes="6144x384,384x6144,2048x128,128x2048", chunks="16,32,64,128,256,
                 a_tex = upload_rgba(ctx, A, m, padded(n, 4), "A")
                 ctx.finish()
                 t0 = time.perf_counter()
-                tt = bqr.factor_texture(a_tex, m, n, chunk=chunk, ctx=ctx)
+                tt = bqr.qr_texture(a_tex, m, n, chunk=chunk, ctx=ctx)
                 ctx.finish()
                 best = min(best, time.perf_counter() - t0)
-                K.pool.give(a_tex, tt)
+                ctx.pool.give(a_tex, tt)
             e2e = float("inf")
             for _ in range(int(repeat)):
                 t0 = time.perf_counter()

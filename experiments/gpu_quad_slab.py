@@ -5,6 +5,11 @@ Cholesky's slab width, kernel only, bit-for-bit against slab=0.
     python benchmarks/gpu_quad_slab.py [adat_m] [chol_sizes] [slabs]
 
 Writes quad-slab-<device>-<date>.csv into $OUT (or benchmarks/results)."""
+import sys
+
+if {"-h", "--help"} & set(sys.argv[1:]):       # usage: this docstring
+    print(__doc__)
+    sys.exit(0)
 import csv
 import importlib
 import os
@@ -15,9 +20,9 @@ import numpy as np
 
 from glgpgpu import blocked
 from glgpgpu.bench.assembly import time_blocked_adat
-from glgpgpu.blocked.tiles import ADAT_VARIANT
+from glgpgpu.blocked.sizes import ADAT_VARIANT
 from glgpgpu.gl import resolve
-from glgpgpu.layouts.transfer import read_rgba_lower, upload_rgba
+from glgpgpu.gl.transfer import read_rgba_lower, upload_rgba
 
 badat = importlib.import_module("glgpgpu.blocked.adat")
 
@@ -45,7 +50,7 @@ def main(adat_m=4096, chol_sizes="1024,2048,4096,8192", slabs="0,128,256,512,102
             d_tex = upload_rgba(ctx, d2[None, :], 1, 2 * m, "d")
             c = blocked.adat_texture(a_tex, d_tex, m, ctx=ctx, tile=tile, variant=variant)
             C = read_rgba_lower(c, m)
-            ctx.kernels.pool.give(a_tex, d_tex, c)
+            ctx.pool.give(a_tex, d_tex, c)
         except Exception as exc:                     # noqa: BLE001
             print(f"adat {name}: FAILED {exc}")
             continue
@@ -72,7 +77,7 @@ def main(adat_m=4096, chol_sizes="1024,2048,4096,8192", slabs="0,128,256,512,102
                 times.append(time.perf_counter() - t0)
                 if rep == 0:
                     L = read_rgba_lower(tex, m)
-                ctx.kernels.pool.give(tex)
+                ctx.pool.give(tex)
             t = min(times[1:])
             if base is None:
                 base = L

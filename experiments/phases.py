@@ -5,6 +5,11 @@ queued it.  The finishes add a little; the total beside the plain end-to-end tim
 shows how much.
 
     python benchmarks/phases.py [m] [repeat]      (blocked adat, adat packed, cholesky)"""
+import sys
+
+if {"-h", "--help"} & set(sys.argv[1:]):       # usage: this docstring
+    print(__doc__)
+    sys.exit(0)
 import importlib
 import sys
 import time
@@ -22,7 +27,7 @@ STEPS = [("glgpgpu.validate", "array"), ("glgpgpu.validate", "square"),
          ("glgpgpu.gl.textures", "MatrixTexture.read"), ("glgpgpu.gl.textures", "MatrixTexture.clear"),
          ("glgpgpu.blocked.adat", "adat_texture"), ("glgpgpu.blocked.adat", "expand_blocks"),
          ("glgpgpu.tiled.cholesky", "factor"), ("glgpgpu.tiled.matrix", "TiledLower.clear_upper"),
-         ("glgpgpu.layouts.transfer", "read_rgba_lower")]
+         ("glgpgpu.gl.transfer", "read_rgba_lower")]
 
 
 def wrap(ctx, spent):
@@ -47,7 +52,7 @@ def wrap(ctx, spent):
                 spent[_name] += time.perf_counter() - t0
 
         setattr(owner, attr, classmethod(timed) if is_cm else timed)
-        if modname == "glgpgpu.layouts.transfer":           # imported by name elsewhere too
+        if modname == "glgpgpu.gl.transfer":           # imported by name elsewhere too
             for user in ("glgpgpu.blocked.adat", "glgpgpu.blocked.tile_kernels"):
                 setattr(importlib.import_module(user), attr, timed)
 
@@ -95,7 +100,7 @@ def shapes(ctx, nbytes, repeat):
     for cols in (256, 512, 1024, 2048):
         rows = int(nbytes // (16 * cols))
         data = np.ones((rows, cols, 4), np.float32)
-        tex = ctx.kernels.pool.take(rows, cols, "probe", components=4)
+        tex = ctx.pool.take(rows, cols, "probe", components=4)
         up, down = [], []
         for _ in range(repeat + 1):
             ctx.finish()
@@ -106,7 +111,7 @@ def shapes(ctx, nbytes, repeat):
             t0 = time.perf_counter()
             tex.read()
             down.append(time.perf_counter() - t0)
-        ctx.kernels.pool.give(tex)
+        ctx.pool.give(tex)
         print(f"{nbytes / 2**20:.0f} MiB as {rows} x {cols} RGBA: upload {min(up) * 1e3:.2f} ms, "
               f"download {min(down) * 1e3:.2f} ms")
 

@@ -8,13 +8,18 @@ hardware drivers).
 
     python benchmarks/read_after.py [m] [repeat]"""
 import sys
+
+if {"-h", "--help"} & set(sys.argv[1:]):       # usage: this docstring
+    print(__doc__)
+    sys.exit(0)
+import sys
 import time
 
 import numpy as np
 
 from glgpgpu.blocked.adat import product_texture
 from glgpgpu.gl import resolve
-from glgpgpu.layouts.transfer import upload_rgba
+from glgpgpu.gl.transfer import upload_rgba
 
 
 def main(m=1024, repeat=7):
@@ -37,13 +42,13 @@ def main(m=1024, repeat=7):
     def read_time(prepare, read=lambda tex: tex.tex.read_into(out, alignment=4)):
         ts = []
         for _ in range(repeat + 1):
-            tex = K.pool.take(m, m // 4, "C", components=4)
+            tex = ctx.pool.take(m, m // 4, "C", components=4)
             prepare(tex)
             ctx.finish()
             t0 = time.perf_counter()
             read(tex)
             ts.append(time.perf_counter() - t0)
-            K.pool.give(tex)
+            ctx.pool.give(tex)
         return min(ts[1:]) * 1e3
 
     cases = {
@@ -56,7 +61,7 @@ def main(m=1024, repeat=7):
     for name, prep in cases.items():
         print(f"  {name}: {read_time(prep):.2f} ms; through a buffer {read_time(prep, through_buffer):.2f} ms; "
               f"MatrixTexture.read {read_time(prep, lambda tex: tex.read(out)):.2f} ms", flush=True)
-    K.pool.give(a_tex, d_tex)
+    ctx.pool.give(a_tex, d_tex)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""method="blocked": register-blocked fragment kernels beside the faithful ones.
+"""The blocked path's sizes: the block each fragment owns, panels, slabs; padding.
 
 The faithful kernels do one multiply-add per fragment per pass; they are bound
 by fill rate and by the number of dependent passes.  Here, still by drawing
@@ -17,7 +17,7 @@ triangles over fragment shaders:
   * triangular solves: one pass per P unknowns.
 Blocks are written in place through image load/store (GL 4.3), so a fragment
 may own more outputs than render targets allow.  The matrix is padded to a
-multiple of P with the identity.  Tile sizes and variants come from
+multiple of P with the identity.  Block and panel sizes come from
 `glgpgpu bench tune` on an H100 (benchmarks/RESULTS.md).
 """
 from __future__ import annotations
@@ -27,24 +27,15 @@ import numpy as np
 from .. import figures as geo
 from ..gl import Stopwatch, resolve
 from ..layouts.rgba import padded as _padded
-from ..layouts.transfer import upload_rgba
+from ..gl.transfer import upload_rgba
 
-ADAT_TILE = (8, 8)   # rows x columns of the C block one fragment of blocked_adat owns
-# blocked_adat reads the column side of each block through a storage buffer and
-# the row side through the texture units: two load pipes side by side
-ADAT_VARIANT = {"A_FROM_BUFFER": 1}
-# opt-in (variant=), where the driver allows it (adat.quad_sharing): the 2 x 2 fragments of a
-# quad each fetch half of the row side and swap (GL_KHR_shader_subgroup_quad).  Half the
-# texture fetches, the same bits -- but 0.193 s against 0.171 s on the H100 (m = 4096), so
-# the fetches are not what limits the kernel; not the default
-QUAD_VARIANT = {"QUAD_ROWS": 1}
-B_TILE = 4           # rows = columns of the block one fragment of the trailing update owns
-UPDATE_VARIANT = {"COLS_FROM_BUFFER": 1}   # blocked_update defines (see the shader)
-P_PANEL = 16         # columns per Cholesky panel (a multiple of 4 and of B_TILE)
-SLAB = 512           # Cholesky columns per slab: later columns get one blocked_adat product per slab
-SLAB_FROM = 8 * SLAB  # ... for padded orders from this on (H100: 4096 15% faster, 8192 30%; 1024 and
-                      # 2048 were slower with slabs: the product's fixed cost outweighs its speed)
-# (defaults from the tuning suite on an H100, see benchmarks/RESULTS.md)
+ADAT_BLOCK = (8, 8)   # rows x columns of the C block one fragment of blocked_adat owns
+UPDATE_BLOCK = 4      # rows = columns of the block one fragment of the trailing update owns
+P_PANEL = 16          # columns per Cholesky panel (a multiple of 4 and of UPDATE_BLOCK)
+SLAB = 512            # Cholesky columns per slab: later columns get one blocked_adat product per slab
+SLAB_FROM = 8 * SLAB  # ... for padded orders from this on (smaller orders were slower with slabs:
+                      # the product's fixed cost outweighs its speed)
+# (each from the tuning suite on an H100: benchmarks/RESULTS.md)
 
 
 def require(ctx):
@@ -65,9 +56,9 @@ def constant_d(ctx, value: float, n: int):
     return upload_rgba(ctx, np.full((1, n), value, np.float32), 1, n, f"d = {value:g}")
 
 
-def rect_rows(K, x0, x1, y0, y1):
+def rect_rows(ctx, x0, x1, y0, y1):
     """A cached rectangle x0..x1 by y0..y1 (blocks or texels)."""
-    return K.cached_store(("blk-rect", x0, x1, y0, y1), lambda: [geo.rectangle(x0, y0, x1, y1)])[0]
+    return ctx.geometry.cached_store(("blk-rect", x0, x1, y0, y1), lambda: [geo.rectangle(x0, y0, x1, y1)])[0]
 
 
 def start_normal(system, A32, packed: bool, variant: str, ctx, watch) -> None:

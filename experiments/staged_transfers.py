@@ -7,6 +7,11 @@ the call to glFinish, best of `repeat`; checks the bits on the way.
 
     python benchmarks/staged_transfers.py [MiB,...] [repeat] [staging MiB] [threaded copies from KiB]"""
 import sys
+
+if {"-h", "--help"} & set(sys.argv[1:]):       # usage: this docstring
+    print(__doc__)
+    sys.exit(0)
+import sys
 import time
 
 import numpy as np

@@ -1,0 +1,9 @@
+"""Scheduling: which pieces of work run together in each launch -- host logic, no GL.
+
+buckets  the bucket scheduler of Yeralan, Davis, Sid-Lakhdar and Ranka (2015,
+         section 3.1, Figs. 6-8): bundles of row tiles of dense fronts, Factorize /
+         Apply / Apply-Factorize tasks, pipelining, many fronts merged per launch
+"""
+from . import buckets
+
+__all__ = ["buckets"]
