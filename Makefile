@@ -4,11 +4,12 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test check-egl check-xvfb venv bench-cpu clean help
+.PHONY: demo test lint check-egl check-xvfb venv bench-cpu clean help
 
 help:
 	@echo "make demo   - set up .venv and run the main example headless"
 	@echo "make test   - set up .venv and run the test suite"
+	@echo "make lint   - ruff over the code (CI runs it after the tests)"
 	@echo "make clean  - remove .venv and generated output"
 
 # EGL (headless OpenGL) must be there: Mesa's libEGL + the llvmpipe rasterizer on a
@@ -60,6 +61,9 @@ demo: check-egl $(STAMP)
 
 test: check-egl check-xvfb $(STAMP)
 	$(PY) -m pytest -q
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
 
 clean:
 	rm -rf $(VENV) demo_out out .pytest_cache

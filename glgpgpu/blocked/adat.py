@@ -5,6 +5,8 @@ through the texture units, the column side through a storage buffer holding the
 same numbers (two load pipes side by side)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .. import figures as geo
@@ -35,49 +37,67 @@ def adat_texture(a_tex, d_tex, m: int, *, block=ADAT_BLOCK, mp: int | None = Non
         c_tex = ctx.pool.take(mp, mp // 4, components=4)
     c_tex.clear(0.0)
     try:
-        return product_texture(c_tex, a_tex, a_tex, d_tex, m, block=block, chunk=chunk, packed=packed, ctx=ctx,
-                               epilogue=epilogue)
+        return product_texture(c_tex, a_tex, a_tex, d_tex, m, cover=PACKED if packed else LOWER, block=block,
+                               chunk=chunk, epilogue=epilogue, ctx=ctx)
     except BaseException:
         ctx.pool.give(c_tex)
         raise
 
 
-def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, block=ADAT_BLOCK, chunk: int = 1024,
-                    packed: bool = False, full: bool = False, first: bool = True, ctx: Context | None = None,
-                    epilogue: tuple | None = None, k_range: tuple | None = None,
-                    col_blocks: tuple | None = None, row_blocks: int | None = None, region=None):
+@dataclass(frozen=True)
+class Cover:
+    """Which blocks of C a product draws.  kind "lower": the lower block triangle of an
+    m x m C (Fig. 2(b) on the block grid), or `region`, a geometry on the block grid
+    drawn instead (the slab Cholesky's trailing product, whose step tables hold it);
+    "packed": Fig. 4's two triangles on the blocked packed grid; "full": every block
+    (an off-diagonal tile), or only block columns col_blocks = (x0, x1) (the blocked
+    TRSM's trailing update) and the first row_blocks block rows (a tile's real rows)."""
+
+    kind: str = "lower"
+    region: object = None
+    col_blocks: tuple | None = None
+    row_blocks: int | None = None
+
+
+LOWER = Cover()
+PACKED = Cover("packed")
+
+
+def full_cover(col_blocks: tuple | None = None, row_blocks: int | None = None) -> Cover:
+    """Every block of C, or those block columns and the first row blocks."""
+    return Cover("full", None, col_blocks, row_blocks)
+
+
+def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, cover: Cover = LOWER, block=ADAT_BLOCK,
+                    chunk: int = 1024, first: bool = True, k_range: tuple | None = None,
+                    epilogue: tuple | None = None, ctx: Context | None = None):
     """C (+)= (R D) S^T by blocked_adat into c_tex, for R = row_tex and S = col_tex
-    (RGBA, k along texels; the same texture for A D^2 A^T).  full=False draws the
-    lower block triangle of an m x m C (Fig. 2(b) on the block grid, or Fig. 4's
-    packed grid); full=True every block of C (an off-diagonal tile of a tiled matrix).
-    first=False adds to what C holds (the tile algorithms' updates, with d = -1).
-    k_range = (k0, k1) texels sums over k = 4 k0 .. 4 k1 - 1 only; col_blocks =
-    (x0, x1) (full=True) draws only those BC-wide block columns of C -- the
-    blocked TRSM's trailing update (tiled.trsm); row_blocks (full=True) only the
-    first row_blocks BR-tall block rows (a tile's real rows, not its padding);
-    region (lower triangle) a geometry on the block grid to draw instead of the
-    whole lower block triangle -- the slab Cholesky's trailing product
-    (blocked/cholesky.py), whose step tables hold it."""
+    (RGBA, k along texels; the same texture for A D^2 A^T), over the blocks `cover`
+    names.  first=False adds to what C holds (the tile algorithms' updates, with
+    d = -1).  k_range = (k0, k1) texels sums over k = 4 k0 .. 4 k1 - 1 only.
+    epilogue: (norms texture, kernel uniforms[, column norms]) runs
+    blocked_kernel_matrix.frag, which applies the kernel function to each block
+    before storing it."""
     ctx = resolve(ctx)
     K = ctx.kernels
     BR, BC = block
     defines = {"BR": BR, "BC": BC}
-    if packed:
+    if cover.kind == "packed":
         gx = -(-m // BC)
         grid = K.grid(c_tex.cols * 4 // BC, c_tex.rows // BR)
         # Fig. 4 on the block grid: T0.y / T1.x carry the block row / column
         tri = ctx.geometry.cached_store(("blk-packed", gx), lambda: [geo.fig4_packed_outer_product_add(gx, 0)])[0]
         defines["PACKED"] = 1
-    elif full:
+    elif cover.kind == "full":
         gx, gy = c_tex.cols * 4 // BC, c_tex.rows // BR
         grid = K.grid(gx, gy)
-        x0, x1 = col_blocks or (0, gx)
-        tri = rect_rows(ctx, x0, x1, 0, min(gy, row_blocks or gy))
+        x0, x1 = cover.col_blocks or (0, gx)
+        tri = rect_rows(ctx, x0, x1, 0, min(gy, cover.row_blocks or gy))
         defines["FULL"] = 1
     else:
         gx, gy = -(-m // BC), -(-m // BR)
         grid = K.grid(gx, gy)
-        tri = region or ctx.geometry.cached_store(("blk-tri", gx, gy, BR // BC),
+        tri = cover.region or ctx.geometry.cached_store(("blk-tri", gx, gy, BR // BC),
                                        lambda: [geo.block_triangle(gx, gy, BR // BC)])[0]
     n4 = row_tex.cols
     if col_tex.cols != n4:

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import figures as geo
 from ..gl import Context, resolve
-from .adat import product_texture
+from .adat import Cover, product_texture
 from .sizes import ADAT_BLOCK, UPDATE_BLOCK, P_PANEL, SLAB, SLAB_FROM, constant_d, rect_rows, require
 
 
@@ -87,7 +87,7 @@ def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = UPDATE_BLOCK, pi
                        {"u_kb": kb - kb // W * W}, images={"A": slab_cols})
             if trailing is not None:             # the slab is done: C[e:, e:] -= L_S L_S^T
                 product_texture(c_tex, slab_cols, slab_cols, minus, mp, block=ADAT_BLOCK, first=False,
-                                ctx=ctx, region=trailing)
+                                cover=Cover(region=trailing), ctx=ctx)
     finally:
         ctx.pool.give(*held)
     return c_tex

@@ -10,7 +10,7 @@ import numpy as np
 from ..gl import Context, Stopwatch, memory, resolve
 from ..gl.transfer import read_rgba_lower, upload_rgba
 from ..layouts.tiles import MAX_ONE_TILE, TileGrid, tile_order
-from .adat import adat_texture, product_texture, read_packed_lower
+from .adat import adat_texture, full_cover, product_texture, read_packed_lower
 from .cholesky import diagonal, factor_texture
 from .sizes import ADAT_BLOCK, P_PANEL, padded, require
 from ..tiled import TiledFactor, TiledLower, cholesky_bytes
@@ -132,8 +132,8 @@ class TiledKernelFactor(TiledFactor):
                                         epilogue=(norms[I], dict(uni, u_diag=float(diag))))
                     else:
                         BC = ADAT_BLOCK[1]
-                        product_texture(tex, bands[I], bands[J], ones, g.t, block=(BC, BC), full=True, ctx=ctx,
-                                        row_blocks=-(-g.size(I) // BC), col_blocks=(0, -(-g.size(J) // BC)),
+                        product_texture(tex, bands[I], bands[J], ones, g.t, block=(BC, BC), ctx=ctx,
+                                        cover=full_cover((0, -(-g.size(J) // BC)), -(-g.size(I) // BC)),
                                         epilogue=(norms[I], dict(uni, u_diag=0.0), norms[J]))
         except BaseException:
             self.release()

@@ -14,7 +14,7 @@ import numpy as np
 from ..layouts.rgba import padded
 from ..gl.transfer import read_rgba, read_rgba_lower, upload_rgba
 from ..tiled import TileKernels
-from .adat import product_texture
+from .adat import full_cover, product_texture
 from .cholesky import diagonal, factor_texture
 from .sizes import ADAT_BLOCK, UPDATE_BLOCK, P_PANEL, constant_d, rect_rows
 from .triangular import substitute_texture
@@ -59,9 +59,8 @@ def trsm(ctx, l_tex, mK: int, a_tex, t: int, neg, *, rows: int | None = None, sl
                 K.draw("blocked_copyback", K.grid(P // 4, t), rect_rows(ctx, 0, P // 4, 0, rows), {"PNL": pnl},
                        {"u_kb": kb}, images={"A": a_tex})
             if s1 < cols:
-                product_texture(a_tex, a_tex, l_tex, neg, t, block=(BC, BC), full=True, first=False,
-                                k_range=(s0 // 4, s1 // 4), col_blocks=(s1 // BC, -(-cols // BC)),
-                                row_blocks=-(-rows // BC), ctx=ctx)
+                product_texture(a_tex, a_tex, l_tex, neg, t, block=(BC, BC), first=False, k_range=(s0 // 4, s1 // 4),
+                                cover=full_cover((s1 // BC, -(-cols // BC)), -(-rows // BC)), ctx=ctx)
     finally:
         ctx.pool.give(pnl)
 
@@ -131,9 +130,8 @@ class BlockedTiles(TileKernels):
                             ctx=self.ctx)
         else:                 # the real rows x columns (the last tile row is mostly padding)
             BR = BC = self.block[1]              # square blocks: every row block of the tile
-            product_texture(c_tex, r_tex, s_tex, d_tex, t, block=(BR, BC), full=True, first=first,
-                            k_range=k_range, row_blocks=-(-rows // BR), col_blocks=(0, -(-cols // BC)),
-                            ctx=self.ctx)
+            product_texture(c_tex, r_tex, s_tex, d_tex, t, block=(BR, BC), first=first, k_range=k_range,
+                            cover=full_cover((0, -(-cols // BC)), -(-rows // BR)), ctx=self.ctx)
         return c_tex
 
     def transpose(self, tex, t):
@@ -169,7 +167,7 @@ class BlockedTiles(TileKernels):
                     yq = np.zeros((8, t), np.float32)
                     yq[:cols.shape[1], :cols.shape[0]] = cols.T
                     y_tex = upload_rgba(ctx, yq, 8, t, "y")
-                    product_texture(out, op, y_tex, ones, t, block=(8, 8), full=True, first=q == 0, ctx=ctx)
+                    product_texture(out, op, y_tex, ones, t, block=(8, 8), cover=full_cover(), first=q == 0, ctx=ctx)
                     ctx.pool.give(y_tex)
                 out_np[:, c0:c0 + 8] = read_rgba(out, rows, min(8, nrhs - c0))
         finally:

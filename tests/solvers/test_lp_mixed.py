@@ -166,7 +166,7 @@ def test_bordered_newton_step_solves_the_unregularized_system(border):
     """-D^-1 dx + A^T dy = rhat and A dx + delta dy = rb with the *true* D on the
     bordered columns (what M, carrying 1/(z/x + rho) there, cannot give), to float64
     accuracy; the plain step misses the bordered rows by about rho dx."""
-    from glgpgpu.solvers.lp.normal import MixedNormal
+    from glgpgpu.solvers.lp.mixed.normal import MixedNormal
 
     A, d_true, d_cap, F, rb, rhat = _newton_case(border=border)
     delta = 1e-12
@@ -187,7 +187,7 @@ def test_bordered_newton_step_solves_the_unregularized_system(border):
 
 
 def test_border_picks_throttled_columns_with_a_dual_residual():
-    from glgpgpu.solvers.lp import mehrotra
+    from glgpgpu.solvers.lp.mixed import mehrotra
 
     n = 6
     L, U = np.ones(n, bool), np.zeros(n, bool)

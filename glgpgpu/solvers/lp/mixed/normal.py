@@ -29,6 +29,7 @@ rounding): the same algorithm with a reference preconditioner, for tests.
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 
 import numpy as np
 import scipy.linalg as sla
@@ -81,7 +82,7 @@ class MixedNormal:
         As = self.A.multiply(self.s[:, None]).tocsr()
         if self.device == "gpu":
             d32 = np.where(ds < 1e-37, 0.0, ds).astype(np.float32)
-            with self.watch("transfer") if self.watch is not None else _nothing():
+            with self.watch("transfer") if self.watch is not None else nullcontext():
                 self.system.update_matrix(As.toarray().astype(np.float32))
             self.system.factor(d32, pivot_floor=floor_rel, regularize=True)
         else:
@@ -273,11 +274,3 @@ def _regularized_cholesky(M: np.ndarray, floor: float) -> np.ndarray:
         except np.linalg.LinAlgError:
             shift *= 100
     raise np.linalg.LinAlgError("the normal matrix could not be regularized to positive definite")
-
-
-class _nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False

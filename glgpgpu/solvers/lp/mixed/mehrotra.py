@@ -59,82 +59,183 @@ class _State:
     def __init__(self, x, s, y, z, w):
         self.x, self.s, self.y, self.z, self.w = x, s, y, z, w
 
+    def copy(self) -> "_State":
+        return _State(self.x.copy(), self.s.copy(), self.y.copy(), self.z.copy(), self.w.copy())
 
-def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None) -> Outcome:
-    A, b, c, u = p.A, p.b, p.c, p.u
-    m, n = A.shape
-    U = np.isfinite(u)
-    L = ~p.free                                       # columns with a lower bound (0)
-    uU = u[U]
-    rs, cs = p.row_scale, p.col_scale
-    b0 = b / rs                                       # the unscaled data, for relative measures
-    c0 = c / cs
-    u0 = (u * cs)[U]
-    nb = 1 + np.abs(b0).max(initial=0) + (np.abs(u0).max(initial=0))
-    nc = 1 + np.abs(c0).max(initial=0)
-    N = int(L.sum()) + int(U.sum())
-    At = normal.At
 
-    def measures(st):
-        rb = b - normal.A @ st.x
-        ru = uU - st.x[U] - st.s
-        wf = np.zeros(n)
+@dataclass
+class _Measures:
+    """Residuals of an iterate and its relative measures on the unscaled problem."""
+
+    rb: np.ndarray
+    ru: np.ndarray
+    rc: np.ndarray
+    pinf: float
+    dinf: float
+    gap: float
+    pobj: float
+    dobj: float
+
+
+class _Iteration:
+    """The pieces of one Mehrotra iteration on a scaled BoundedLP, each a named step:
+    measures (residuals), newton (one reduced Newton solve), predictor, corrector,
+    gondzio (centrality correctors), advance (the step)."""
+
+    def __init__(self, p, normal):
+        self.p, self.normal = p, normal
+        self.m, self.n = p.A.shape
+        self.U = np.isfinite(p.u)
+        self.L = ~p.free                                       # columns with a lower bound (0)
+        self.uU = p.u[self.U]
+        rs, cs = p.row_scale, p.col_scale
+        b0 = p.b / rs                                          # the unscaled data, for relative measures
+        c0 = p.c / cs
+        u0 = (p.u * cs)[self.U]
+        self.nb = 1 + np.abs(b0).max(initial=0) + (np.abs(u0).max(initial=0))
+        self.nc = 1 + np.abs(c0).max(initial=0)
+        self.N = int(self.L.sum()) + int(self.U.sum())
+        self.solve_tol = 1e-10           # inexact Newton: each solve as accurate as progress needs
+        self.border = np.zeros(0, int)
+
+    def measures(self, st: _State) -> _Measures:
+        p, U = self.p, self.U
+        rs, cs = p.row_scale, p.col_scale
+        rb = p.b - self.normal.A @ st.x
+        ru = self.uU - st.x[U] - st.s
+        wf = np.zeros(self.n)
         wf[U] = st.w
-        rc = c - At @ st.y - st.z + wf
-        pinf = max(np.abs(rb / rs).max(initial=0), np.abs(ru * cs[U]).max(initial=0)) / nb
-        dinf = np.abs(rc / cs).max(initial=0) / nc
-        pobj = float(c @ st.x) + p.const
-        dobj = float(b @ st.y - uU @ st.w) + p.const
+        rc = p.c - self.normal.At @ st.y - st.z + wf
+        pinf = max(np.abs(rb / rs).max(initial=0), np.abs(ru * cs[U]).max(initial=0)) / self.nb
+        dinf = np.abs(rc / cs).max(initial=0) / self.nc
+        pobj = float(p.c @ st.x) + p.const
+        dobj = float(p.b @ st.y - self.uU @ st.w) + p.const
         gap = abs(pobj - dobj) / (1 + abs(pobj))
-        return rb, ru, rc, pinf, dinf, gap, pobj, dobj
+        return _Measures(rb, ru, rc, pinf, dinf, gap, pobj, dobj)
 
-    def newton(st, rb, ru, rc, rxz, rsw, Dinv):
+    def mu(self, st: _State) -> float:
+        L = self.L
+        return (st.x[L] @ st.z[L] + st.s @ st.w) / max(self.N, 1)
+
+    def newton(self, st, rb, ru, rc, rxz, rsw, Dinv):
         """Solve the reduced Newton system for one right-hand side."""
+        L, U = self.L, self.U
         D = 1.0 / Dinv
         rhat = rc.copy()
         rhat[L] -= rxz[L] / st.x[L]
         rhat[U] += (rsw - st.w * ru) / st.s
-        dy, dx = normal.newton(rb, rhat, D, solve_tol[0])
+        dy, dx = self.normal.newton(rb, rhat, D, self.solve_tol)
         ds = ru - dx[U]
-        dz = np.zeros(n)
+        dz = np.zeros(self.n)
         dz[L] = (rxz[L] - st.z[L] * dx[L]) / st.x[L]
         dw = (rsw - st.w * ds) / st.s
         return dx, ds, dy, dz, dw
 
-    def max_step(v, dv):
-        neg = dv < 0
-        return min(1.0, float(np.min(-v[neg] / dv[neg]))) if neg.any() else 1.0
+    def steps(self, st, d):
+        """The longest primal and dual steps (at most 1) keeping x, s, z, w >= 0."""
+        dx, ds, _, dz, dw = d
+        L = self.L
+        return (min(_max_step(st.x[L], dx[L]), _max_step(st.s, ds)),
+                min(_max_step(st.z[L], dz[L]), _max_step(st.w, dw)))
 
-    solve_tol = [1e-10]            # inexact Newton: each solve as accurate as progress needs
-    st = _start(p, normal, U, L)
+    def factor(self, st: _State, me: _Measures, tol: float):
+        """D^-1 = Z/X + W/S + rho, the bordered columns chosen, the normal matrix factored."""
+        L, U = self.L, self.U
+        Dinv = np.full(self.n, RHO_FREE)
+        Dinv[L] = st.z[L] / st.x[L] + RHO
+        Dinv[U] += st.w / st.s
+        self.border = _border(self.border, st, me.rc, self.p.col_scale, self.nc, L, U, tol)
+        self.normal.factor(1.0 / Dinv, DELTA, border=self.border,
+                           d_border=st.x[self.border] / st.z[self.border])
+        return Dinv
+
+    def predictor(self, st, me, mu, Dinv):
+        """The affine-scaling direction and Mehrotra's centring parameter sigma."""
+        xz, sw = st.x * st.z, st.s * st.w            # xz is 0 on free columns (z = 0 there)
+        dx, ds, dy, dz, dw = self.newton(st, me.rb, me.ru, me.rc, -xz, -sw, Dinv)
+        ap, ad = self.steps(st, (dx, ds, dy, dz, dw))
+        mu_aff = (((st.x + ap * dx) @ (st.z + ad * dz)) + (st.s + ap * ds) @ (st.w + ad * dw)) / max(self.N, 1)
+        sigma = min(1.0, (mu_aff / mu) ** 3) if mu > 0 else 0.0
+        return (dx, ds, dy, dz, dw), sigma
+
+    def corrector(self, st, me, mu, Dinv, affine, sigma):
+        """The combined direction, with the same factor."""
+        dx, ds, _, dz, dw = affine
+        xz, sw = st.x * st.z, st.s * st.w
+        rxz = np.where(self.L, sigma * mu - xz - dx * dz, 0.0)
+        rsw = sigma * mu - sw - ds * dw
+        d = self.newton(st, me.rb, me.ru, me.rc, rxz, rsw, Dinv)
+        return d, self.steps(st, d)
+
+    def gondzio(self, st, me, mu, Dinv, d, ap, ad, sigma):
+        """Gondzio's multiple centrality correctors: aim at a longer step whose
+        complementarity products lie in [0.1, 10] sigma mu (same factor, one solve each)."""
+        dx, ds, dy, dz, dw = d
+        for _ in range(GONDZIO):
+            a_try = min(1.0, 1.5 * min(ap, ad) + 0.1)
+            vxz = (st.x + a_try * dx) * (st.z + a_try * dz)
+            vsw = (st.s + a_try * ds) * (st.w + a_try * dw)
+            lo, hi = 0.1 * sigma * mu, 10.0 * sigma * mu
+            txz = (np.clip(lo - vxz, 0, None) + np.clip(hi - vxz, -hi, 0) * (vxz > hi)) * self.L
+            tsw = np.clip(lo - vsw, 0, None) + np.clip(hi - vsw, -hi, 0) * (vsw > hi)
+            cx, cs_, cy, cz, cw = self.newton(st, np.zeros_like(me.rb), np.zeros_like(me.ru), np.zeros_like(me.rc),
+                                              txz, tsw, Dinv)
+            nd = (dx + cx, ds + cs_, dy + cy, dz + cz, dw + cw)
+            ap2, ad2 = self.steps(st, nd)
+            if min(ap2, ad2) < 1.01 * min(ap, ad) + 0.01:
+                break
+            (dx, ds, dy, dz, dw), ap, ad = nd, ap2, ad2
+        return (dx, ds, dy, dz, dw), ap, ad
+
+    def advance(self, st, d, ap, ad) -> None:
+        """Take the step, kept strictly interior against rounding."""
+        dx, ds, dy, dz, dw = d
+        L = self.L
+        st.x = st.x + ap * dx
+        st.s = st.s + ap * ds
+        st.y = st.y + ad * dy
+        st.z = st.z + ad * dz
+        st.w = st.w + ad * dw
+        st.x[L] = np.maximum(st.x[L], 1e-300)
+        st.s = np.maximum(st.s, 1e-300)
+        st.z[L] = np.maximum(st.z[L], 1e-300)
+        st.w = np.maximum(st.w, 1e-300)
+
+
+def _max_step(v, dv):
+    neg = dv < 0
+    return min(1.0, float(np.min(-v[neg] / dv[neg]))) if neg.any() else 1.0
+
+
+def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None) -> Outcome:
+    it_ = _Iteration(p, normal)
+    st = _start(p, normal, it_.U, it_.L)
     log, best = [], None
     status, message = "iteration limit", f"no convergence to tol={tol:g} in {max_iter} iterations"
     stall = 0
-    border = np.zeros(0, int)
     for it in range(max_iter + 1):
-        rb, ru, rc, pinf, dinf, gap, pobj, dobj = measures(st)
-        mu = (st.x[L] @ st.z[L] + st.s @ st.w) / max(N, 1)
-        entry = dict(iter=it, pobj=pobj, dobj=dobj, rb=pinf, rc=dinf, gap=gap, mu=mu)
+        me = it_.measures(st)
+        mu = it_.mu(st)
+        entry = dict(iter=it, pobj=me.pobj, dobj=me.dobj, rb=me.pinf, rc=me.dinf, gap=me.gap, mu=mu)
         if log:
             entry.update(alpha_p=log[-1].get("next_alpha_p", 0.0), alpha_d=log[-1].get("next_alpha_d", 0.0))
         log.append(entry)
         if callback:
             callback(entry)
-        worst = max(pinf, dinf, 10 * gap)        # <= 10 tol: within tol, gap within tol
+        worst = max(me.pinf, me.dinf, 10 * me.gap)        # <= 10 tol: within tol, gap within tol
         if not np.isfinite(worst):
             status, message = "numerical trouble", "a non-finite iterate"
             break
         if best is None or worst < best[0]:
-            best = (worst, _State(st.x.copy(), st.s.copy(), st.y.copy(), st.z.copy(), st.w.copy()), it,
-                    max(pinf, dinf))
+            best = (worst, st.copy(), it, max(me.pinf, me.dinf))
             stall = 0
         else:
             stall += 1
         # the gap a tenth of tol: the objective itself then lands within tol
-        if pinf <= tol and dinf <= tol and gap <= 0.1 * tol:
+        if me.pinf <= tol and me.dinf <= tol and me.gap <= 0.1 * tol:
             status, message = "optimal", ""
             break
-        cert = _certificate(p, st, U, normal)
+        cert = _certificate(p, st, it_.U, normal)
         if cert:
             status, message = cert
             break
@@ -147,57 +248,19 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None) -> Outcome:
             else:
                 status, message = "numerical trouble", f"no progress for 15 iterations (best max residual {best[0]:.2e})"
             break
-        solve_tol[0] = min(SOLVE_TOL_MAX, max(SOLVE_TOL_MIN, 1e-3 * worst))
-        # -- predictor
-        Dinv = np.full(n, RHO_FREE)
-        Dinv[L] = st.z[L] / st.x[L] + RHO
-        Dinv[U] += st.w / st.s
-        border = _border(border, st, rc, cs, nc, L, U, tol)
-        normal.factor(1.0 / Dinv, DELTA, border=border, d_border=st.x[border] / st.z[border])
-        xz, sw = st.x * st.z, st.s * st.w            # xz is 0 on free columns (z = 0 there)
-        dx, ds, dy, dz, dw = newton(st, rb, ru, rc, -xz, -sw, Dinv)
-        ap = min(max_step(st.x[L], dx[L]), max_step(st.s, ds))
-        ad = min(max_step(st.z[L], dz[L]), max_step(st.w, dw))
-        mu_aff = (((st.x + ap * dx) @ (st.z + ad * dz)) + (st.s + ap * ds) @ (st.w + ad * dw)) / max(N, 1)
-        sigma = min(1.0, (mu_aff / mu) ** 3) if mu > 0 else 0.0
-        # -- corrector (same factor)
-        rxz = np.where(L, sigma * mu - xz - dx * dz, 0.0)
-        rsw = sigma * mu - sw - ds * dw
-        dx, ds, dy, dz, dw = newton(st, rb, ru, rc, rxz, rsw, Dinv)
-        ap = min(max_step(st.x[L], dx[L]), max_step(st.s, ds))
-        ad = min(max_step(st.z[L], dz[L]), max_step(st.w, dw))
-        # Gondzio's multiple centrality correctors: aim at a longer step whose
-        # complementarity products lie in [0.1, 10] sigma mu (same factor, one solve each)
-        for _ in range(GONDZIO):
-            a_try = min(1.0, 1.5 * min(ap, ad) + 0.1)
-            vxz = (st.x + a_try * dx) * (st.z + a_try * dz)
-            vsw = (st.s + a_try * ds) * (st.w + a_try * dw)
-            lo, hi = 0.1 * sigma * mu, 10.0 * sigma * mu
-            txz = (np.clip(lo - vxz, 0, None) + np.clip(hi - vxz, -hi, 0) * (vxz > hi)) * L
-            tsw = np.clip(lo - vsw, 0, None) + np.clip(hi - vsw, -hi, 0) * (vsw > hi)
-            cx, cs_, cy, cz, cw = newton(st, np.zeros_like(rb), np.zeros_like(ru), np.zeros_like(rc), txz, tsw, Dinv)
-            nx, ns, ny, nz, nw = dx + cx, ds + cs_, dy + cy, dz + cz, dw + cw
-            ap2 = min(max_step(st.x[L], nx[L]), max_step(st.s, ns))
-            ad2 = min(max_step(st.z[L], nz[L]), max_step(st.w, nw))
-            if min(ap2, ad2) < 1.01 * min(ap, ad) + 0.01:
-                break
-            dx, ds, dy, dz, dw, ap, ad = nx, ns, ny, nz, nw, ap2, ad2
-        eta = 0.9995 if gap < 1e-3 else 0.995
+        it_.solve_tol = min(SOLVE_TOL_MAX, max(SOLVE_TOL_MIN, 1e-3 * worst))
+        Dinv = it_.factor(st, me, tol)
+        affine, sigma = it_.predictor(st, me, mu, Dinv)
+        d, (ap, ad) = it_.corrector(st, me, mu, Dinv, affine, sigma)
+        d, ap, ad = it_.gondzio(st, me, mu, Dinv, d, ap, ad, sigma)
+        eta = 0.9995 if me.gap < 1e-3 else 0.995
         ap, ad = eta * ap, eta * ad
         log[-1].update(next_alpha_p=ap, next_alpha_d=ad)
-        st.x = st.x + ap * dx
-        st.s = st.s + ap * ds
-        st.y = st.y + ad * dy
-        st.z = st.z + ad * dz
-        st.w = st.w + ad * dw
-        # keep strictly interior against rounding
-        st.x[L] = np.maximum(st.x[L], 1e-300)
-        st.s = np.maximum(st.s, 1e-300)
-        st.z[L] = np.maximum(st.z[L], 1e-300)
-        st.w = np.maximum(st.w, 1e-300)
+        it_.advance(st, d, ap, ad)
     final = st if status in ("optimal", "infeasible", "unbounded") else best[1]
-    rb, ru, rc, pinf, dinf, gap, pobj, dobj = measures(final)
-    return Outcome(status, final.x * cs, final.y * rs, len(log) - 1, log, message, pinf, dinf, gap, pobj)
+    me = it_.measures(final)
+    return Outcome(status, final.x * p.col_scale, final.y * p.row_scale, len(log) - 1, log, message,
+                   me.pinf, me.dinf, me.gap, me.pobj)
 
 
 def _border(prev, st, rc, cs, nc, L, U, tol):

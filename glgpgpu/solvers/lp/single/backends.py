@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...dispatch import choose, implementation
-from ...gl import MatrixTexture, resolve
-from ...vectors import Vectors
+from ....dispatch import choose, implementation
+from ....gl import MatrixTexture, resolve
+from ....vectors import Vectors
 
 
 class NumpyBackend:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .presolve import dependent_rows, geometric_scaling
+from ..presolve import dependent_rows, geometric_scaling
 
 INF = np.inf
 

@@ -1,0 +1,61 @@
+"""precision="mixed": the mixed-precision interior-point solver (default, tol 1e-8).
+
+bounded   the formulation with implicit bounds, presolve, geometric scaling
+mehrotra  Mehrotra's predictor-corrector with Gondzio's correctors, in float64
+normal    the normal equations: formed and factored on the GPU in float32 (the methods'
+          normal_system), each solve refined to float64 (refinement, then PCG)
+"""
+from __future__ import annotations
+
+import time
+from contextlib import nullcontext
+
+import numpy as np
+
+from ....dispatch import choose, implementation
+from ....gl import Stopwatch, resolve
+from ..problem import max_violation, objective
+from ..result import LPResult, verdict
+from . import bounded, mehrotra
+from .normal import MixedNormal
+
+
+def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback) -> LPResult:
+    """Float64 Mehrotra with implicit bounds on the GPU's float32 normal equations."""
+    t_all = time.perf_counter()
+    n_orig = lp.shape[1]
+    p = bounded.presolve(bounded.from_general(lp))
+    if p.status:
+        return verdict(p.status, n_orig, p.message, {"presolve": time.perf_counter() - t_all}, p.A.shape)
+    if p.A.shape[0] == 0 or p.A.shape[1] == 0:
+        x = p.recover(np.where(p.c < 0, p.u, 0.0) if p.A.shape[1] else np.zeros(0))
+        return LPResult("optimal", objective(lp, x), x, 0, size=p.A.shape, message="solved by presolve",
+                        violation=max_violation(lp, x), primal_infeasibility=0.0, dual_infeasibility=0.0, gap=0.0)
+    p = bounded.scale(p)
+    t_pre = time.perf_counter() - t_all
+    impl = None
+    if device == "gpu":
+        ctx = resolve(ctx)
+        impl = implementation(choose(method, ctx, packed=packed, variant=cholesky))
+    watch = Stopwatch(ctx if device == "gpu" else None)
+    normal = None
+    try:
+        with (ctx.pool.scope() if device == "gpu" else nullcontext()):
+            normal = MixedNormal(p.A, impl=impl, packed=packed, variant=cholesky, ctx=ctx, watch=watch,
+                                 device=device)
+            out = mehrotra.solve(p, normal, tol=tol, max_iter=max_iter, callback=callback)
+    finally:
+        if normal is not None:
+            normal.release()
+    x = p.recover(out.x)
+    times = {"presolve": t_pre, **watch.as_dict()}
+    total = time.perf_counter() - t_all
+    times["other"] = max(0.0, total - sum(times.values()))
+    times["total"] = total
+    stats = dict(normal.stats)
+    if out.status in ("infeasible", "unbounded"):
+        res = verdict(out.status, n_orig, out.message, times, p.A.shape)
+        res.iterations, res.log, res.stats = out.iterations, out.log, stats
+        return res
+    return LPResult(out.status, objective(lp, x), x, out.iterations, out.log, times, out.message, p.A.shape,
+                    max_violation(lp, x), out.primal_infeasibility, out.dual_infeasibility, out.gap, "mixed", stats)
