@@ -2,6 +2,8 @@
 
 "paper"   the papers' kernels (glgpgpu.paper), any GPU with OpenGL 3.3;
 "blocked" the register-blocked fast path (glgpgpu.blocked), OpenGL 4.3;
+"compute" GL compute shaders (glgpgpu.compute), OpenGL 4.3 -- never chosen by "auto":
+          this is a graphics-pipeline library, and the fragment paths are its subject;
 "auto"    blocked where the GPU has image load/store and the call asks for
           nothing only the paper's kernels have (the packed format, unless the
           operation has a blocked packed form -- packed_ok --, the inner-product
@@ -14,17 +16,19 @@ one line in IMPLEMENTATIONS.
 from __future__ import annotations
 
 from .blocked import BlockedMethod
+from .compute import ComputeMethod
 from .methods.contract import Method
 from .paper import PaperMethod
 
 #: method name -> the object implementing the contract
-IMPLEMENTATIONS: dict[str, Method] = {"paper": PaperMethod(), "blocked": BlockedMethod()}
+IMPLEMENTATIONS: dict[str, Method] = {"paper": PaperMethod(), "blocked": BlockedMethod(),
+                                      "compute": ComputeMethod()}
 METHODS = ("auto", *IMPLEMENTATIONS)
 
 
 def choose(method: str, ctx, *, packed: bool = False, variant: str = "outer",
            packed_ok: bool = False) -> str:
-    """'paper' or 'blocked' for a call (raises ValueError for a request no path serves)."""
+    """The implementation's name for a call (raises ValueError for a request no path serves)."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, not {method!r}")
     if method == "auto":
@@ -37,6 +41,14 @@ def choose(method: str, ctx, *, packed: bool = False, variant: str = "outer",
             raise ValueError(f"variant={variant!r} is a paper kernel; use method='paper'")
         if not ctx.caps.image_load_store:
             raise RuntimeError(f"method='blocked' needs OpenGL 4.3 (image load/store); {ctx.caps.renderer} "
+                               f"offers {ctx.caps.version}. Use method='paper'.")
+    if method == "compute":
+        if packed:
+            raise ValueError("method='compute' has no packed layout; use packed=False or method='paper'")
+        if variant != "outer":
+            raise ValueError(f"variant={variant!r} is a paper kernel; use method='paper'")
+        if not ctx.caps.compute_shaders:
+            raise RuntimeError(f"method='compute' needs OpenGL 4.3 compute shaders; {ctx.caps.renderer} "
                                f"offers {ctx.caps.version}. Use method='paper'.")
     return method
 

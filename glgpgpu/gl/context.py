@@ -23,6 +23,7 @@ import moderngl
 
 from ..errors import ContextThreadError, GLUnavailableError
 from . import staging
+from .buffers import BufferPool
 from .geometry import GeometryStore
 from .kernels import Kernels
 from .programs import ProgramCache
@@ -51,6 +52,7 @@ class Capabilities:
     backend: str
     image_load_store: bool = False     # GL 4.3+: what the blocked kernels need
     max_storage_block: int = 0         # bytes one shader storage block may span (0: none)
+    compute_shaders: bool = False      # GL 4.3+: what method="compute" needs
 
     @property
     def software(self) -> bool:
@@ -112,6 +114,7 @@ class Context:
             backend=backend,
             image_load_store=self.gl.version_code >= 430,
             max_storage_block=int(info.get("GL_MAX_SHADER_STORAGE_BLOCK_SIZE", 0) or 0),
+            compute_shaders=self.gl.version_code >= 430,
         )
         if not self.caps.float_render_targets:
             raise GLUnavailableError(
@@ -125,6 +128,7 @@ class Context:
         self.programs = ProgramCache(self.gl)
         self.geometry = GeometryStore(self.gl)
         self.pool = TexturePool(self)
+        self.buffers = BufferPool(self.gl)            # the compute method's storage buffers
         self.kernels = Kernels(self, self.programs, self.geometry)
         # transfers through mapped buffers (gl/staging.py): None = on hardware drivers
         # that have GL 4.5; True / False forces it (tests force it on llvmpipe), as does
@@ -191,7 +195,7 @@ class Context:
         if self.gl is None:
             return
         self.make_current()
-        for part in (self.kernels, self.geometry, self.programs, self.pool):
+        for part in (self.kernels, self.geometry, self.programs, self.pool, self.buffers):
             part.release()
         if self._stager is not None:
             self._stager.release()

@@ -18,11 +18,11 @@ def ns_for(m):
     return sorted({max(1, m // 2), m, 2 * m + 1})    # n < m, n = m, n > m
 
 
-CONFIGS = [("paper", False), ("paper", True), ("blocked", False), ("blocked", True)]
+CONFIGS = [("paper", False), ("paper", True), ("blocked", False), ("blocked", True), ("compute", False)]
 
 
 @pytest.mark.parametrize("m", M_SIZES)
-@pytest.mark.parametrize("method, packed", CONFIGS, ids=["full", "packed", "blocked", "blocked-packed"])
+@pytest.mark.parametrize("method, packed", CONFIGS, ids=["full", "packed", "blocked", "blocked-packed", "compute"])
 def test_adat_matches_numpy(ctx, rng, m, method, packed):
     for n in ns_for(m):
         A = rng.standard_normal((m, n))

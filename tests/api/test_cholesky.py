@@ -113,7 +113,8 @@ def make_indefinite(m, p, rng):
 @pytest.mark.parametrize("m, p", [(1, 0), (2, 1), (5, 0), (5, 3), (6, 5), (17, 9), (40, 33)])
 @pytest.mark.parametrize("variant, packed, method", [
     ("outer", False, "paper"), ("outer", True, "paper"), ("triad", False, "paper"), ("triad", True, "paper"),
-    ("inner", False, "paper"), ("inner", True, "paper"), ("outer", False, "blocked")])
+    ("inner", False, "paper"), ("inner", True, "paper"), ("outer", False, "blocked"),
+    ("outer", False, "compute")])
 def test_not_positive_definite_names_the_pivot(ctx, rng, m, p, variant, packed, method):
     C = make_indefinite(m, p, rng)
     with pytest.raises(np.linalg.LinAlgError, match=f"pivot {p} ") as info:
@@ -121,7 +122,7 @@ def test_not_positive_definite_names_the_pivot(ctx, rng, m, p, variant, packed, 
     assert info.value.pivot == p
 
 
-@pytest.mark.parametrize("method", ["paper", "blocked"])
+@pytest.mark.parametrize("method", ["paper", "blocked", "compute"])
 def test_zero_pivot_and_zero_matrix(ctx, method):
     with pytest.raises(np.linalg.LinAlgError, match="pivot 0 "):
         glgpgpu.cholesky(np.zeros((3, 3)), method=method)
@@ -145,7 +146,7 @@ def test_bad_variant(ctx):
         glgpgpu.cholesky(np.eye(2), variant="sideways")
 
 
-@pytest.mark.parametrize("method", ["paper", "blocked"])
+@pytest.mark.parametrize("method", ["paper", "blocked", "compute"])
 def test_reads_only_the_lower_triangle(ctx, rng, method):
     """Junk above the diagonal is neither read nor returned: the factor's upper
     triangle is zero (the blocked path zeroes it on the GPU before the read-back),

@@ -38,8 +38,10 @@ def reference(X, kernel, g, deg, c0):
 @pytest.mark.parametrize("N", SIZES)
 @pytest.mark.parametrize("kernel", ["linear", "poly", "rbf"])
 @pytest.mark.parametrize("packed", [False, True], ids=["full", "packed"])
-@pytest.mark.parametrize("method", ["paper", "blocked"])
+@pytest.mark.parametrize("method", ["paper", "blocked", "compute"])
 def test_kernel_matrix_matches_numpy(ctx, rng, N, kernel, packed, method):
+    if method == "compute" and packed:
+        pytest.skip("method='compute' has no packed layout (refused: test_compute_refuses_packed)")
     d = 5
     X = rng.standard_normal((N, d))
     g, deg, c0 = 0.3, 3, 0.5
@@ -81,3 +83,8 @@ def test_bad_hyperparameters(ctx, kw, err, match):
 def test_bad_data(ctx, X, match):
     with pytest.raises(ValueError, match=match):
         glgpgpu.kernel_matrix(X)
+
+
+def test_compute_refuses_packed(ctx):
+    with pytest.raises(ValueError, match="no packed layout"):
+        glgpgpu.kernel_matrix(np.ones((3, 2)), packed=True, method="compute")

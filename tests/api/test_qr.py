@@ -18,7 +18,7 @@ from glgpgpu.blocked import qr as bqr
 from bounds import U32
 
 SHAPES = [(1, 1), (2, 1), (1, 2), (3, 3), (2, 3), (7, 4), (4, 7), (8, 8), (33, 17), (17, 33), (65, 40), (40, 65)]
-METHODS = ["paper", "blocked"]
+METHODS = ["paper", "blocked", "compute"]
 
 
 def bound(m, n):

@@ -57,7 +57,7 @@ def test_refused_with_a_message_naming_the_argument(ctx, name):
     assert text in str(info.value)
 
 
-@pytest.mark.parametrize("method", ["paper", "blocked"])
+@pytest.mark.parametrize("method", ["paper", "blocked", "compute"])
 @pytest.mark.parametrize("lower, trans", [(True, False), (True, True), (False, False), (False, True)])
 def test_singular_triangle_names_the_zero_diagonal(ctx, method, lower, trans):
     """scipy raises LinAlgError for a zero on the diagonal; so do we, naming it
@@ -71,7 +71,7 @@ def test_singular_triangle_names_the_zero_diagonal(ctx, method, lower, trans):
         glgpgpu.cho_solve(np.zeros((2, 2)), np.ones(2), method=method)
 
 
-@pytest.mark.parametrize("method", ["paper", "blocked"])
+@pytest.mark.parametrize("method", ["paper", "blocked", "compute"])
 def test_float32_overflow_raises_instead_of_returning_inf(ctx, method):
     with pytest.raises(NonFiniteResultError, match="overflows float32"):
         glgpgpu.adat(np.full((2, 3), 1e30), np.ones(3), method=method)
@@ -81,7 +81,7 @@ def test_float32_overflow_raises_instead_of_returning_inf(ctx, method):
         glgpgpu.solve_triangular(T, np.array([1e20, 1.0]), method=method)
 
 
-@pytest.mark.parametrize("method", ["paper", "blocked"])
+@pytest.mark.parametrize("method", ["paper", "blocked", "compute"])
 def test_adat_skips_the_result_pass_only_where_the_bound_proves_it_finite(ctx, monkeypatch, method):
     """adat checks its m x m result for overflow only when n max|A|^2 max|d2| (twice,
     for rounding) could reach float32's range; below it the pass is skipped, near it
@@ -139,7 +139,7 @@ def test_empty_and_constraint_free_lps(ctx):
     assert res.status == "optimal" and abs(res.objective) < 1e-4
 
 
-@pytest.mark.parametrize("method", ["paper", "blocked"])
+@pytest.mark.parametrize("method", ["paper", "blocked"])       # textures (compute: storage buffers)
 def test_float32_input_reaches_the_driver_uncopied(ctx, monkeypatch, method):
     """A float32 C-contiguous A goes to the GPU with no host copy (the array handed to
     the driver shares memory with the caller's)."""
@@ -186,7 +186,7 @@ def test_finiteness_check_finds_every_nan_and_inf(monkeypatch, parallel_from):
         assert not validate.all_finite(big)
 
 
-@pytest.mark.parametrize("method", ["paper", "blocked"])
+@pytest.mark.parametrize("method", ["paper", "blocked", "compute"])
 def test_the_finiteness_check_comes_first(ctx, method):
     """The caller gets the input's ValueError -- not the failed pivot, singular
     diagonal or overflow a NaN would cause on the GPU -- and nothing is left behind.

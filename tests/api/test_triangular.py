@@ -17,12 +17,12 @@ def well_conditioned_lower(m, rng):
     return np.tril(rng.uniform(-1, 1, (m, m))) / np.sqrt(m) + np.diag(rng.uniform(1, 2, m))
 
 
-CONFIGS = [("paper", False), ("paper", True), ("blocked", False)]
+CONFIGS = [("paper", False), ("paper", True), ("blocked", False), ("compute", False)]
 
 
 @pytest.mark.parametrize("m", SIZES)
 @pytest.mark.parametrize("nrhs", [1, 8])
-@pytest.mark.parametrize("method, packed", CONFIGS, ids=["full", "packed", "blocked"])
+@pytest.mark.parametrize("method, packed", CONFIGS, ids=["full", "packed", "blocked", "compute"])
 @pytest.mark.parametrize("lower, trans", [(True, False), (True, True), (False, False), (False, True)])
 def test_solve_triangular(ctx, rng, m, nrhs, method, packed, lower, trans):
     L = well_conditioned_lower(m, rng)
@@ -38,7 +38,7 @@ def test_solve_triangular(ctx, rng, m, nrhs, method, packed, lower, trans):
 
 
 @pytest.mark.parametrize("m", [1, 5, 16, 33])
-@pytest.mark.parametrize("method, packed", CONFIGS, ids=["full", "packed", "blocked"])
+@pytest.mark.parametrize("method, packed", CONFIGS, ids=["full", "packed", "blocked", "compute"])
 def test_cho_solve(ctx, rng, m, method, packed):
     C = spd(m, 1e3, rng)
     L = glgpgpu.cholesky(C, packed=packed, method=method)
@@ -51,7 +51,7 @@ def test_cho_solve(ctx, rng, m, method, packed):
 
 
 @pytest.mark.parametrize("m", [1, 3, 17, 40])
-@pytest.mark.parametrize("method, packed", CONFIGS, ids=["full", "packed", "blocked"])
+@pytest.mark.parametrize("method, packed", CONFIGS, ids=["full", "packed", "blocked", "compute"])
 def test_the_other_triangle_is_never_read(ctx, rng, m, method, packed):
     """As scipy: solve_triangular reads only the triangle `lower` names, cho_solve
     only L's lower triangle -- huge numbers in the other one change nothing (the

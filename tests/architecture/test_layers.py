@@ -24,12 +24,13 @@ ALLOWED = {
     "tiled": {"gl", "layouts", "errors", "methods"},
     "paper": {"gl", "figures", "layouts", "errors", "validate", "tiled", "methods"},
     "blocked": {"gl", "figures", "layouts", "errors", "tiled", "methods", "scheduling"},
-    "dispatch": {"paper", "blocked", "methods"},
+    "compute": {"gl", "layouts", "errors", "methods", "tiled"},
+    "dispatch": {"paper", "blocked", "compute", "methods"},
     "api": {"dispatch", "gl", "layouts", "validate", "paper"},
     "solvers": {"dispatch", "gl", "vectors", "errors", "validate", "paper"},
     "teach": {"gl", "figures", "layouts", "paper", "errors"},
-    "bench": {"gl", "figures", "layouts", "paper", "blocked", "tiled", "teach", "solvers", "api", "dispatch",
-              "vectors", "errors", "validate", "methods"},
+    "bench": {"gl", "figures", "layouts", "paper", "blocked", "compute", "tiled", "teach", "solvers", "api",
+              "dispatch", "vectors", "errors", "validate", "methods"},
     "cli": {"gl", "errors", "bench", "teach", "solvers"},
 }
 

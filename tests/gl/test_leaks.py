@@ -55,16 +55,16 @@ def test_adat_1000_times_allocates_nothing(ctx, rng):
 def test_cholesky_and_solve_repeat_without_allocating(ctx, rng):
     X = rng.random((7, 7))
     C = X @ X.T + 7 * np.eye(7)
-    runs = [dict(variant="outer", method="paper"), dict(variant="inner"), dict(method="blocked")]
+    runs = [dict(variant="outer", method="paper"), dict(variant="inner"), dict(method="blocked"), dict(method="compute")]
     for kw in runs:
         glgpgpu.cholesky(C, **kw)
     L = glgpgpu.cholesky(C)
-    for method in ("paper", "blocked"):
+    for method in ("paper", "blocked", "compute"):
         glgpgpu.cho_solve(L, np.ones(7), method=method)
     with CreationCounter(ctx.gl) as cc:
         for _ in range(50):
             for kw in runs:
                 glgpgpu.cholesky(C, **kw)
-            for method in ("paper", "blocked"):
+            for method in ("paper", "blocked", "compute"):
                 glgpgpu.cho_solve(L, np.ones(7), method=method)
     assert cc.counts == {}, f"GL objects created inside the loop: {cc.counts}"

@@ -38,7 +38,7 @@ def _mixed_calls(seed):
     d2 = rng.random(2 * m) + 0.5
     C = spd_sample(m, seed)
     out = [glgpgpu.adat(A, d2, method="paper"), glgpgpu.adat(A, d2, packed=True, method="paper")]
-    for method in ("paper", "blocked"):
+    for method in ("paper", "blocked", "compute"):
         L = glgpgpu.cholesky(C, method=method)
         out += [L, glgpgpu.cho_solve(L, np.ones(m), method=method),
                 glgpgpu.solve_triangular(L, np.ones((m, 2)), trans=True, method=method)]

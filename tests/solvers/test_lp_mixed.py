@@ -49,7 +49,7 @@ CASES = {
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-@pytest.mark.parametrize("method", ["paper", "blocked"])
+@pytest.mark.parametrize("method", ["paper", "blocked", "compute"])
 def test_hard_formulation_cases_to_1e_8(ctx, name, method):
     kw = CASES[name]
     want = highs(**kw)

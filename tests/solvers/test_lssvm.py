@@ -108,7 +108,7 @@ def test_cg_bounded_iterations_reports_not_converged(ctx):
     assert not model.info_["converged"] and model.info_["iterations"] == [2, 2]
 
 
-@pytest.mark.parametrize("method", ["paper", "blocked"])
+@pytest.mark.parametrize("method", ["paper", "blocked", "compute"])
 def test_lssvr_matches_the_float64_reference(ctx, rng, method):
     X = rng.uniform(-3, 3, (60, 2))
     y = np.sin(X[:, 0]) + 0.5 * X[:, 1] + 0.05 * rng.standard_normal(60)

@@ -11,7 +11,7 @@ import pytest
 import glgpgpu
 from glgpgpu.bench.wls_tables import problem
 
-METHODS = ["paper", "blocked"]
+METHODS = ["paper", "blocked", "compute"]
 U64 = 2.0 ** -53
 
 

@@ -17,7 +17,7 @@ def ref_solve(A, d2, b):
 
 @pytest.mark.parametrize("m", [64, 100, 256])
 @pytest.mark.parametrize("table", [1, 2])
-@pytest.mark.parametrize("method", ["paper", "blocked"])
+@pytest.mark.parametrize("method", ["paper", "blocked", "compute"])
 def test_refined_solution_matches_float64(ctx, m, table, method):
     A, d2, b = wls_tables.problem(table, m, np.random.default_rng(m))
     x, info = glgpgpu.wls(A, d2, b, method=method)
@@ -44,7 +44,7 @@ def test_packed_gives_the_same_answer(ctx):
     assert np.allclose(x1, x2, rtol=1e-12)
 
 
-@pytest.mark.parametrize("method", ["paper", "blocked"])
+@pytest.mark.parametrize("method", ["paper", "blocked", "compute"])
 def test_rank_deficient_reports_failure(ctx, method):
     rng = np.random.default_rng(5)
     A = rng.random((6, 40))

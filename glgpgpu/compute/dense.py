@@ -1,0 +1,130 @@
+"""The compute method's dense operations on one storage buffer each: A D A^T,
+Cholesky (blocked, right-looking: the diagonal block in shared memory, the panel
+by one thread a row, the trailing update by the tiled product), triangular solves
+with many right-hand sides, and the kernel matrix.  Numpy in, numpy out."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import NotPositiveDefiniteError
+from ..gl.buffers import MatrixBuffer
+from .blas import NB, diagonal, gemm, potrf_block, require, take, trsm_rhs, trsm_rows, upload, zero_upper
+
+KERNELS = {"linear": 0, "poly": 1, "rbf": 2}
+
+
+def _refuse_packed(packed: bool, variant: str = "outer") -> None:
+    if packed:
+        raise ValueError("method='compute' has no packed layout; use packed=False or method='paper'")
+    if variant != "outer":
+        raise ValueError(f"variant={variant!r} is a paper kernel; use method='paper'")
+
+
+def adat_buffer(ctx, A: MatrixBuffer, d: MatrixBuffer | None, m: int, n: int) -> MatrixBuffer:
+    """C = A diag(d) A^T's lower triangle (upper zero) in a new buffer; give it back."""
+    C = take(ctx, m, m, "A diag(d2) A^T").clear()
+    gemm(ctx, C, A, A, m=m, n=m, k=n, d=d, lower=True)
+    return C
+
+
+def adat(A32: np.ndarray, d2: np.ndarray, *, packed: bool = False, ctx) -> np.ndarray:
+    require(ctx)
+    _refuse_packed(packed)
+    m, n = A32.shape
+    A = upload(ctx, A32, "A")
+    d = upload(ctx, d2.reshape(1, -1), "d2")
+    try:
+        C = adat_buffer(ctx, A, d, m, n)
+        try:
+            return C.read()
+        finally:
+            C.give()
+    finally:
+        A.give()
+        d.give()
+
+
+def factor(ctx, A: MatrixBuffer, m: int, *, pivot_floor=None, regularize=False) -> None:
+    """L L^T = A's lower triangle, in place (its upper part left as it was)."""
+    for k0 in range(0, m, NB):
+        nb = min(NB, m - k0)
+        potrf_block(ctx, A, k0, nb, pivot_floor=pivot_floor, regularize=regularize)
+        r0 = k0 + nb
+        if r0 < m:
+            trsm_rows(ctx, A, k0, nb, r0, m - r0)
+            gemm(ctx, A, A, A, m=m - r0, n=m - r0, k=nb, alpha=-1.0, beta=1.0, a_at=(r0, k0), b_at=(r0, k0),
+                 c_at=(r0, r0), lower=True)
+
+
+def cholesky(C32: np.ndarray, *, packed: bool = False, variant: str = "outer", ctx) -> np.ndarray:
+    require(ctx)
+    _refuse_packed(packed, variant)
+    m = C32.shape[0]
+    A = upload(ctx, C32, "the Cholesky factorization")
+    try:
+        factor(ctx, A, m)
+        zero_upper(ctx, A, m)
+        L = A.read()
+    finally:
+        A.give()
+    NotPositiveDefiniteError.check(np.diagonal(L), m)
+    return L
+
+
+def solve_buffer(ctx, L: MatrixBuffer, Xt: MatrixBuffer, m: int, nrhs: int, steps) -> None:
+    """The substitutions `steps` (False: L Y = B, True: L^T X = Y) on X^T (nrhs x m), in place."""
+    blocks = [(k0, min(NB, m - k0)) for k0 in range(0, m, NB)]
+    for backward in steps:
+        for k0, nb in (reversed(blocks) if backward else blocks):
+            trsm_rhs(ctx, L, Xt, k0, nb, nrhs, backward)
+            if backward and k0 > 0:          # rows above: X[:, :k0] -= X[:, blk] L[blk, :k0]
+                gemm(ctx, Xt, Xt, L, m=nrhs, n=k0, k=nb, alpha=-1.0, beta=1.0, a_at=(0, k0), b_at=(k0, 0),
+                     c_at=(0, 0), trans_b=True)
+            elif not backward and k0 + nb < m:  # rows below: X[:, r0:] -= X[:, blk] L[r0:, blk]^T
+                r0 = k0 + nb
+                gemm(ctx, Xt, Xt, L, m=nrhs, n=m - r0, k=nb, alpha=-1.0, beta=1.0, a_at=(0, k0), b_at=(r0, k0),
+                     c_at=(0, r0))
+
+
+def solve(L32: np.ndarray, B32: np.ndarray, steps, *, packed: bool = False, ctx) -> np.ndarray:
+    require(ctx)
+    _refuse_packed(packed)
+    m, nrhs = B32.shape
+    L = upload(ctx, L32, "L")
+    Xt = upload(ctx, np.ascontiguousarray(B32.T), "the right-hand sides")
+    try:
+        solve_buffer(ctx, L, Xt, m, nrhs, steps)
+        return np.ascontiguousarray(Xt.read().T)
+    finally:
+        L.give()
+        Xt.give()
+
+
+def kernel_buffer(ctx, X: MatrixBuffer, N: int, d: int, *, kernel, gamma, degree, coef0, diag=0.0) -> MatrixBuffer:
+    """K + diag I's lower triangle (upper zero) in a new buffer: the product's tiles with
+    the kernel function applied as they are stored; the rbf kernel from squared
+    distances summed directly (no |x|^2 + |y|^2 - 2 x.y cancellation)."""
+    K = take(ctx, N, N, "the kernel matrix").clear()
+    uni = {"u_kind": KERNELS[kernel], "u_gamma": float(gamma), "u_coef0": float(coef0), "u_degree": int(degree),
+           "u_diag": float(diag)}
+    gemm(ctx, K, X, X, m=N, n=N, k=d, lower=True, dist2=kernel == "rbf", kernel=uni)
+    return K
+
+
+def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=False, ctx) -> np.ndarray:
+    require(ctx)
+    _refuse_packed(packed)
+    N, d = X32.shape
+    X = upload(ctx, X32, "X")
+    try:
+        K = kernel_buffer(ctx, X, N, d, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0)
+        try:
+            return K.read()
+        finally:
+            K.give()
+    finally:
+        X.give()
+
+
+__all__ = ["adat", "adat_buffer", "cholesky", "diagonal", "factor", "kernel_buffer", "kernel_matrix", "solve",
+           "solve_buffer"]

@@ -1,0 +1,175 @@
+"""The compute method's objects that keep a factor on the GPU: the normal equations
+(A uploaded once, A diag(d) A^T formed and factored per weight vector, solves against
+the float32 factor, float64 out), the LS-SVM kernel factor, and the all-float32 LP
+solver's resident form (its vectors in textures, copied GPU-side to and from buffers)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import NotPositiveDefiniteError
+from ..gl import Stopwatch
+from ..methods.resident import single_factor
+from .blas import diagonal, require, upload
+from .dense import adat_buffer, factor, kernel_buffer, solve_buffer
+
+
+def _refuse(packed, variant="outer"):
+    if packed or variant != "outer":
+        raise ValueError("method='compute' has no packed layout and only the 'outer' variant")
+
+
+class NormalSystem:
+    """A diag(d) A^T for a fixed A and changing weights d."""
+
+    def __init__(self, A32, *, packed: bool = False, variant: str = "outer", ctx, watch: Stopwatch | None = None):
+        require(ctx)
+        _refuse(packed, variant)
+        self.ctx, self.watch = ctx, watch or Stopwatch(ctx, enabled=False)
+        self.m, self.n = A32.shape
+        self.L = self.d = self.pivots = None
+        with self.watch("transfer"):
+            self.A = upload(ctx, A32, "A")
+
+    def update_matrix(self, A32) -> None:
+        """A new A of the same shape (the mixed LP solver scales its rows each iteration)."""
+        if A32.shape != (self.m, self.n):
+            raise ValueError(f"A must stay {self.m}x{self.n}, got {A32.shape}")
+        self.A.write(A32)
+
+    def factor(self, d32, *, pivot_floor: float | None = None, regularize: bool = False):
+        """Form and factor A diag(d32) A^T; returns L's diagonal (the pivots)."""
+        ctx, m = self.ctx, self.m
+        self._free_factor()
+        with self.watch("transfer"):
+            self.d = upload(ctx, np.asarray(d32, np.float32).reshape(1, -1), "d")
+        with self.watch("assemble"):
+            self.L = adat_buffer(ctx, self.A, self.d, m, self.n)
+        with self.watch("factor"):
+            factor(ctx, self.L, m, pivot_floor=pivot_floor, regularize=regularize)
+            self.pivots = diagonal(ctx, self.L, m)
+        return self.pivots
+
+    def solve(self, rhs: np.ndarray, phase: str = "solve") -> np.ndarray:
+        """x with L L^T x = rhs (float32 on the GPU), returned as float64."""
+        with self.watch(phase):
+            Xt = upload(self.ctx, np.asarray(rhs, np.float32).reshape(1, -1), "rhs")
+            try:
+                solve_buffer(self.ctx, self.L, Xt, self.m, 1, [False, True])
+                return Xt.read()[0].astype(np.float64)
+            finally:
+                Xt.give()
+
+    def _free_factor(self) -> None:
+        for b in (self.L, self.d):
+            if b is not None:
+                b.give()
+        self.L = self.d = None
+
+    def release(self) -> None:
+        """Give every buffer back (safe to call twice)."""
+        self._free_factor()
+        if self.A is not None:
+            self.A.give()
+            self.A = None
+
+
+NormalFactor = single_factor(NormalSystem)
+
+
+class KernelFactor:
+    """L L^T = K + diag I on the GPU (the kernel function applied as the product's tiles
+    are stored; rbf from squared distances), kept for solves of N x k float64."""
+
+    def __init__(self, X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx, watch=None):
+        require(ctx)
+        _refuse(packed)
+        self.ctx, self.watch = ctx, watch or Stopwatch(ctx, enabled=False)
+        self.N, d = X32.shape
+        self.L = None
+        with self.watch("form"):
+            X = upload(ctx, X32, "X")
+            try:
+                self.L = kernel_buffer(ctx, X, self.N, d, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
+                                       diag=diag)
+            finally:
+                X.give()
+        with self.watch("factor"):
+            factor(ctx, self.L, self.N)
+            self.pivots = diagonal(ctx, self.L, self.N)
+
+    def solve(self, R: np.ndarray) -> np.ndarray:
+        with self.watch("solve"):
+            Xt = upload(self.ctx, np.ascontiguousarray(np.asarray(R, np.float32).T), "LS-SVM right-hand sides")
+            try:
+                solve_buffer(self.ctx, self.L, Xt, self.N, R.shape[1], [False, True])
+                return np.ascontiguousarray(Xt.read().T).astype(np.float64)
+            finally:
+                Xt.give()
+
+    def release(self) -> None:
+        if self.L is not None:
+            self.L.give()
+            self.L = None
+
+
+class ResidentNormal:
+    """Form and factor A D^2 A^T for the all-float32 LP solver, whose vectors are
+    column textures: d2 and right-hand sides copied GPU-side into buffers, the
+    solution copied back into a new texture (V's)."""
+
+    def __init__(self, V, A_tex, A_host, *, packed: bool = False, variant: str = "outer"):
+        _refuse(packed, variant)
+        self.V, self.ctx = V, V.ctx
+        require(self.ctx)
+        self.m, self.n = A_tex.rows, A_tex.cols
+        self.A = upload(self.ctx, np.asarray(A_host, np.float32), "A")
+        self.L = None
+
+    def _from_texture(self, tex, n):
+        b = self.ctx.buffers.take(1, n, "a vector")
+        tex.copy_into_buffer(b.buf)                  # GPU-side: the texels, row-major
+        return b
+
+    def factor(self, d2_tex, pivot_rel: float) -> None:
+        """L L^T = A diag(d2) A^T; pivots below pivot_rel * max diag(C) are dropped."""
+        self._free_factor()
+        d = self._from_texture(d2_tex, self.n)
+        try:
+            self.L = adat_buffer(self.ctx, self.A, d, self.m, self.n)
+        finally:
+            d.give()
+        cmax = float(np.max(diagonal(self.ctx, self.L, self.m), initial=0.0))
+        factor(self.ctx, self.L, self.m, pivot_floor=pivot_rel * max(cmax, 1e-30))
+
+    def solve(self, r_tex):
+        x = self._from_texture(r_tex, self.m)
+        try:
+            solve_buffer(self.ctx, self.L, x, self.m, 1, [False, True])
+            out = self.V.new(self.m, "x")
+            out.tex.write(x.buf)                     # GPU-side: the buffer into the texture
+            return out
+        finally:
+            x.give()
+
+    def _free_factor(self) -> None:
+        if self.L is not None:
+            self.L.give()
+            self.L = None
+
+    def release(self) -> None:
+        self._free_factor()
+        if self.A is not None:
+            self.A.give()
+            self.A = None
+
+
+def normal_system(A32, *, packed=False, variant="outer", ctx, watch=None):
+    return NormalSystem(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
+
+
+def normal_factor(A32, d32, *, packed=False, ctx, watch=None):
+    return NormalFactor(A32, d32, packed=packed, ctx=ctx, watch=watch)
+
+
+__all__ = ["KernelFactor", "NormalFactor", "NormalSystem", "NotPositiveDefiniteError", "ResidentNormal",
+           "normal_factor", "normal_system"]

@@ -1,0 +1,115 @@
+"""Matrices in shader storage buffers: the compute method's storage.
+
+A `MatrixBuffer` holds a float32 matrix row-major with a leading dimension `ld`
+(row stride in floats, a multiple of 4 so rows start on 16-byte boundaries);
+compute kernels address element (i, j) as `data[off + i * ld + j]`.  Buffers come
+from the context's `BufferPool`, reused by size, least recently used trimmed
+past a byte budget.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+import moderngl
+
+from ..errors import GLResourceError
+
+
+def leading(cols: int) -> int:
+    """The row stride of a matrix with `cols` columns: cols rounded up to 4."""
+    return max(4, -(-int(cols) // 4) * 4)
+
+
+class MatrixBuffer:
+    """A float32 matrix (rows x cols, row stride ld) in a storage buffer of the pool."""
+
+    def __init__(self, pool: "BufferPool", buf, rows: int, cols: int, ld: int):
+        self.pool, self.buf = pool, buf
+        self.rows, self.cols, self.ld = int(rows), int(cols), int(ld)
+
+    @property
+    def shape(self):
+        return (self.rows, self.cols)
+
+    @property
+    def nbytes(self) -> int:
+        return 4 * self.rows * self.ld
+
+    def write(self, arr: np.ndarray) -> "MatrixBuffer":
+        """Upload a (rows, cols) array (converted to float32, zero padded to ld)."""
+        a = np.asarray(arr, np.float32)
+        if a.shape != (self.rows, self.cols):
+            a = a.reshape(self.rows, self.cols)
+        if self.ld != self.cols:
+            padded = np.zeros((self.rows, self.ld), np.float32)
+            padded[:, :self.cols] = a
+            a = padded
+        self.buf.write(np.ascontiguousarray(a))
+        return self
+
+    def read(self, out: np.ndarray | None = None) -> np.ndarray:
+        """The (rows, cols) float32 matrix, exactly as stored."""
+        whole = np.empty((self.rows, self.ld), np.float32)
+        self.buf.read_into(whole, size=self.nbytes)
+        if out is not None:
+            out[...] = whole[:, :self.cols]
+            return out
+        return np.ascontiguousarray(whole[:, :self.cols]) if self.ld != self.cols else whole
+
+    def clear(self) -> "MatrixBuffer":
+        self.buf.clear(size=self.nbytes)
+        return self
+
+    def give(self) -> None:
+        """Back to the pool (safe to call twice)."""
+        if self.buf is not None:
+            self.pool.give_buffer(self.buf)
+            self.buf = None
+
+    release = give
+
+
+class BufferPool:
+    """Storage buffers reused by byte size; what waits in the pool is trimmed, least
+    recently given first, past `keep_bytes`."""
+
+    def __init__(self, gl, keep_bytes: int = 1 << 30):
+        self.gl = gl
+        self.keep_bytes = keep_bytes
+        self._free: OrderedDict = OrderedDict()       # id -> buffer, oldest first
+        self._held = 0
+        self.outstanding = 0
+
+    def take(self, rows: int, cols: int, what: str = "matrix", ld: int | None = None) -> MatrixBuffer:
+        ld = leading(cols) if ld is None else ld
+        nbytes = max(16, 4 * int(rows) * ld)
+        buf = None
+        for key, b in self._free.items():
+            if b.size == nbytes:
+                buf = self._free.pop(key)
+                self._held -= b.size
+                break
+        if buf is None:
+            try:
+                buf = self.gl.buffer(reserve=nbytes)
+            except moderngl.Error as exc:
+                raise GLResourceError(f"the GPU could not allocate {nbytes} bytes for {what} ({exc}); "
+                                      "it may be out of memory") from None
+        self.outstanding += 1
+        return MatrixBuffer(self, buf, rows, cols, ld)
+
+    def give_buffer(self, buf) -> None:
+        self.outstanding -= 1
+        self._free[id(buf)] = buf
+        self._held += buf.size
+        while self._held > self.keep_bytes and self._free:
+            _, old = self._free.popitem(last=False)
+            self._held -= old.size
+            old.release()
+
+    def release(self) -> None:
+        for b in self._free.values():
+            b.release()
+        self._free.clear()
+        self._held = 0

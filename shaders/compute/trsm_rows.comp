@@ -1,0 +1,37 @@
+#version 430
+// method="compute": the panel below a factored diagonal block, L21 = A21 L11^-T, in
+// place: one thread per row, forward substitution against L11 held in shared memory.
+layout(local_size_x = 64) in;
+#ifndef NB
+#define NB 64
+#endif
+layout(std430, binding = 0) buffer ABuf { float a[]; };
+uniform int u_loff;     // element (k0, k0): L11
+uniform int u_aoff;     // element (r0, k0): the first row of A21
+uniform int u_ld;
+uniform int u_nb;
+uniform int u_rows;
+shared float Ls[NB][NB + 1];
+
+void main() {
+    int t = int(gl_LocalInvocationIndex);
+    for (int e = t; e < u_nb * u_nb; e += 64) {
+        int i = e / u_nb, j = e % u_nb;
+        Ls[i][j] = (j <= i) ? a[u_loff + i * u_ld + j] : 0.0;
+    }
+    barrier();
+    int i = int(gl_GlobalInvocationID.x);
+    if (i >= u_rows) return;
+    float x[NB];
+    for (int j = 0; j < NB; ++j)
+        x[j] = j < u_nb ? a[u_aoff + i * u_ld + j] : 0.0;
+    for (int j = 0; j < NB; ++j) {
+        if (j >= u_nb) break;
+        float s = x[j];
+        for (int l = 0; l < j; ++l)
+            s -= x[l] * Ls[j][l];
+        x[j] = s / Ls[j][j];
+    }
+    for (int j = 0; j < NB; ++j)
+        if (j < u_nb) a[u_aoff + i * u_ld + j] = x[j];
+}

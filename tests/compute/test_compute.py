@@ -1,0 +1,126 @@
+"""method="compute": the kernels at the tile and block edges (the product's 128 x 128
+tiles, the Cholesky's 64-wide blocks, the QR's 32-wide panels), against float64 numpy
+within the float32 bounds of tests/bounds.py; what a driver without compute shaders says."""
+import dataclasses
+
+import numpy as np
+import pytest
+import scipy.linalg as sla
+
+import glgpgpu
+from bounds import check_adat, check_factor, gamma, spd
+from glgpgpu.compute import blas, dense, qr
+from glgpgpu.gl.buffers import leading
+
+EDGES = [1, 2, 3, 63, 64, 65, 127, 128, 129, 200]
+
+
+@pytest.mark.parametrize("m, n, k", [(1, 1, 1), (3, 5, 2), (127, 129, 17), (128, 128, 16), (129, 65, 33),
+                                     (200, 7, 300)])
+@pytest.mark.parametrize("trans_b", [False, True])
+def test_gemm_general_with_offsets(ctx, rng, m, n, k, trans_b):
+    """C[c_at:] = 2 C + 0.5 A[a_at:] B^T (or B held k x n), every other entry untouched."""
+    A = rng.standard_normal((m + 2, k + 3)).astype(np.float32)
+    B = (rng.standard_normal((k + 1, n + 2)) if trans_b else rng.standard_normal((n + 1, k + 2))).astype(np.float32)
+    C0 = rng.standard_normal((m + 1, n + 4)).astype(np.float32)
+    bufs = [blas.upload(ctx, X) for X in (A, B, C0)]
+    try:
+        blas.gemm(ctx, bufs[2], bufs[0], bufs[1], m=m, n=n, k=k, alpha=0.5, beta=2.0, a_at=(2, 3), b_at=(1, 2) if not
+                  trans_b else (1, 2), c_at=(1, 4), trans_b=trans_b)
+        got = bufs[2].read()
+    finally:
+        for b in bufs:
+            b.give()
+    Bk = B[1:1 + k, 2:2 + n].T if trans_b else B[1:1 + n, 2:2 + k]
+    Ak = A[2:2 + m, 3:3 + k].astype(np.float64)
+    want = C0.astype(np.float64).copy()
+    want[1:, 4:] = 2 * want[1:, 4:] + 0.5 * Ak @ Bk.astype(np.float64).T
+    bound = gamma(k + 2) * (2 * np.abs(C0[1:, 4:]) + 0.5 * np.abs(Ak) @ np.abs(Bk.astype(np.float64)).T)
+    assert (np.abs(got[1:, 4:] - want[1:, 4:]) <= bound + 1e-30).all()
+    assert np.array_equal(got[0], C0[0]) and np.array_equal(got[:, :4], C0[:, :4])
+
+
+@pytest.mark.parametrize("m", EDGES)
+def test_adat_cholesky_solve_at_the_edges(ctx, rng, m):
+    A = rng.standard_normal((m, m + 3))
+    d2 = rng.random(m + 3) + 0.1
+    check_adat(glgpgpu.adat(A, d2, method="compute"), A, d2)
+    C = spd(m, 1e2, rng)
+    L = glgpgpu.cholesky(C, method="compute")
+    check_factor(L, C)
+    assert not np.triu(L, 1).any()
+    B = rng.standard_normal((m, 3))
+    X = glgpgpu.cho_solve(L, B, method="compute")
+    L64 = L.astype(np.float64)
+    assert np.allclose(L64 @ (L64.T @ X), B, atol=1e-3 * np.abs(B).max() * m)
+
+
+@pytest.mark.parametrize("m, n", [(1, 1), (2, 3), (3, 2), (31, 33), (33, 31), (64, 64), (65, 97), (130, 40),
+                                  (40, 130)])
+def test_qr_matches_lapack(ctx, rng, m, n):
+    A = rng.standard_normal((m, n))
+    F, tau = glgpgpu.qr(A, mode="raw", method="compute")
+    (F0, tau0), _ = sla.qr(A.astype(np.float32).astype(np.float64), mode="raw")
+    k = min(m, n)
+    scale = gamma(4 * max(m, n)) * np.abs(A).max() * np.sqrt(max(m, n))
+    assert np.abs(np.triu(F[:k]) - np.triu(F0[:k])).max() <= 10 * scale     # the same signs as geqrf
+    assert np.abs(tau - tau0[:k]).max() <= 1e-4
+    Q, R = glgpgpu.qr(A, method="compute")
+    assert np.abs(Q.astype(np.float64) @ R - A).max() <= 10 * scale
+
+
+def test_rbf_from_distances_does_not_cancel(ctx, rng):
+    """Offset data: |x|^2 + |y|^2 - 2 x.y cancels in float32, the compute kernel sums
+    (x - y)^2 itself: within the bound of the centred problem."""
+    X = 1000.0 + rng.standard_normal((40, 3)) * 1e-2
+    K = glgpgpu.kernel_matrix(X, kernel="rbf", gamma=50.0, method="compute")
+    X32 = X.astype(np.float32).astype(np.float64)
+    D2 = ((X32[:, None, :] - X32[None, :, :]) ** 2).sum(-1)
+    want = np.tril(np.exp(-50.0 * D2))
+    assert np.abs(K - want).max() <= 1e-3
+
+
+def test_not_positive_definite_names_the_pivot_beyond_the_first_block(ctx, rng):
+    C = spd(150, 1e2, rng)
+    C[100, 100] = -1e3
+    with pytest.raises(np.linalg.LinAlgError, match="pivot 100 ") as info:
+        glgpgpu.cholesky(C, method="compute")
+    assert info.value.pivot == 100
+
+
+def test_without_compute_shaders_the_error_names_what_is_missing(ctx, monkeypatch):
+    monkeypatch.setattr(ctx, "caps", dataclasses.replace(ctx.caps, compute_shaders=False))
+    with pytest.raises(RuntimeError, match="OpenGL 4.3 compute shaders"):
+        glgpgpu.cholesky(np.eye(3), method="compute", ctx=ctx)
+
+
+def test_over_the_storage_block_the_error_names_the_limit(ctx, monkeypatch):
+    monkeypatch.setattr(ctx, "caps", dataclasses.replace(ctx.caps, max_storage_block=1024))
+    with pytest.raises(ValueError, match="storage buffer"):
+        glgpgpu.cholesky(np.eye(40), method="compute", ctx=ctx)
+
+
+def test_buffers_go_back_to_the_pool(ctx, rng):
+    before = ctx.buffers.outstanding
+    C = spd(70, 1e2, rng)
+    glgpgpu.cholesky(C, method="compute")
+    glgpgpu.qr(rng.standard_normal((70, 40)), method="compute")
+    glgpgpu.lstsq(rng.standard_normal((70, 40)), rng.standard_normal(70), method="compute")
+    with pytest.raises(np.linalg.LinAlgError):
+        glgpgpu.cholesky(-C, method="compute")
+    assert ctx.buffers.outstanding == before
+
+
+def test_leading_dimension():
+    assert [leading(c) for c in (1, 4, 5, 8, 9)] == [4, 4, 8, 8, 12]
+
+
+def test_dispatches_are_recorded(ctx, rng):
+    with ctx.kernels.recording() as rec:
+        dense.cholesky(spd(130, 1e2, rng).astype(np.float32), ctx=ctx)
+    kernels = [k for k, _ in rec.dispatches]
+    assert kernels.count("potrf") == 3 and kernels.count("trsm_rows") == 2 and kernels.count("gemm") == 2
+
+
+def test_panels_of_qr(ctx):
+    assert qr._panels(70) == [(0, 32), (32, 32), (64, 6)]
