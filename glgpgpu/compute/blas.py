@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..gl.buffers import MatrixBuffer
+from ..gl.buffers import MatrixBuffer, leading
+from ..gl.staging import StagingUnavailable
 
 BM = BN = 128          # the tile of C one workgroup of gemm.comp owns (16 x 16 threads, 8 x 8 each)
 NB = 64                # the order of a diagonal block (potrf.comp, trsm_rows.comp, trsm_rhs.comp)
@@ -18,11 +19,74 @@ def require(ctx) -> None:
 
 
 def upload(ctx, M: np.ndarray, what: str = "matrix") -> MatrixBuffer:
-    """A pooled buffer holding M (float32, row-major); give it back."""
-    M = np.asarray(M, np.float32)
+    """A pooled buffer holding M (float32, row-major, padded row stride); give it back.
+    M goes to the driver as it is (no host copy for C-contiguous float32) and is laid
+    out at the padded stride on the GPU."""
+    M = np.ascontiguousarray(M, np.float32)
     rows, cols = M.shape
     _check_bytes(ctx, rows, cols, what)
-    return ctx.buffers.take(rows, cols, what).write(M)
+    out = ctx.buffers.take(rows, cols, what)
+    write(ctx, out, M)
+    return out
+
+
+def _put(ctx, buf, M: np.ndarray) -> None:
+    """Compact rows of M into a buffer: through the context's mapped staging ring on a
+    hardware driver (gl/staging.py), else the driver's own copy."""
+    stager = ctx.stager
+    if stager is not None:
+        try:
+            stager.upload_buffer(buf.glo, M)
+            return
+        except StagingUnavailable:
+            ctx.staging = False
+    buf.write(M)
+
+
+def _get(ctx, buf, out: np.ndarray) -> None:
+    stager = ctx.stager
+    if stager is not None:
+        try:
+            stager.read_buffer(buf.glo, out)
+            return
+        except StagingUnavailable:
+            ctx.staging = False
+    buf.read_into(out, size=out.nbytes)
+
+
+def write(ctx, dst: MatrixBuffer, M: np.ndarray) -> None:
+    """M (rows x cols) into dst, through a compact buffer and one copy on the GPU."""
+    M = np.ascontiguousarray(M, np.float32).reshape(dst.rows, dst.cols)
+    if dst.ld == dst.cols:
+        _put(ctx, dst.buf, M)
+        return
+    tmp = ctx.buffers.take(dst.rows, dst.cols, "a transfer", ld=dst.cols)
+    try:
+        _put(ctx, tmp.buf, M)
+        _copy(ctx, tmp, dst)
+    finally:
+        tmp.give()
+
+
+def download(ctx, src: MatrixBuffer, out: np.ndarray | None = None) -> np.ndarray:
+    """The (rows x cols) float32 matrix, compacted on the GPU and read straight into out."""
+    if out is None:
+        out = np.empty((src.rows, src.cols), np.float32)
+    if src.ld == src.cols:
+        _get(ctx, src.buf, out)
+        return out
+    tmp = ctx.buffers.take(src.rows, src.cols, "a transfer", ld=src.cols)
+    try:
+        _copy(ctx, src, tmp)
+        _get(ctx, tmp.buf, out)
+    finally:
+        tmp.give()
+    return out
+
+
+def _copy(ctx, src: MatrixBuffer, dst: MatrixBuffer) -> None:
+    ctx.kernels.dispatch("copy_ld", (-(-src.cols // 16), -(-src.rows // 16)), buffers={0: src.buf, 1: dst.buf},
+                         uniforms={"u_rows": src.rows, "u_cols": src.cols, "u_lds": src.ld, "u_ldd": dst.ld})
 
 
 def take(ctx, rows: int, cols: int, what: str = "matrix") -> MatrixBuffer:
@@ -31,7 +95,7 @@ def take(ctx, rows: int, cols: int, what: str = "matrix") -> MatrixBuffer:
 
 
 def _check_bytes(ctx, rows, cols, what):
-    need = 4 * rows * (-(-cols // 4) * 4)
+    need = 4 * rows * leading(cols)
     lim = ctx.caps.max_storage_block
     if lim and need > lim:
         raise ValueError(f"{what} ({rows} x {cols}) needs {need} bytes in one storage buffer, but this GPU's "
@@ -44,7 +108,8 @@ def gemm(ctx, C: MatrixBuffer, A: MatrixBuffer, B: MatrixBuffer, *, m: int, n: i
          dist2: bool = False, kernel: dict | None = None) -> None:
     """C[c_at + (i, j)] = beta C + alpha sum_l A[a_at + (i, l)] d_l op(B)[j, l] for the
     m x n block of C: op(B)[j, l] = B[b_at + (j, l)], or B[b_at + (l, j)] with trans_b.
-    lower: only j <= i.  dist2: (A - B)^2 summed instead.  kernel: the LS-SVM kernel
+    lower: the tiles on and below the diagonal only (the diagonal tiles whole: callers
+    zero or ignore what lies above the diagonal).  dist2: (A - B)^2 summed instead.  kernel: the LS-SVM kernel
     function's uniforms (u_kind, u_gamma, u_coef0, u_degree, u_diag) applied on store."""
     if m <= 0 or n <= 0:
         return
@@ -52,13 +117,18 @@ def gemm(ctx, C: MatrixBuffer, A: MatrixBuffer, B: MatrixBuffer, *, m: int, n: i
     if trans_b:
         defines["TRANS_B"] = 1
     if lower:
+        if m != n:
+            raise ValueError(f"a lower product needs a square block of C, not {m} x {n}")
         defines["LOWER"] = 1
     if d is not None:
         defines["USE_D"] = 1
+    aoff, boff = a_at[0] * A.ld + a_at[1], b_at[0] * B.ld + b_at[1]
+    if A.ld % 4 == 0 and B.ld % 4 == 0 and aoff % 4 == 0 and boff % 4 == 0:
+        defines["VEC4"] = 1
     if dist2:
         defines["DIST2"] = 1
     uniforms = {"u_m": m, "u_n": n, "u_k": k, "u_lda": A.ld, "u_ldb": B.ld, "u_ldc": C.ld,
-                "u_aoff": a_at[0] * A.ld + a_at[1], "u_boff": b_at[0] * B.ld + b_at[1],
+                "u_aoff": aoff, "u_boff": boff,
                 "u_coff": c_at[0] * C.ld + c_at[1], "u_alpha": float(alpha), "u_beta": float(beta)}
     if kernel is not None:
         defines["KERNEL"] = 1
@@ -66,7 +136,9 @@ def gemm(ctx, C: MatrixBuffer, A: MatrixBuffer, B: MatrixBuffer, *, m: int, n: i
     buffers = {0: A.buf, 1: B.buf, 2: C.buf}
     if d is not None:
         buffers[3] = d.buf
-    ctx.kernels.dispatch("gemm", (-(-n // BN), -(-m // BM)), uniforms=uniforms, buffers=buffers,
+    tiles = -(-m // BM)
+    groups = (tiles * (tiles + 1) // 2, 1) if lower else (-(-n // BN), tiles)
+    ctx.kernels.dispatch("gemm", groups, uniforms=uniforms, buffers=buffers,
                          defines=defines or None, work=m * n * max(k, 1) // 4096)
 
 
@@ -106,6 +178,6 @@ def diagonal(ctx, A: MatrixBuffer, m: int) -> np.ndarray:
     try:
         ctx.kernels.dispatch("diagonal", (-(-m // 256), 1, 1), buffers={0: A.buf, 1: d.buf},
                              uniforms={"u_m": m, "u_ld": A.ld})
-        return d.read()[0]
+        return download(ctx, d)[0]
     finally:
         d.give()

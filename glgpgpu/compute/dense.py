@@ -8,7 +8,7 @@ import numpy as np
 
 from ..errors import NotPositiveDefiniteError
 from ..gl.buffers import MatrixBuffer
-from .blas import NB, diagonal, gemm, potrf_block, require, take, trsm_rhs, trsm_rows, upload, zero_upper
+from .blas import NB, diagonal, download, gemm, potrf_block, require, take, trsm_rhs, trsm_rows, upload, zero_upper
 
 KERNELS = {"linear": 0, "poly": 1, "rbf": 2}
 
@@ -22,8 +22,9 @@ def _refuse_packed(packed: bool, variant: str = "outer") -> None:
 
 def adat_buffer(ctx, A: MatrixBuffer, d: MatrixBuffer | None, m: int, n: int) -> MatrixBuffer:
     """C = A diag(d) A^T's lower triangle (upper zero) in a new buffer; give it back."""
-    C = take(ctx, m, m, "A diag(d2) A^T").clear()
+    C = take(ctx, m, m, "A diag(d2) A^T")
     gemm(ctx, C, A, A, m=m, n=m, k=n, d=d, lower=True)
+    zero_upper(ctx, C, m)
     return C
 
 
@@ -36,7 +37,7 @@ def adat(A32: np.ndarray, d2: np.ndarray, *, packed: bool = False, ctx) -> np.nd
     try:
         C = adat_buffer(ctx, A, d, m, n)
         try:
-            return C.read()
+            return download(ctx, C)
         finally:
             C.give()
     finally:
@@ -64,7 +65,7 @@ def cholesky(C32: np.ndarray, *, packed: bool = False, variant: str = "outer", c
     try:
         factor(ctx, A, m)
         zero_upper(ctx, A, m)
-        L = A.read()
+        L = download(ctx, A)
     finally:
         A.give()
     NotPositiveDefiniteError.check(np.diagonal(L), m)
@@ -94,7 +95,7 @@ def solve(L32: np.ndarray, B32: np.ndarray, steps, *, packed: bool = False, ctx)
     Xt = upload(ctx, np.ascontiguousarray(B32.T), "the right-hand sides")
     try:
         solve_buffer(ctx, L, Xt, m, nrhs, steps)
-        return np.ascontiguousarray(Xt.read().T)
+        return np.ascontiguousarray(download(ctx, Xt).T)
     finally:
         L.give()
         Xt.give()
@@ -104,10 +105,11 @@ def kernel_buffer(ctx, X: MatrixBuffer, N: int, d: int, *, kernel, gamma, degree
     """K + diag I's lower triangle (upper zero) in a new buffer: the product's tiles with
     the kernel function applied as they are stored; the rbf kernel from squared
     distances summed directly (no |x|^2 + |y|^2 - 2 x.y cancellation)."""
-    K = take(ctx, N, N, "the kernel matrix").clear()
+    K = take(ctx, N, N, "the kernel matrix")
     uni = {"u_kind": KERNELS[kernel], "u_gamma": float(gamma), "u_coef0": float(coef0), "u_degree": int(degree),
            "u_diag": float(diag)}
     gemm(ctx, K, X, X, m=N, n=N, k=d, lower=True, dist2=kernel == "rbf", kernel=uni)
+    zero_upper(ctx, K, N)
     return K
 
 
@@ -119,7 +121,7 @@ def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=F
     try:
         K = kernel_buffer(ctx, X, N, d, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0)
         try:
-            return K.read()
+            return download(ctx, K)
         finally:
             K.give()
     finally:

@@ -9,7 +9,7 @@ import numpy as np
 from ..errors import NotPositiveDefiniteError
 from ..gl import Stopwatch
 from ..methods.resident import single_factor
-from .blas import diagonal, require, upload
+from .blas import diagonal, download, require, upload, write
 from .dense import adat_buffer, factor, kernel_buffer, solve_buffer
 
 
@@ -34,7 +34,7 @@ class NormalSystem:
         """A new A of the same shape (the mixed LP solver scales its rows each iteration)."""
         if A32.shape != (self.m, self.n):
             raise ValueError(f"A must stay {self.m}x{self.n}, got {A32.shape}")
-        self.A.write(A32)
+        write(self.ctx, self.A, A32)
 
     def factor(self, d32, *, pivot_floor: float | None = None, regularize: bool = False):
         """Form and factor A diag(d32) A^T; returns L's diagonal (the pivots)."""
@@ -55,7 +55,7 @@ class NormalSystem:
             Xt = upload(self.ctx, np.asarray(rhs, np.float32).reshape(1, -1), "rhs")
             try:
                 solve_buffer(self.ctx, self.L, Xt, self.m, 1, [False, True])
-                return Xt.read()[0].astype(np.float64)
+                return download(self.ctx, Xt)[0].astype(np.float64)
             finally:
                 Xt.give()
 
@@ -102,7 +102,7 @@ class KernelFactor:
             Xt = upload(self.ctx, np.ascontiguousarray(np.asarray(R, np.float32).T), "LS-SVM right-hand sides")
             try:
                 solve_buffer(self.ctx, self.L, Xt, self.N, R.shape[1], [False, True])
-                return np.ascontiguousarray(Xt.read().T).astype(np.float64)
+                return np.ascontiguousarray(download(self.ctx, Xt).T).astype(np.float64)
             finally:
                 Xt.give()
 

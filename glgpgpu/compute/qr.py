@@ -9,7 +9,7 @@ import numpy as np
 
 from ..gl import Stopwatch
 from ..layouts.scaling import power_of_two_scale, scale_r
-from .blas import require, take, upload
+from .blas import download, require, take, upload
 from .dense import solve_buffer
 
 NBQ = 32
@@ -70,8 +70,8 @@ def qr_raw(A32: np.ndarray, *, ctx):
     try:
         tau, T = factor_buffer(ctx, F, m, n)
         try:
-            out = F.read()
-            taus = tau.read()[0, :min(m, n)].copy()
+            out = download(ctx, F)
+            taus = download(ctx, tau)[0, :min(m, n)].copy()
         finally:
             tau.give()
             T.give()
@@ -110,7 +110,7 @@ def apply_q(F32: np.ndarray, tau32: np.ndarray, C32: np.ndarray, *, trans: bool 
     C = upload(ctx, C32, "C")
     try:
         _apply(ctx, F, tau, C, m, k, p, trans)
-        return C.read()
+        return download(ctx, C)
     finally:
         F.give()
         tau.give()
@@ -135,7 +135,7 @@ class QRFactor:
             with self.watch("factor"):
                 self.tau, self.T = factor_buffer(ctx, self.F, self.m, self.n)
             with self.watch("transfer"):
-                F = self.F.read()
+                F = download(self.ctx, self.F)
                 self.R = np.triu(F[:self.n]) * np.float32(sc)
                 self.L = upload(ctx, np.ascontiguousarray(self.R.T), "R^T")
         except BaseException:
@@ -148,7 +148,7 @@ class QRFactor:
             C = upload(self.ctx, np.asarray(y, np.float32).reshape(-1, 1), "y")
             try:
                 _apply(self.ctx, self.F, self.tau, C, self.m, min(self.m, self.n), 1, trans)
-                return C.read()[:, 0].astype(np.float64)
+                return download(self.ctx, C)[:, 0].astype(np.float64)
             finally:
                 C.give()
 
@@ -158,7 +158,7 @@ class QRFactor:
             Xt = upload(self.ctx, np.asarray(y, np.float32).reshape(1, -1), "y")
             try:
                 solve_buffer(self.ctx, self.L, Xt, self.n, 1, [not trans])
-                return Xt.read()[0].astype(np.float64)
+                return download(self.ctx, Xt)[0].astype(np.float64)
             finally:
                 Xt.give()
 

@@ -17,8 +17,11 @@ from ..errors import GLResourceError
 
 
 def leading(cols: int) -> int:
-    """The row stride of a matrix with `cols` columns: cols rounded up to 4."""
-    return max(4, -(-int(cols) // 4) * 4)
+    """The row stride of a matrix with `cols` columns: cols rounded up to 4, and 4 more
+    where that is a multiple of 256 floats (a power-of-two stride puts a column's
+    entries in one memory partition)."""
+    ld = max(4, -(-int(cols) // 4) * 4)
+    return ld + 4 if ld % 256 == 0 else ld
 
 
 class MatrixBuffer:
@@ -34,10 +37,11 @@ class MatrixBuffer:
 
     @property
     def nbytes(self) -> int:
-        return 4 * self.rows * self.ld
+        return 4 * self.rows * self.ld if self.ld >= self.cols else 4 * self.rows * self.cols
 
     def write(self, arr: np.ndarray) -> "MatrixBuffer":
-        """Upload a (rows, cols) array (converted to float32, zero padded to ld)."""
+        """Upload a (rows, cols) array (converted to float32, zero padded to ld on the
+        host; compute.blas.upload pads on the GPU instead)."""
         a = np.asarray(arr, np.float32)
         if a.shape != (self.rows, self.cols):
             a = a.reshape(self.rows, self.cols)
@@ -49,7 +53,8 @@ class MatrixBuffer:
         return self
 
     def read(self, out: np.ndarray | None = None) -> np.ndarray:
-        """The (rows, cols) float32 matrix, exactly as stored."""
+        """The (rows, cols) float32 matrix, exactly as stored (a host copy drops the
+        padding; compute.blas.download drops it on the GPU)."""
         whole = np.empty((self.rows, self.ld), np.float32)
         self.buf.read_into(whole, size=self.nbytes)
         if out is not None:
@@ -83,7 +88,7 @@ class BufferPool:
 
     def take(self, rows: int, cols: int, what: str = "matrix", ld: int | None = None) -> MatrixBuffer:
         ld = leading(cols) if ld is None else ld
-        nbytes = max(16, 4 * int(rows) * ld)
+        nbytes = max(16, -(-4 * int(rows) * ld // 16) * 16)
         buf = None
         for key, b in self._free.items():
             if b.size == nbytes:

@@ -48,7 +48,7 @@ THREADED_COPY_FROM = 12 << 20
 
 ENTRY_POINTS = ("glGenBuffers", "glBindBuffer", "glBufferStorage", "glMapBufferRange", "glUnmapBuffer",
                 "glDeleteBuffers", "glFenceSync", "glClientWaitSync", "glDeleteSync", "glTextureSubImage2D",
-                "glGetTextureSubImage", "glPixelStorei")
+                "glGetTextureSubImage", "glPixelStorei", "glCopyNamedBufferSubData")
 
 class StagingUnavailable(MemoryError):
     """The driver would not give a mapped buffer: transfers go the direct way instead."""
@@ -223,6 +223,44 @@ class Stager:
                                             FLOAT, nbytes, at)
             finally:
                 _gl("glBindBuffer")(PIXEL_PACK_BUFFER, 0)
+            queued.append((r0, r1, at, down.fence(at, nbytes)))
+
+        queue(*bands[0])
+        for j in range(len(bands)):
+            if j + 1 < len(bands):
+                queue(*bands[j + 1])
+            r0, r1, at, sync = queued.popleft()
+            nbytes = (r1 - r0) * row * 4
+            down.wait_for(sync)
+            copy_rows(out[r0:r1], down.bytes[at:at + nbytes].view(np.float32).reshape(r1 - r0, row))
+
+    def upload_buffer(self, dst_glo: int, arr: np.ndarray) -> None:
+        """A 2-D float32 array (rows may lie apart) into buffer dst_glo from offset 0,
+        row-major and compact: the host copy into the mapped ring, then the GPU's copy
+        (glCopyNamedBufferSubData), band by band."""
+        row = arr.shape[1]
+        up = self._fit("up", row, PIXEL_UNPACK_BUFFER, MAP_WRITE)
+        for r0, r1 in _bands(arr.shape[0], row * 4, up.nbytes // 2):
+            nbytes = (r1 - r0) * row * 4
+            at = up.take(nbytes)
+            copy_rows(up.bytes[at:at + nbytes].view(np.float32).reshape(r1 - r0, row), arr[r0:r1])
+            _gl("glCopyNamedBufferSubData")(up.name, dst_glo, at, r0 * row * 4, nbytes)
+            up.fence(at, nbytes)
+
+    def read_buffer(self, src_glo: int, out: np.ndarray) -> None:
+        """Buffer src_glo's first out.size floats (row-major, compact) into `out`: band
+        j copied out of its region while the GPU copies band j + 1 into the next."""
+        row = out.shape[1]
+        down = self._fit("down", row, PIXEL_PACK_BUFFER, MAP_READ)
+        bands = _bands(out.shape[0], row * 4, down.nbytes // 2)
+        queued = collections.deque()
+        down.wait_all()
+        down.head = 0
+
+        def queue(r0, r1):
+            nbytes = (r1 - r0) * row * 4
+            at = down.take(nbytes)
+            _gl("glCopyNamedBufferSubData")(src_glo, down.name, r0 * row * 4, at, nbytes)
             queued.append((r0, r1, at, down.fence(at, nbytes)))
 
         queue(*bands[0])

@@ -2,23 +2,31 @@
 // method="compute": the general product C = beta C + alpha (A diag(d)) B^T -- A D A^T, SYRK
 // and GEMM updates, the solves' block updates, the kernel matrix -- on the whole chip.
 // Tiling: a workgroup of 16 x 16 threads owns a BM x BN = 128 x 128 tile of C, each
-// thread an 8 x 8 register block (rows ty + 16 r, columns tx + 16 c); k runs in steps
-// of BK = 16 through shared memory (A's and B's slices, padded against bank conflicts).
+// thread an 8 x 8 register block (rows ty*4.. and 64 + ty*4.., columns likewise by tx,
+// so the shared-memory reads are vec4s without bank conflicts); k runs in steps of
+// BK = 16 through shared memory.
 // Storage: row-major float32 storage buffers, element (i, j) at off + i * ld + j.
-// Defines: TRANS_B (B held as k x n: element (j, k) at k * ldb + j), LOWER (only
-// j <= i: tiles above the diagonal return at once), USE_D (A's columns scaled by d),
-// DIST2 (sum (a - b)^2 instead of a b: squared distances, no cancellation), KERNEL
+// Defines: TRANS_B (B held as k x n: element (j, k) at k * ldb + j), LOWER (only the
+// tiles on or below the diagonal are dispatched; the diagonal tiles' upper parts are
+// written too -- every caller zeroes or ignores them: a branch that skipped them made
+// the kernel 9x slower on the H100), USE_D (A's columns scaled by d),
+// VEC4 (global loads four floats wide: the host sets it where offsets and strides
+// allow), DIST2 (sum (a - b)^2 instead of a b: squared distances, no cancellation), KERNEL
 // (kernel_value.glsl applied as the tile is stored -- rbf from DIST2's distances --
 // plus u_diag on the diagonal).
 layout(local_size_x = 16, local_size_y = 16) in;
 #define BM 128
 #define BN 128
 #define BK 16
-#define TM 8
-#define TN 8
+#ifdef VEC4
+// the same buffers read four floats at a time (offsets and row strides multiples of 4)
+layout(std430, binding = 0) readonly buffer ABuf { vec4 a4[]; };
+layout(std430, binding = 1) readonly buffer BBuf { vec4 b4[]; };
+#else
 layout(std430, binding = 0) readonly buffer ABuf { float a[]; };
 layout(std430, binding = 1) readonly buffer BBuf { float b[]; };
-layout(std430, binding = 2) buffer CBuf { float c[]; };
+#endif
+layout(std430, binding = 2) buffer CBuf { float c_[]; };
 #ifdef USE_D
 layout(std430, binding = 3) readonly buffer DBuf { float dv[]; };
 #endif
@@ -36,87 +44,162 @@ uniform float u_beta;   // 0: C is not read
 #ifdef KERNEL
 #include "kernel_value.glsl"
 #endif
-shared float As[BK][BM + 4];
-shared float Bs[BK][BN + 4];
+// A's and B's slices, k-major: thread (tx, ty) reads rows ty*4 .. +3 and 64 + ty*4 .. +3,
+// columns tx*4 .. +3 and 64 + tx*4 .. +3 as four vec4 loads per k (16 multiply-adds each)
+shared vec4 As[BK][BM / 4];
+shared vec4 Bs[BK][BN / 4];
+
+#ifdef VEC4
+// one k-slice of A and B: two vec4 of each per thread, loaded from global memory into
+// registers while the previous slice is multiplied (then stored to shared memory)
+vec4 masked(vec4 v, int first, int limit) {
+    return vec4(first < limit ? v.x : 0.0, first + 1 < limit ? v.y : 0.0,
+                first + 2 < limit ? v.z : 0.0, first + 3 < limit ? v.w : 0.0);
+}
+
+void load_slice(int k0, int tid, int row0, int col0, out vec4 ra[2], out vec4 rb[2]) {
+    for (int l = 0; l < 2; ++l) {
+        int e = tid + l * 256;
+        int r = e >> 2, gk = k0 + 4 * (e & 3);
+        int gi = row0 + r;
+        vec4 v = vec4(0.0);
+        if (gi < u_m && gk < u_k) {
+            v = masked(a4[(u_aoff + gi * u_lda + gk) >> 2], gk, u_k);
+#ifdef USE_D
+            v *= vec4(dv[gk], gk + 1 < u_k ? dv[gk + 1] : 0.0, gk + 2 < u_k ? dv[gk + 2] : 0.0,
+                      gk + 3 < u_k ? dv[gk + 3] : 0.0);
+#endif
+        }
+        ra[l] = v;
+#ifdef TRANS_B
+        int kk = e >> 5, gj = col0 + 4 * (e & 31), gk2 = k0 + kk;
+        rb[l] = (gj < u_n && gk2 < u_k) ? masked(b4[(u_boff + gk2 * u_ldb + gj) >> 2], gj, u_n) : vec4(0.0);
+#else
+        int gj = col0 + r;
+        rb[l] = (gj < u_n && gk < u_k) ? masked(b4[(u_boff + gj * u_ldb + gk) >> 2], gk, u_k) : vec4(0.0);
+#endif
+    }
+}
+
+void store_slice(int tid, vec4 ra[2], vec4 rb[2]) {
+    for (int l = 0; l < 2; ++l) {
+        int e = tid + l * 256;
+        int r = e >> 2, kk = 4 * (e & 3);
+        for (int c = 0; c < 4; ++c) As[kk + c][r >> 2][r & 3] = ra[l][c];
+#ifdef TRANS_B
+        Bs[e >> 5][e & 31] = rb[l];
+#else
+        for (int c = 0; c < 4; ++c) Bs[kk + c][r >> 2][r & 3] = rb[l][c];
+#endif
+    }
+}
+#define SLICE vec4 ra[2], rb[2]
+#else
+// one k-slice of A and B: 8 entries of each per thread, loaded from global memory into
+// registers while the previous slice is multiplied (then stored to shared memory)
+void load_slice(int k0, int tid, int row0, int col0, out float ra[8], out float rb[8]) {
+    for (int l = 0; l < 8; ++l) {
+        int e = tid + l * 256;
+        int r = e / BK, kk = e % BK;
+        int gi = row0 + r, gk = k0 + kk;
+        float v = 0.0;
+        if (gi < u_m && gk < u_k) {
+            v = a[u_aoff + gi * u_lda + gk];
+#ifdef USE_D
+            v *= dv[gk];
+#endif
+        }
+        ra[l] = v;
+#ifdef TRANS_B
+        int kk2 = e / BN, q = e % BN;
+        int gj = col0 + q, gk2 = k0 + kk2;
+        rb[l] = (gj < u_n && gk2 < u_k) ? b[u_boff + gk2 * u_ldb + gj] : 0.0;
+#else
+        int gj = col0 + r;
+        rb[l] = (gj < u_n && gk < u_k) ? b[u_boff + gj * u_ldb + gk] : 0.0;
+#endif
+    }
+}
+
+void store_slice(int tid, float ra[8], float rb[8]) {
+    for (int l = 0; l < 8; ++l) {
+        int e = tid + l * 256;
+        int r = e / BK, kk = e % BK;
+        As[kk][r >> 2][r & 3] = ra[l];
+#ifdef TRANS_B
+        int kk2 = e / BN, q = e % BN;
+        Bs[kk2][q >> 2][q & 3] = rb[l];
+#else
+        Bs[kk][r >> 2][r & 3] = rb[l];
+#endif
+    }
+}
+
+#define SLICE float ra[8], rb[8]
+#endif
 
 void main() {
     int tx = int(gl_LocalInvocationID.x);
     int ty = int(gl_LocalInvocationID.y);
     int tid = ty * 16 + tx;
+#ifdef LOWER
+    // only the tiles on or below the diagonal are dispatched: workgroup w is lower tile
+    // (ti, tj), w = ti (ti + 1) / 2 + tj
+    int w = int(gl_WorkGroupID.x);
+    int ti = int((sqrt(8.0 * float(w) + 1.0) - 1.0) * 0.5);
+    while (ti * (ti + 1) / 2 > w) --ti;
+    while ((ti + 1) * (ti + 2) / 2 <= w) ++ti;
+    int row0 = ti * BM;
+    int col0 = (w - ti * (ti + 1) / 2) * BN;
+#else
     int row0 = int(gl_WorkGroupID.y) * BM;
     int col0 = int(gl_WorkGroupID.x) * BN;
-#ifdef LOWER
-    if (col0 > row0 + BM - 1) return;      // the whole tile lies above the diagonal
 #endif
-    float acc[TM][TN];
-    for (int r = 0; r < TM; ++r)
-        for (int q = 0; q < TN; ++q)
-            acc[r][q] = 0.0;
+    vec4 acc[16];                          // acc[2 * r + h]: row r of the thread's 8, columns h*64 + tx*4 ..
+    for (int q = 0; q < 16; ++q) acc[q] = vec4(0.0);
+    SLICE;
+    load_slice(0, tid, row0, col0, ra, rb);
     for (int k0 = 0; k0 < u_k; k0 += BK) {
-        for (int l = 0; l < (BM * BK) / 256; ++l) {
-            int e = tid + l * 256;
-            int r = e / BK, kk = e % BK;
-            int gi = row0 + r, gk = k0 + kk;
-            float v = 0.0;
-            if (gi < u_m && gk < u_k) {
-                v = a[u_aoff + gi * u_lda + gk];
-#ifdef USE_D
-                v *= dv[gk];
+        store_slice(tid, ra, rb);
+        barrier();
+        if (k0 + BK < u_k) load_slice(k0 + BK, tid, row0, col0, ra, rb);
+        for (int kk = 0; kk < BK; ++kk) {
+            vec4 a0 = As[kk][ty], a1 = As[kk][16 + ty];
+            vec4 b0 = Bs[kk][tx], b1 = Bs[kk][16 + tx];
+            float ar[8] = float[8](a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w);
+            for (int r = 0; r < 8; ++r) {
+#ifdef DIST2
+                vec4 d0 = vec4(ar[r]) - b0, d1 = vec4(ar[r]) - b1;
+                acc[2 * r] = fma(d0, d0, acc[2 * r]);
+                acc[2 * r + 1] = fma(d1, d1, acc[2 * r + 1]);
+#else
+                acc[2 * r] = fma(vec4(ar[r]), b0, acc[2 * r]);
+                acc[2 * r + 1] = fma(vec4(ar[r]), b1, acc[2 * r + 1]);
 #endif
             }
-            As[kk][r] = v;
-        }
-        for (int l = 0; l < (BN * BK) / 256; ++l) {
-            int e = tid + l * 256;
-#ifdef TRANS_B
-            int kk = e / BN, q = e % BN;
-            int gj = col0 + q, gk = k0 + kk;
-            Bs[kk][q] = (gj < u_n && gk < u_k) ? b[u_boff + gk * u_ldb + gj] : 0.0;
-#else
-            int q = e / BK, kk = e % BK;
-            int gj = col0 + q, gk = k0 + kk;
-            Bs[kk][q] = (gj < u_n && gk < u_k) ? b[u_boff + gj * u_ldb + gk] : 0.0;
-#endif
-        }
-        barrier();
-        for (int kk = 0; kk < BK; ++kk) {
-            float ar[TM];
-            float br[TN];
-            for (int r = 0; r < TM; ++r) ar[r] = As[kk][ty + 16 * r];
-            for (int q = 0; q < TN; ++q) br[q] = Bs[kk][tx + 16 * q];
-            for (int r = 0; r < TM; ++r)
-                for (int q = 0; q < TN; ++q) {
-#ifdef DIST2
-                    float t = ar[r] - br[q];
-                    acc[r][q] = fma(t, t, acc[r][q]);
-#else
-                    acc[r][q] = fma(ar[r], br[q], acc[r][q]);
-#endif
-                }
         }
         barrier();
     }
-    for (int r = 0; r < TM; ++r) {
-        int i = row0 + ty + 16 * r;
-        if (i >= u_m) break;
-        for (int q = 0; q < TN; ++q) {
-            int j = col0 + tx + 16 * q;
-            if (j >= u_n) break;
-#ifdef LOWER
-            if (j > i) break;
-#endif
-            int at = u_coff + i * u_ldc + j;
-            float v = u_alpha * acc[r][q];
-            if (u_beta != 0.0) v += u_beta * c[at];
+    for (int r = 0; r < 8; ++r) {
+        int i = row0 + (r < 4 ? ty * 4 + r : 64 + ty * 4 + r - 4);
+        if (i >= u_m) continue;
+        for (int h = 0; h < 2; ++h)
+            for (int c = 0; c < 4; ++c) {
+                int j = col0 + h * 64 + tx * 4 + c;
+                if (j >= u_n) continue;
+                int at = u_coff + i * u_ldc + j;
+                float s = acc[2 * r + h][c];
+                float v = u_alpha * s;
+                if (u_beta != 0.0) v += u_beta * c_[at];
 #ifdef KERNEL
 #ifdef DIST2
-            v = kernel_value(-0.5 * v, 0.0, 0.0);    // rbf from the squared distance itself
+                v = kernel_value(-0.5 * v, 0.0, 0.0);    // rbf from the squared distance itself
 #else
-            v = kernel_value(v, 0.0, 0.0);
+                v = kernel_value(v, 0.0, 0.0);
 #endif
-            if (i == j) v += u_diag;
+                if (i == j) v += u_diag;
 #endif
-            c[at] = v;
-        }
+                c_[at] = v;
+            }
     }
 }

@@ -12,7 +12,7 @@ from bounds import check_adat, check_factor, gamma, spd
 from glgpgpu.compute import blas, dense, qr
 from glgpgpu.gl.buffers import leading
 
-EDGES = [1, 2, 3, 63, 64, 65, 127, 128, 129, 200]
+EDGES = [1, 2, 3, 63, 64, 65, 127, 128, 129, 200, 256]
 
 
 @pytest.mark.parametrize("m, n, k", [(1, 1, 1), (3, 5, 2), (127, 129, 17), (128, 128, 16), (129, 65, 33),
@@ -55,7 +55,7 @@ def test_adat_cholesky_solve_at_the_edges(ctx, rng, m):
     assert np.allclose(L64 @ (L64.T @ X), B, atol=1e-3 * np.abs(B).max() * m)
 
 
-@pytest.mark.parametrize("m, n", [(1, 1), (2, 3), (3, 2), (31, 33), (33, 31), (64, 64), (65, 97), (130, 40),
+@pytest.mark.parametrize("m, n", [(1, 1), (2, 3), (3, 2), (31, 33), (33, 31), (64, 64), (65, 97), (130, 40), (256, 60),
                                   (40, 130)])
 def test_qr_matches_lapack(ctx, rng, m, n):
     A = rng.standard_normal((m, n))

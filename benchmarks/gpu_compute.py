@@ -1,0 +1,126 @@
+"""method="compute" on a GPU machine, one run: the tiled product's kernel rate against
+cuBLAS sgemm (torch, TF32 off) and the compute stage's FMA ceiling; then the public calls
+end to end (numpy in, numpy out) for compute, blocked and the host / torch references:
+cholesky m = 4096, qr 4096^2, LS-SVM on a synthetic N = 16,384 (32 features, rbf) and
+on digits against scikit-learn's SVC.  Writes compute-<device>-<date>.csv into --out.
+    python benchmarks/gpu_compute.py [--out DIR] [--quick]"""
+import argparse
+import csv
+import datetime
+import os
+import time
+
+import numpy as np
+
+
+def best(fn, repeat=3):
+    fn()
+    ts = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t)
+    return min(ts)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default=os.environ.get("OUT", "benchmarks/results"), help="folder for the CSV")
+    ap.add_argument("--quick", action="store_true", help="small sizes (a CPU machine)")
+    args = ap.parse_args()
+    import glgpgpu
+    from glgpgpu.bench.common import device_slug
+    from glgpgpu.compute import blas
+
+    ctx = glgpgpu.get_context()
+    rows = []
+
+    def row(what, method, size, seconds, **extra):
+        r = dict(what=what, method=method, size=size, seconds=seconds, **extra)
+        rows.append(r)
+        print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in r.items()), flush=True)
+
+    print(ctx.caps.renderer, ctx.caps.version, flush=True)
+    rng = np.random.default_rng(0)
+    g = 1024 if args.quick else 8192
+    # -- the product's kernel alone --------------------------------------------------------
+    A = rng.standard_normal((g, g)).astype(np.float32)
+    a, c = blas.upload(ctx, A), blas.take(ctx, g, g)
+    for lower, name in ((False, "gemm"), (True, "syrk")):
+        def run():
+            blas.gemm(ctx, c, a, a, m=g, n=g, k=g, lower=lower)
+            ctx.finish()
+        t = best(run)
+        flops = (2 if not lower else 1) * g ** 3
+        row(f"{name} kernel", "compute", g, t, tflop_s=flops / t / 1e12)
+    a.give()
+    c.give()
+    try:
+        import torch
+        if torch.cuda.is_available():
+            torch.backends.cuda.matmul.allow_tf32 = False
+            x = torch.from_numpy(A).cuda()
+            t = best(lambda: (x @ x, torch.cuda.synchronize()))
+            row("gemm kernel", "torch-cublas", g, t, tflop_s=2 * g ** 3 / t / 1e12)
+    except ImportError:
+        torch = None
+    # -- Cholesky end to end ------------------------------------------------------------------
+    import scipy.linalg.lapack as lapack
+
+    m = 1024 if args.quick else 4096
+    X = rng.standard_normal((m, m)).astype(np.float32)
+    C = (X @ X.T / m + np.eye(m, dtype=np.float32)).astype(np.float32)
+    for method in ("compute", "blocked"):
+        t = best(lambda: glgpgpu.cholesky(C, method=method))
+        L = glgpgpu.cholesky(C, method=method).astype(np.float64)
+        row("cholesky e2e", method, m, t, rel_residual=float(np.abs(L @ L.T - C).max() / np.abs(C).max()))
+    row("cholesky e2e", "host spotrf", m, best(lambda: lapack.spotrf(C, lower=1)))
+    if torch is not None and torch.cuda.is_available():
+        row("cholesky e2e", "torch", m, best(lambda: torch.linalg.cholesky(torch.from_numpy(C).cuda()).cpu().numpy()))
+    # -- QR end to end -------------------------------------------------------------------------
+    Q = rng.standard_normal((m, m)).astype(np.float32)
+    for method in ("compute", "blocked"):
+        row("qr raw e2e", method, m, best(lambda: glgpgpu.qr(Q, mode="raw", method=method), 2))
+    row("qr raw e2e", "host sgeqrf", m, best(lambda: lapack.sgeqrf(Q), 2))
+    if torch is not None and torch.cuda.is_available():
+        row("qr raw e2e", "torch geqrf", m,
+            best(lambda: [v.cpu() for v in torch.geqrf(torch.from_numpy(Q).cuda())], 2))
+    # -- LS-SVM ------------------------------------------------------------------------------------
+    N, d = (2048, 32) if args.quick else (16384, 32)
+    Xs = rng.standard_normal((N, d))
+    ys = (Xs[:, 0] + 0.5 * Xs[:, 1] ** 2 > 0.5).astype(int)
+    for method in ("compute", "blocked"):
+        try:
+            t = best(lambda: glgpgpu.LSSVC(gamma=1 / d, C=10.0, method=method).fit(Xs, ys), 1)
+            model = glgpgpu.LSSVC(gamma=1 / d, C=10.0, method=method).fit(Xs, ys)
+            row("lssvc synthetic fit", method, N, t, train_accuracy=float(model.score(Xs, ys)))
+        except Exception as exc:          # noqa: BLE001 -- a failed row is reported, the run goes on
+            row("lssvc synthetic fit", method, N, float("nan"), error=str(exc)[:120])
+    try:
+        from sklearn import datasets
+        from sklearn.model_selection import train_test_split
+        from sklearn.preprocessing import StandardScaler
+        from sklearn.svm import SVC
+
+        Xd, yd = datasets.load_digits(return_X_y=True)
+        Xtr, Xte, ytr, yte = train_test_split(StandardScaler().fit_transform(Xd), yd, test_size=0.25, random_state=0)
+        for method in ("compute", "blocked"):
+            t = best(lambda: glgpgpu.LSSVC(method=method).fit(Xtr, ytr), 2)
+            acc = glgpgpu.LSSVC(method=method).fit(Xtr, ytr).score(Xte, yte)
+            row("lssvc digits fit", method, len(Xtr), t, test_accuracy=float(acc))
+        t = best(lambda: SVC().fit(Xtr, ytr), 2)
+        row("lssvc digits fit", "sklearn SVC", len(Xtr), t, test_accuracy=float(SVC().fit(Xtr, ytr).score(Xte, yte)))
+    except ImportError:
+        pass
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, f"compute-{device_slug(ctx)}-{datetime.date.today()}.csv")
+    keys = sorted({k for r in rows for k in r}, key=lambda k: list(rows[0]).index(k) if k in rows[0] else 99)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, keys)
+        w.writeheader()
+        w.writerows(rows)
+    print("wrote", path)
+
+
+if __name__ == "__main__":
+    main()

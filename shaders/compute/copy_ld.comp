@@ -1,0 +1,16 @@
+#version 430
+// method="compute": copy a rows x cols matrix between two row strides (data movement
+// only): compact transfers in and out, padded strides inside -- a power-of-two row
+// stride sends every row of a column to the same memory partition.
+layout(local_size_x = 16, local_size_y = 16) in;
+layout(std430, binding = 0) readonly buffer SBuf { float src[]; };
+layout(std430, binding = 1) writeonly buffer DBuf { float dst[]; };
+uniform int u_rows;
+uniform int u_cols;
+uniform int u_lds;
+uniform int u_ldd;
+
+void main() {
+    int j = int(gl_GlobalInvocationID.x), i = int(gl_GlobalInvocationID.y);
+    if (i < u_rows && j < u_cols) dst[i * u_ldd + j] = src[i * u_lds + j];
+}
