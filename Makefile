@@ -57,6 +57,7 @@ demo: check-egl $(STAMP)
 	$(PY) examples/qr_least_squares.py
 	$(PY) examples/lssvm_digits.py
 	$(PY) examples/tiled_cholesky.py
+	$(PY) examples/three_methods.py
 	$(VENV)/bin/glgpgpu demo --out demo_out
 
 test: check-egl check-xvfb $(STAMP)

@@ -2,8 +2,10 @@
 cuBLAS sgemm (torch, TF32 off) and the compute stage's FMA ceiling; then the public calls
 end to end (numpy in, numpy out) for compute, blocked and the host / torch references:
 cholesky m = 4096, qr 4096^2, LS-SVM on a synthetic N = 16,384 (32 features, rbf) and
-on digits against scikit-learn's SVC.  Writes compute-<device>-<date>.csv into --out.
-    python benchmarks/gpu_compute.py [--out DIR] [--quick]"""
+on digits against scikit-learn's SVC.  --tiled N: also glgpgpu.cholesky(A, method="compute")
+for an N x N SPD matrix beyond one storage buffer (tiles), end to end, with a probed
+backward error.  Writes compute-<device>-<date>.csv into --out.
+    python benchmarks/gpu_compute.py [--out DIR] [--quick] [--tiled N] [--only-tiled]"""
 import argparse
 import csv
 import datetime
@@ -27,9 +29,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.environ.get("OUT", "benchmarks/results"), help="folder for the CSV")
     ap.add_argument("--quick", action="store_true", help="small sizes (a CPU machine)")
+    ap.add_argument("--tiled", type=int, default=0, help="also the tiled Cholesky of this order (e.g. 60000)")
+    ap.add_argument("--only-tiled", action="store_true", help="skip everything but --tiled")
     args = ap.parse_args()
     import glgpgpu
-    from glgpgpu.bench.common import device_slug
     from glgpgpu.compute import blas
 
     ctx = glgpgpu.get_context()
@@ -42,6 +45,10 @@ def main():
 
     print(ctx.caps.renderer, ctx.caps.version, flush=True)
     rng = np.random.default_rng(0)
+    if args.tiled:
+        tiled_cholesky(args.tiled, rng, row)
+    if args.only_tiled:
+        return write(args, ctx, rows)
     g = 1024 if args.quick else 8192
     # -- the product's kernel alone --------------------------------------------------------
     A = rng.standard_normal((g, g)).astype(np.float32)
@@ -112,6 +119,12 @@ def main():
         row("lssvc digits fit", "sklearn SVC", len(Xtr), t, test_accuracy=float(SVC().fit(Xtr, ytr).score(Xte, yte)))
     except ImportError:
         pass
+    write(args, ctx, rows)
+
+
+def write(args, ctx, rows):
+    from glgpgpu.bench.common import device_slug
+
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, f"compute-{device_slug(ctx)}-{datetime.date.today()}.csv")
     keys = sorted({k for r in rows for k in r}, key=lambda k: list(rows[0]).index(k) if k in rows[0] else 99)
@@ -120,6 +133,37 @@ def main():
         w.writeheader()
         w.writerows(rows)
     print("wrote", path)
+
+
+def tiled_cholesky(N, rng, row):
+    """A = R + N I (R symmetric, entries in [-1, 1): SPD by diagonal dominance), factored
+    by the compute method on tiles, numpy in and numpy out; backward error probed with a
+    random x in float64, chunk by chunk (no N x N float64 temporary)."""
+    import glgpgpu
+
+    t = time.perf_counter()
+    A = rng.random((N, N), dtype=np.float32)
+    A *= 2
+    A -= 1
+    A[np.diag_indices(N)] += N
+    print(f"tiled: A ({N} x {N}) made on the host in {time.perf_counter() - t:.1f} s", flush=True)
+    t = time.perf_counter()
+    L = glgpgpu.cholesky(A, method="compute")
+    sec = time.perf_counter() - t
+    x = rng.standard_normal(N)
+    step = 4096
+    lt = np.zeros(N)                              # L^T x
+    for r0 in range(0, N, step):
+        lt += L[r0:r0 + step].astype(np.float64).T @ x[r0:r0 + step]
+    y = np.concatenate([L[r0:r0 + step].astype(np.float64) @ lt for r0 in range(0, N, step)])
+    ax = np.zeros(N)                              # A x from A's lower triangle (A is symmetric)
+    for r0 in range(0, N, step):
+        r1 = min(N, r0 + step)
+        block = A[r0:r1, :r1].astype(np.float64)
+        ax[r0:r1] += np.tril(block, r0) @ x[:r1]
+        ax[:r1] += np.tril(block, r0 - 1).T @ x[r0:r1]
+    err = float(np.linalg.norm(y - ax) / np.linalg.norm(ax))
+    row("tiled cholesky e2e", "compute", N, sec, backward_error=err)
 
 
 if __name__ == "__main__":

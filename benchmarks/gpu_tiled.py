@@ -32,20 +32,12 @@ p.add_argument("--jitter", type=float, default=0.1)
 p.add_argument("--e2e", action="store_true", help="also glgpgpu.cholesky(A) on the GPU-formed A, end to end")
 p.add_argument("--no-resident", action="store_true", help="skip the factorization of the resident tiles")
 p.add_argument("--csv", default=None)
-p.add_argument("--variant", default=None, help="the updates' blocked_adat, e.g. 16x8:FMA_CHAIN,ROWS_FROM_BUFFER=2")
 p.add_argument("--slab", type=int, default=None, help="TRSM slab width (blocked.tile_kernels.TRSM_SLAB)")
 p.add_argument("--profile", action="store_true", help="time POTRF / TRSM / update (waits at each phase)")
 p.add_argument("--profile-e2e", action="store_true", help="cProfile the end-to-end call (with --e2e): host hot spots")
 a = p.parse_args()
 if a.slab:
     tile_kernels.TRSM_SLAB = a.slab
-if a.variant:
-    from glgpgpu.blocked.sizes import ADAT_VARIANT
-
-    dims, _, flags = a.variant.partition(":")
-    tile_kernels.UPDATE_TILE = tuple(int(v) for v in dims.split("x"))
-    tile_kernels.UPDATE_VARIANT = dict(ADAT_VARIANT, **{f.partition("=")[0]: int(f.partition("=")[2] or 1)
-                                                        for f in filter(None, flags.split(","))})
 ctx = glgpgpu.get_context()
 fma = ceiling(ctx, repeat=2)["fma_tflop_s"]
 print(f"{ctx.caps.renderer}: fragment FMA ceiling {fma:.2f} TFLOP/s", flush=True)
@@ -64,7 +56,7 @@ for N in a.N:
         D[np.arange(g.size(I)), np.arange(g.size(I))] += a.jitter
         T.tiles[I, I].write(D.reshape(t, t // 4, 4))
     row = {"device": ctx.caps.renderer, "date": time.strftime("%Y-%m-%d"), "N": N, "tile": t, "tiles": g.count,
-           "update_variant": a.variant or "default",
+           "update_variant": "default",
            "trsm_slab": tile_kernels.TRSM_SLAB, "jitter": a.jitter, "form_LLt_s": t_form}
     flops = N ** 3 / 3
     A_low = T.read() if a.e2e else None          # the GPU-formed A (lower triangle), for the public call

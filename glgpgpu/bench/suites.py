@@ -13,6 +13,7 @@ from .cholesky import cholesky
 from .common import device_slug, plot, write_csv
 from .endtoend import end_to_end
 from .host import host_overhead
+from .ladder import ladder
 from .tune import tune_blocked
 
 
@@ -51,6 +52,10 @@ def run_suite(suite: str, sizes, repeat: int, out: Path, ctx=None) -> dict:
             rows += tune_blocked(ctx, m, repeat)
         result["files"].append(write_csv(rows, out / f"tune-{stem}.csv"))
         result["tune"] = rows
+    elif suite == "ladder":
+        rows = ladder(ctx, sizes, repeat, ceil)
+        result["files"].append(write_csv(rows, out / f"ladder-{stem}.csv"))
+        result["ladder"] = rows
     elif suite != "ceiling":
-        raise ValueError(f"unknown suite {suite!r}: ceiling, assembly, cholesky, tune, e2e, host")
+        raise ValueError(f"unknown suite {suite!r}: ceiling, assembly, cholesky, tune, e2e, host, ladder")
     return result

@@ -43,6 +43,10 @@ def run(args) -> int:
         print("the end-to-end targets, this run:")
         for line in acceptance(rows):
             print("  " + line)
+    if res.get("ladder"):
+        from ..bench.ladder import format_ladder
+
+        print(format_ladder(res["ladder"]))
     for r in res.get("tune", []):
         print(f"tune {r['kernel']:<9} m={r['m']} B={r['B']} P={r['P']}: {r['seconds']:.4f} s, "
               f"{r['tflop_s']:.3f} TFLOP/s")
@@ -52,8 +56,9 @@ def run(args) -> int:
 
 
 def register(sub):
-    s = sub.add_parser("bench", help="benchmarks: ceiling | assembly | cholesky | tune | e2e | host | wls | lp")
-    s.add_argument("suite", choices=["ceiling", "assembly", "cholesky", "tune", "e2e", "host", "wls", "lp"])
+    s = sub.add_parser("bench", help="benchmarks: ceiling | assembly | cholesky | tune | e2e | host | ladder | wls | lp")
+    s.add_argument("suite", choices=["ceiling", "assembly", "cholesky", "tune", "e2e", "host", "ladder", "wls", "lp"],
+                   help="ladder: paper / blocked / compute / host / torch per operation, with both FMA ceilings")
     s.add_argument("--sizes", default="64,128", help="comma-separated m (default 64,128)")
     s.add_argument("--repeat", type=int, default=2, help="timed runs per point (best is kept)")
     s.add_argument("--out", default="benchmarks/results", help="folder for CSV and PNG")

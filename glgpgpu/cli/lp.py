@@ -74,7 +74,7 @@ def register(sub):
     s.add_argument("--max-iter", type=int, default=None)
     s.add_argument("--device", choices=["gpu", "cpu64", "cpu32"], default="gpu",
                    help="where the vectors live (cpu64/cpu32: the numpy reference)")
-    s.add_argument("--method", choices=["paper", "blocked"], default=None,
+    s.add_argument("--method", choices=["paper", "blocked", "compute"], default=None,
                    help="paper kernels or the blocked fast path (default: blocked for a file, paper for --table)")
     s.add_argument("--table", type=int, help="3: reproduce Table 3 of the 2006 paper on the NETLIB set")
     s.add_argument("--problems", default=None, help="(--table, --netlib) comma-separated subset")

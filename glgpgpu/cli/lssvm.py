@@ -61,7 +61,7 @@ def register(sub):
     s.add_argument("--dataset", choices=["digits", "breast_cancer"], default="digits")
     s.add_argument("--thesis", choices=["fig7.8", "progress"], default=None)
     s.add_argument("--sizes", default="64,128,256", help="N for --thesis (comma-separated)")
-    s.add_argument("--method", choices=["auto", "paper", "blocked"], default="auto", help="Cholesky for fig7.8")
+    s.add_argument("--method", choices=["auto", "paper", "blocked", "compute"], default="auto", help="Cholesky for fig7.8")
     s.add_argument("--C", type=float, default=10.0)
     s.add_argument("--out", default="benchmarks/results")
     s.set_defaults(func=run)

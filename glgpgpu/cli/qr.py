@@ -17,7 +17,7 @@ def run(args) -> int:
     slug = device_slug(ctx)
     if args.table in ("1", "2", "both"):
         tables = (1, 2) if args.table == "both" else (int(args.table),)
-        methods = ("paper", "blocked") if args.method == "both" else (args.method,)
+        methods = {"both": ("paper", "blocked"), "all": ("paper", "blocked", "compute")}.get(args.method, (args.method,))
         rows, ceil = run_tables(ctx, tables=tables, methods=methods, scale=args.scale, repeat=args.repeat)
         print(f"Yeralan et al. (2015) Tables {tables} on {ctx.caps.renderer}, {stamp} (the paper: C2070, double precision)")
         print(format_tables(rows, ceil))
@@ -42,7 +42,8 @@ def register(sub):
     s = sub.add_parser("qr", help="Householder QR: Yeralan et al.'s Tables I/II, or least squares by QR vs normal equations")
     s.add_argument("--table", choices=["1", "2", "both", "ls"], default="both",
                    help="1: short and fat, 2: tall and skinny (Yeralan et al. 2015); ls: the 2008 Table 2 by QR vs Cholesky")
-    s.add_argument("--method", choices=["paper", "blocked", "both"], default="both")
+    s.add_argument("--method", choices=["paper", "blocked", "compute", "both", "all"], default="both",
+                   help="both: paper and blocked; all: the compute method too")
     s.add_argument("--scale", type=float, default=1.0, help="shrink the paper's shapes by this factor (CPU runs)")
     s.add_argument("--sizes", default="128,256", help="m for --table ls (comma-separated)")
     s.add_argument("--repeat", type=int, default=2)

@@ -27,7 +27,7 @@ def register(sub):
     s.add_argument("--table", type=int, choices=[1, 2], required=True)
     s.add_argument("--sizes", default="512,1024,1536,2048", help="comma-separated m (n = 2m)")
     s.add_argument("--packed", action="store_true", help="assemble and factor in the packed format")
-    s.add_argument("--method", choices=["paper", "blocked"], default="paper",
+    s.add_argument("--method", choices=["paper", "blocked", "compute"], default="paper",
                    help="paper (the reproduction, default) or the blocked fast path")
     s.add_argument("--out", default="benchmarks/results", help="folder for the CSV")
     s.set_defaults(func=run)

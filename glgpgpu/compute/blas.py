@@ -12,7 +12,9 @@ NB = 64                # the order of a diagonal block (potrf.comp, trsm_rows.co
 
 
 def require(ctx) -> None:
-    """Refuse a driver without compute shaders (GL 4.3), naming what is missing."""
+    """Make ctx current on this thread; refuse a driver without compute shaders (GL 4.3),
+    naming what is missing."""
+    ctx.make_current()
     if not ctx.caps.compute_shaders:
         raise RuntimeError(f"method='compute' needs OpenGL 4.3 compute shaders; {ctx.caps.renderer} offers "
                            f"{ctx.caps.version}. Use method='paper' (OpenGL 3.3).")
@@ -24,6 +26,7 @@ def upload(ctx, M: np.ndarray, what: str = "matrix") -> MatrixBuffer:
     out at the padded stride on the GPU."""
     M = np.ascontiguousarray(M, np.float32)
     rows, cols = M.shape
+    ctx.make_current()
     _check_bytes(ctx, rows, cols, what)
     out = ctx.buffers.take(rows, cols, what)
     write(ctx, out, M)
@@ -33,6 +36,7 @@ def upload(ctx, M: np.ndarray, what: str = "matrix") -> MatrixBuffer:
 def _put(ctx, buf, M: np.ndarray) -> None:
     """Compact rows of M into a buffer: through the context's mapped staging ring on a
     hardware driver (gl/staging.py), else the driver's own copy."""
+    ctx.make_current()
     stager = ctx.stager
     if stager is not None:
         try:
@@ -40,10 +44,11 @@ def _put(ctx, buf, M: np.ndarray) -> None:
             return
         except StagingUnavailable:
             ctx.staging = False
-    buf.write(M)
+    buf.write(np.ascontiguousarray(M))
 
 
 def _get(ctx, buf, out: np.ndarray) -> None:
+    ctx.make_current()
     stager = ctx.stager
     if stager is not None:
         try:
@@ -55,41 +60,68 @@ def _get(ctx, buf, out: np.ndarray) -> None:
 
 
 def write(ctx, dst: MatrixBuffer, M: np.ndarray) -> None:
-    """M (rows x cols) into dst, through a compact buffer and one copy on the GPU."""
-    M = np.ascontiguousarray(M, np.float32).reshape(dst.rows, dst.cols)
-    if dst.ld == dst.cols:
+    """M (rows x cols, or fewer: the top left block) into dst, through a compact buffer
+    and one copy on the GPU.  M may be a strided view (the staged copy reads it as it is)."""
+    M = np.asarray(M, np.float32)
+    if M.ndim == 1:
+        M = M.reshape(dst.rows, dst.cols)
+    rows, cols = M.shape
+    if dst.ld == cols and rows <= dst.rows:
         _put(ctx, dst.buf, M)
         return
-    tmp = ctx.buffers.take(dst.rows, dst.cols, "a transfer", ld=dst.cols)
+    tmp = ctx.buffers.take(rows, cols, "a transfer", ld=cols)
     try:
         _put(ctx, tmp.buf, M)
-        _copy(ctx, tmp, dst)
+        _copy(ctx, tmp, dst, rows, cols)
     finally:
         tmp.give()
 
 
-def download(ctx, src: MatrixBuffer, out: np.ndarray | None = None) -> np.ndarray:
-    """The (rows x cols) float32 matrix, compacted on the GPU and read straight into out."""
+def download(ctx, src: MatrixBuffer, out: np.ndarray | None = None, rows: int | None = None,
+             cols: int | None = None) -> np.ndarray:
+    """The top left rows x cols (all of src by default) as float32, compacted on the GPU
+    and read straight into out."""
+    rows, cols = rows or src.rows, cols or src.cols
     if out is None:
-        out = np.empty((src.rows, src.cols), np.float32)
-    if src.ld == src.cols:
+        out = np.empty((rows, cols), np.float32)
+    if src.ld == cols:
         _get(ctx, src.buf, out)
         return out
-    tmp = ctx.buffers.take(src.rows, src.cols, "a transfer", ld=src.cols)
+    tmp = ctx.buffers.take(rows, cols, "a transfer", ld=cols)
     try:
-        _copy(ctx, src, tmp)
+        _copy(ctx, src, tmp, rows, cols)
         _get(ctx, tmp.buf, out)
     finally:
         tmp.give()
     return out
 
 
-def _copy(ctx, src: MatrixBuffer, dst: MatrixBuffer) -> None:
-    ctx.kernels.dispatch("copy_ld", (-(-src.cols // 16), -(-src.rows // 16)), buffers={0: src.buf, 1: dst.buf},
-                         uniforms={"u_rows": src.rows, "u_cols": src.cols, "u_lds": src.ld, "u_ldd": dst.ld})
+def _copy(ctx, src: MatrixBuffer, dst: MatrixBuffer, rows: int | None = None, cols: int | None = None) -> None:
+    """The top left rows x cols (src's all by default) from src into dst, on the GPU."""
+    rows, cols = rows or src.rows, cols or src.cols
+    ctx.kernels.dispatch("copy_ld", (-(-cols // 16), -(-rows // 16)), buffers={0: src.buf, 1: dst.buf},
+                         uniforms={"u_rows": rows, "u_cols": cols, "u_lds": src.ld, "u_ldd": dst.ld})
+
+
+def fill(ctx, A: MatrixBuffer, value: float = 0.0) -> MatrixBuffer:
+    """Every float of A (padding included) set to value, on the GPU."""
+    count = A.rows * A.ld
+    groups = -(-count // 256)
+    ctx.kernels.dispatch("fill", (min(groups, 65535), -(-groups // 65535), 1), buffers={0: A.buf},
+                         uniforms={"u_count": count, "u_value": float(value)})
+    return A
+
+
+def transpose(ctx, A: MatrixBuffer, n: int) -> MatrixBuffer:
+    """A new n x n buffer holding A's leading n x n transposed; give it back."""
+    out = ctx.buffers.take(n, n, "a transposed tile")
+    ctx.kernels.dispatch("transpose", (-(-n // 16), -(-n // 16)), buffers={0: A.buf, 1: out.buf},
+                         uniforms={"u_n": n, "u_lds": A.ld, "u_ldd": out.ld})
+    return out
 
 
 def take(ctx, rows: int, cols: int, what: str = "matrix") -> MatrixBuffer:
+    ctx.make_current()
     _check_bytes(ctx, rows, cols, what)
     return ctx.buffers.take(rows, cols, what)
 
@@ -150,12 +182,14 @@ def potrf_block(ctx, A: MatrixBuffer, k0: int, nb: int, *, pivot_floor=None, reg
                                    "u_regularize": int(bool(regularize))})
 
 
-def trsm_rows(ctx, A: MatrixBuffer, k0: int, nb: int, r0: int, rows: int) -> None:
-    """A[r0:r0+rows, k0:k0+nb] := that block times L11^-T, L11 = the factored block at (k0, k0)."""
+def trsm_rows(ctx, A: MatrixBuffer, k0: int, nb: int, r0: int, rows: int, L: MatrixBuffer | None = None) -> None:
+    """A[r0:r0+rows, k0:k0+nb] := that block times L11^-T, L11 = the factored block at
+    (k0, k0) of L (A itself by default)."""
     if rows <= 0:
         return
-    ctx.kernels.dispatch("trsm_rows", (-(-rows // 64), 1, 1), buffers={0: A.buf}, defines={"NB": NB},
-                         uniforms={"u_loff": k0 * A.ld + k0, "u_aoff": r0 * A.ld + k0, "u_ld": A.ld,
+    L = A if L is None else L
+    ctx.kernels.dispatch("trsm_rows", (-(-rows // 64), 1, 1), buffers={0: A.buf, 1: L.buf}, defines={"NB": NB},
+                         uniforms={"u_loff": k0 * L.ld + k0, "u_ldl": L.ld, "u_aoff": r0 * A.ld + k0, "u_ld": A.ld,
                                    "u_nb": nb, "u_rows": rows})
 
 

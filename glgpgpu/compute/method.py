@@ -1,7 +1,7 @@
 """method="compute": GL compute shaders behind the methods' contract (methods/contract.py)."""
 from __future__ import annotations
 
-from . import dense, normal, qr
+from . import normal, qr, tiled
 
 
 class ComputeMethod:
@@ -12,16 +12,16 @@ class ComputeMethod:
     name = "compute"
 
     def adat(self, A, d2, *, packed=False, ctx):
-        return dense.adat(A, d2, packed=packed, ctx=ctx)
+        return tiled.adat(A, d2, packed=packed, ctx=ctx)
 
     def cholesky(self, C, *, packed=False, variant="outer", ctx):
-        return dense.cholesky(C, packed=packed, variant=variant, ctx=ctx)
+        return tiled.cholesky(C, packed=packed, variant=variant, ctx=ctx)
 
     def solve(self, L, B, steps, *, packed=False, ctx):
-        return dense.solve(L, B, steps, packed=packed, ctx=ctx)
+        return tiled.solve(L, B, steps, packed=packed, ctx=ctx)
 
     def kernel_matrix(self, X, *, kernel, gamma, degree, coef0, packed=False, ctx):
-        return dense.kernel_matrix(X, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, packed=packed, ctx=ctx)
+        return tiled.kernel_matrix(X, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, packed=packed, ctx=ctx)
 
     def qr_raw(self, A, *, ctx):
         return qr.qr_raw(A, ctx=ctx)
@@ -33,16 +33,16 @@ class ComputeMethod:
         return qr.qr_batched(mats, ctx=ctx)
 
     def normal_system(self, A, *, packed=False, variant="outer", ctx, watch=None):
-        return normal.normal_system(A, packed=packed, variant=variant, ctx=ctx, watch=watch)
+        return tiled.normal_system(A, packed=packed, variant=variant, ctx=ctx, watch=watch)
 
     def normal_factor(self, A, d, *, packed=False, ctx, watch=None):
-        return normal.normal_factor(A, d, packed=packed, ctx=ctx, watch=watch)
+        return tiled.normal_factor(A, d, packed=packed, ctx=ctx, watch=watch)
 
     def resident_normal(self, V, A_tex, A_host, *, packed=False, variant="outer"):
         return normal.ResidentNormal(V, A_tex, A_host, packed=packed, variant=variant)
 
     def kernel_factor(self, X, *, kernel, gamma, degree, coef0, diag, packed=False, ctx, watch=None):
-        return normal.KernelFactor(X, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, diag=diag,
+        return tiled.kernel_factor(X, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, diag=diag,
                                    packed=packed, ctx=ctx, watch=watch)
 
     def qr_factor(self, A, *, ctx, watch=None):

@@ -79,8 +79,9 @@ class BufferPool:
     """Storage buffers reused by byte size; what waits in the pool is trimmed, least
     recently given first, past `keep_bytes`."""
 
-    def __init__(self, gl, keep_bytes: int = 1 << 30):
+    def __init__(self, gl, keep_bytes: int = 1 << 30, activate=lambda: None):
         self.gl = gl
+        self.activate = activate          # makes the owning context current (GL objects belong to it)
         self.keep_bytes = keep_bytes
         self._free: OrderedDict = OrderedDict()       # id -> buffer, oldest first
         self._held = 0
@@ -108,12 +109,15 @@ class BufferPool:
         self.outstanding -= 1
         self._free[id(buf)] = buf
         self._held += buf.size
+        if self._held > self.keep_bytes:
+            self.activate()
         while self._held > self.keep_bytes and self._free:
             _, old = self._free.popitem(last=False)
             self._held -= old.size
             old.release()
 
     def release(self) -> None:
+        self.activate()
         for b in self._free.values():
             b.release()
         self._free.clear()

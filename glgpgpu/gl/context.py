@@ -128,7 +128,7 @@ class Context:
         self.programs = ProgramCache(self.gl)
         self.geometry = GeometryStore(self.gl)
         self.pool = TexturePool(self)
-        self.buffers = BufferPool(self.gl)            # the compute method's storage buffers
+        self.buffers = BufferPool(self.gl, activate=self.make_current)   # the compute method's storage buffers
         self.kernels = Kernels(self, self.programs, self.geometry)
         # transfers through mapped buffers (gl/staging.py): None = on hardware drivers
         # that have GL 4.5; True / False forces it (tests force it on llvmpipe), as does

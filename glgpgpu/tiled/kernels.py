@@ -35,6 +35,12 @@ class TileKernels:
     def __init__(self, ctx):
         self.ctx = ctx
 
+    @staticmethod
+    def max_order(ctx) -> int:
+        """The largest tile order this storage holds on the context (the texture limit
+        by default; storage buffers have their own)."""
+        return ctx.max_texture_size
+
     # -- storage ------------------------------------------------------------------
     def zeros(self, t: int):
         """A t x t tile of zeros."""

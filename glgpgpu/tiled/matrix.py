@@ -12,7 +12,7 @@ from ..layouts.tiles import TileGrid, tile_order
 def tile_grid(ctx, m: int, ops) -> TileGrid:
     """The grid an m x m matrix gets with `ops`'s kernels on this context: one tile when
     it fits, else tiles of layouts.tiles's order (a multiple of ops.multiple)."""
-    return TileGrid(m, tile_order(m, ctx.max_texture_size, multiple=ops.multiple))
+    return TileGrid(m, tile_order(m, min(ctx.max_texture_size, ops.max_order(ctx)), multiple=ops.multiple))
 
 
 class TiledLower:

@@ -1,13 +1,16 @@
 #version 430
 // method="compute": the panel below a factored diagonal block, L21 = A21 L11^-T, in
-// place: one thread per row, forward substitution against L11 held in shared memory.
+// place: one thread per row, forward substitution against L11 held in shared memory
+// (L11 from LBuf: the same buffer inside one matrix, the diagonal tile for a tiled one).
 layout(local_size_x = 64) in;
 #ifndef NB
 #define NB 64
 #endif
 layout(std430, binding = 0) buffer ABuf { float a[]; };
-uniform int u_loff;     // element (k0, k0): L11
-uniform int u_aoff;     // element (r0, k0): the first row of A21
+layout(std430, binding = 1) readonly buffer LBuf { float l[]; };
+uniform int u_loff;     // element (k0, k0) of L: L11
+uniform int u_ldl;
+uniform int u_aoff;     // element (r0, k0) of A: the first row of A21
 uniform int u_ld;
 uniform int u_nb;
 uniform int u_rows;
@@ -17,7 +20,7 @@ void main() {
     int t = int(gl_LocalInvocationIndex);
     for (int e = t; e < u_nb * u_nb; e += 64) {
         int i = e / u_nb, j = e % u_nb;
-        Ls[i][j] = (j <= i) ? a[u_loff + i * u_ld + j] : 0.0;
+        Ls[i][j] = (j <= i) ? l[u_loff + i * u_ldl + j] : 0.0;
     }
     barrier();
     int i = int(gl_GlobalInvocationID.x);

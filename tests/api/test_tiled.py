@@ -13,7 +13,7 @@ from glgpgpu.dispatch import implementation
 from bounds import check_adat, check_factor, residual_ok, spd
 
 SIZES = [17, 31, 32, 33, 40, 47]
-METHODS = ["paper", "blocked"]
+METHODS = ["paper", "blocked", "compute"]
 
 
 @pytest.fixture(scope="module")

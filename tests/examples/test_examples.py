@@ -12,6 +12,7 @@ import pytest
     ("examples/qr_least_squares.py", ["6"]),
     ("examples/lssvm_digits.py", []),
     ("examples/tiled_cholesky.py", ["100", "32"]),
+    ("examples/three_methods.py", ["40"]),
 ])
 def test_example(ctx, script, args, tmp_path, monkeypatch, capsys):
     from pathlib import Path

@@ -1,0 +1,115 @@
+"""The compute method's tile operations (the TileKernels contract of glgpgpu.tiled):
+tiles are storage buffers, so the same tile algorithms factor, solve and form
+matrices beyond one buffer.  POTRF is the one-buffer blocked Cholesky, TRSM the
+panel kernel against the diagonal tile plus the product for the columns after each
+block, SYRK/GEMM and the solves' products the tiled product (gemm.comp)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..gl.buffers import leading
+from ..tiled import TileKernels
+from . import blas
+from .blas import NB, diagonal, download, gemm, transpose, trsm_rows, upload, write, zero_upper
+from .dense import factor, solve_buffer
+
+
+class ComputeTiles(TileKernels):
+    name = "compute"
+    multiple = 4                    # rows start on 16-byte boundaries (the blocks inside a tile may be partial)
+    band_texels = 1
+
+    @staticmethod
+    def max_order(ctx) -> int:
+        """The largest tile order one storage buffer holds (with its padded stride)."""
+        lim = ctx.caps.max_storage_block or (1 << 27)
+        t = int(math.isqrt(lim // 4)) - 8
+        return max(NB, (t // NB) * NB)
+
+    # -- storage ------------------------------------------------------------------
+    def zeros(self, t):
+        return blas.fill(self.ctx, blas.take(self.ctx, t, t, "tile"), 0.0)
+
+    def upload(self, block, t, *, diagonal):
+        tile = blas.take(self.ctx, t, t, "tile")
+        if block.shape != (t, t):
+            blas.fill(self.ctx, tile, 0.0)
+        write(self.ctx, tile, block)
+        return tile
+
+    def upload_band(self, band, t):
+        return upload(self.ctx, band, "A rows of a tile")
+
+    def d_row(self, values):
+        return upload(self.ctx, np.asarray(values, np.float32).reshape(1, -1), "d")
+
+    def read(self, tex, t, buf=None):
+        return download(self.ctx, tex, buf, t, t)
+
+    def read_lower(self, tex, m, *, upper_zero):
+        if not upper_zero:
+            zero_upper(self.ctx, tex, m)
+        return download(self.ctx, tex, None, m, m)
+
+    def zero_upper(self, tex, t):
+        zero_upper(self.ctx, tex, t)
+        return tex
+
+    def give(self, *buffers) -> None:
+        for b in buffers:
+            if b is not None:
+                b.give()
+
+    def tile_bytes(self, t: int) -> int:
+        return 4 * t * leading(t)
+
+    # -- the tile operations ----------------------------------------------------------
+    def potrf(self, tex, m, *, pivot_floor=None, regularize=False):
+        factor(self.ctx, tex, m, pivot_floor=pivot_floor, regularize=regularize)
+        zero_upper(self.ctx, tex, m)             # the tile reads back as a lower triangle
+        return tex, diagonal(self.ctx, tex, m)
+
+    def trsm(self, l_tex, m, a_tex, t, rows):
+        """X = A L^-T in place, 64 columns at a time: the panel kernel against the
+        diagonal block, then the product for the columns after it."""
+        for k0 in range(0, m, NB):
+            nb = min(NB, m - k0)
+            trsm_rows(self.ctx, a_tex, k0, nb, 0, rows, L=l_tex)
+            if k0 + nb < m:
+                gemm(self.ctx, a_tex, a_tex, l_tex, m=rows, n=m - k0 - nb, k=nb, alpha=-1.0, beta=1.0,
+                     a_at=(0, k0), b_at=(k0 + nb, k0), c_at=(0, k0 + nb))
+        return a_tex
+
+    def update(self, c_tex, r_tex, s_tex, d_tex, *, t, diagonal, rows, cols, k_end, first=False):
+        gemm(self.ctx, c_tex, r_tex, s_tex, m=rows, n=rows if diagonal else cols, k=k_end, d=d_tex,
+             beta=0.0 if first else 1.0, lower=diagonal)
+        if diagonal:                 # the product writes the diagonal tile whole: keep its upper part zero
+            zero_upper(self.ctx, c_tex, rows)
+        return c_tex
+
+    def transpose(self, tex, t):
+        return transpose(self.ctx, tex, t)
+
+    # -- the solves -----------------------------------------------------------------
+    def substitute(self, l_tex, m, t, B, steps):
+        Xt = upload(self.ctx, np.ascontiguousarray(np.asarray(B, np.float32).T), "tile right-hand sides")
+        try:
+            solve_buffer(self.ctx, l_tex, Xt, m, B.shape[1], steps)
+            return np.ascontiguousarray(download(self.ctx, Xt).T)
+        finally:
+            Xt.give()
+
+    def products(self, ops, ys, t, rows, nrhs):
+        out = blas.take(self.ctx, rows, nrhs, "tile products")
+        held = [out]
+        try:
+            for q, (op, y) in enumerate(zip(ops, ys)):
+                yb = upload(self.ctx, y, "solved part")
+                held.append(yb)
+                gemm(self.ctx, out, op, yb, m=rows, n=nrhs, k=y.shape[0], beta=0.0 if q == 0 else 1.0, trans_b=True)
+            return download(self.ctx, out)
+        finally:
+            for b in held:
+                b.give()

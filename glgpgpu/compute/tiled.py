@@ -1,0 +1,143 @@
+"""The compute method's operations for matrices of any order: one storage buffer
+when the matrix fits (dense.py, normal.py), else glgpgpu.tiled's algorithms on
+buffer tiles (ComputeTiles) -- the same tile algorithms as the fragment methods."""
+from __future__ import annotations
+
+
+from ..gl import Stopwatch, memory
+from ..methods.resident import single_factor
+from ..tiled import TiledFactor, TiledLower, TiledNormalSystem, adat_tiled, factor, solve_tiled, tile_grid, \
+    upload_checked
+from ..tiled.cholesky import cholesky_bytes
+from . import dense, normal
+from .blas import gemm, require, upload
+from .dense import KERNELS
+from .tile_kernels import ComputeTiles
+
+
+def fits_one(ctx, m: int) -> bool:
+    """An m x m matrix fits one storage buffer (and the context's tile limit, which
+    tests lower to exercise the tiles)."""
+    return m <= min(ctx.max_texture_size, ComputeTiles.max_order(ctx))
+
+
+def _checks(ctx, packed, variant="outer"):
+    require(ctx)
+    dense._refuse_packed(packed, variant)
+
+
+def cholesky(C, *, packed=False, variant="outer", ctx):
+    _checks(ctx, packed, variant)
+    if fits_one(ctx, C.shape[0]):
+        return dense.cholesky(C, ctx=ctx)
+    T = upload_checked(ctx, C, ComputeTiles(ctx), "the Cholesky factorization")
+    try:
+        factor(T)
+        T.clear_upper()
+        return T.read()
+    finally:
+        T.release()
+
+
+def solve(L, B, steps, *, packed=False, ctx):
+    _checks(ctx, packed)
+    if fits_one(ctx, L.shape[0]):
+        return dense.solve(L, B, steps, ctx=ctx)
+    T = upload_checked(ctx, L, ComputeTiles(ctx), "triangular solves")
+    try:
+        return solve_tiled(T, B, steps)
+    finally:
+        T.release()
+
+
+def adat(A, d2, *, packed=False, ctx):
+    _checks(ctx, packed)
+    m = A.shape[0]
+    if fits_one(ctx, m) and fits_one(ctx, A.shape[1]):
+        return dense.adat(A, d2, ctx=ctx)
+    ops = ComputeTiles(ctx)
+    T = adat_tiled(ctx, A, d2, tile_grid(ctx, m, ops).t, ops)
+    try:
+        return T.read()
+    finally:
+        T.release()
+
+
+class TiledComputeNormal(TiledNormalSystem):
+    """The normal equations on buffer tiles (m beyond one buffer)."""
+
+    def __init__(self, A32, *, packed=False, variant="outer", ctx, watch=None):
+        _checks(ctx, packed, variant)
+        ops = ComputeTiles(ctx)
+        super().__init__(A32, ops, tile_grid(ctx, A32.shape[0], ops).t, watch=watch)
+
+
+def normal_system(A32, *, packed=False, variant="outer", ctx, watch=None):
+    cls = normal.NormalSystem if fits_one(ctx, A32.shape[0]) and fits_one(ctx, A32.shape[1]) else TiledComputeNormal
+    return cls(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
+
+
+def normal_factor(A32, d32, *, packed=False, ctx, watch=None):
+    if fits_one(ctx, A32.shape[0]) and fits_one(ctx, A32.shape[1]):
+        return normal.NormalFactor(A32, d32, packed=packed, ctx=ctx, watch=watch)
+    return _TILED_FACTOR(A32, d32, packed=packed, ctx=ctx, watch=watch)
+
+
+def kernel_tiles(X32, *, kernel, gamma, degree, coef0, diag, ctx, watch=None) -> TiledLower:
+    """K + diag I's lower tiles: tile (I, J) is the product of X's row bands I and J with
+    the kernel function applied as it is stored (rbf from squared distances), diag on
+    the diagonal tiles only, zeros above the diagonal.  Release when done."""
+    N, d = X32.shape
+    ops = ComputeTiles(ctx)
+    g = tile_grid(ctx, N, ops)
+    memory.require(ctx, cholesky_bytes(g, ops.tile_bytes(g.t)) + g.count * g.t * d * 4,
+                   f"the LS-SVM kernel matrix of {N} points on {g.count}^2 tiles")
+    T = TiledLower.zeros(ctx, g, ops)
+    uni = {"u_kind": KERNELS[kernel], "u_gamma": float(gamma), "u_coef0": float(coef0), "u_degree": int(degree)}
+    bands = []
+    try:
+        with (watch or Stopwatch(ctx, enabled=False))("form"):
+            bands = [upload(ctx, X32[g.span(I)], f"X rows of tile {I}") for I in range(g.count)]
+            for I, J in g.lower():
+                gemm(ctx, T.tiles[I, J], bands[I], bands[J], m=g.size(I), n=g.size(J), k=d, dist2=kernel == "rbf",
+                     lower=I == J, kernel=dict(uni, u_diag=float(diag) if I == J else 0.0))
+            T.clear_upper()
+    except BaseException:
+        T.release()
+        raise
+    finally:
+        ops.give(*bands)
+    return T
+
+
+class TiledKernelFactor(TiledFactor):
+    """K + diag I on buffer tiles (kernel_tiles), factored and solved by glgpgpu.tiled."""
+
+    def __init__(self, X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx, watch=None):
+        _checks(ctx, packed)
+        self.ctx = ctx
+        self.watch = watch or Stopwatch(ctx, enabled=False)
+        self.N = X32.shape[0]
+        self.T = kernel_tiles(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, diag=diag, ctx=ctx,
+                              watch=self.watch)
+        self.factor_tiles()
+
+
+def kernel_factor(X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx, watch=None):
+    cls = normal.KernelFactor if fits_one(ctx, X32.shape[0]) else TiledKernelFactor
+    return cls(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, diag=diag, packed=packed, ctx=ctx,
+               watch=watch)
+
+
+def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=False, ctx):
+    _checks(ctx, packed)
+    if fits_one(ctx, X32.shape[0]):
+        return dense.kernel_matrix(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, ctx=ctx)
+    T = kernel_tiles(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, diag=0.0, ctx=ctx)
+    try:
+        return T.read()
+    finally:
+        T.release()
+
+
+_TILED_FACTOR = single_factor(TiledComputeNormal)
