@@ -12,7 +12,11 @@ def run(args) -> int:
             ("max texture size", c.max_texture_size),
             ("max viewport", "x".join(str(v) for v in c.max_viewport)),
             ("float32 render targets", "yes" if c.float_render_targets else "NO"),
-            ("largest m (full / packed)", f"{c.max_texture_size} / {c.max_texture_size - 1}"),
+            ("one texture holds (full / packed)", f"m <= {c.max_texture_size} / {c.max_texture_size - 1}; larger "
+                                                  "full matrices are stored as tiles (packed: one texture only)"),
+            ("methods", "paper (GL 3.3)" + (", blocked (GL 4.3 image load/store)" if c.image_load_store else "")
+             + (", compute (GL 4.3 compute shaders)" if c.compute_shaders else
+                "; compute: not here (needs GL 4.3 compute shaders)")),
             ("transfers", "through mapped buffers (gl/staging.py)" if ctx.stager is not None else
              "direct (the driver's own copies; GLGPGPU_STAGING=1 forces mapped buffers)")]
     width = max(len(r[0]) for r in rows)

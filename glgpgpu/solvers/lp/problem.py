@@ -14,9 +14,11 @@ MPS files are read by HiGHS (highspy); no MPS parser is written here.
 """
 from __future__ import annotations
 
+import contextlib
 import gzip
 import numbers
 import os
+import sys
 import tempfile
 from dataclasses import dataclass, field
 
@@ -44,13 +46,34 @@ class GeneralLP:
         return self.A.shape
 
 
+@contextlib.contextmanager
+def _quiet_stdout():
+    """Send what C code writes to stdout (file descriptor 1) to /dev/null meanwhile: the
+    library prints nothing unasked."""
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:                           # no stdout to silence
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+
+
 def from_mps(path: str) -> GeneralLP:
     """Read an MPS file (plain or .gz) with HiGHS."""
     highspy = optional_import("highspy", "lp", "reading MPS files")
 
     if not os.path.isfile(path):
         raise MissingFileError(2, f"no such MPS file: {path}", path)
-    h = highspy.Highs()
+    with _quiet_stdout():                     # HiGHS prints its banner as it is made, before any option
+        h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     tmp = None
     try:

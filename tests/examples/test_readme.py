@@ -1,0 +1,17 @@
+"""The README's Python snippet runs as pasted, from a fresh clone's root, and the
+library prints nothing while it does (HiGHS's banner included)."""
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_readme_python_blocks_run_silently(tmp_path):
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S)
+    assert blocks, "the README has a Python snippet"
+    for code in blocks:
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, cwd=ROOT)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert proc.stdout == "", f"the library printed: {proc.stdout[:500]!r}"
