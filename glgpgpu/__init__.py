@@ -21,8 +21,9 @@ from .errors import GLUnavailableError, NotPositiveDefiniteError
 from .gl import Capabilities, Context, MatrixTexture, PingPong, TexturePool, get_context, set_context
 from .layouts import FullLayout, PackedLayout, layout_for, pack, packed_shape, unpack
 from .paper import assemble_texture, check_pivots, factor_texture, substitute_texture
-from .solvers import LPResult, LSSVC, LSSVR, LstsqInfo, WLSInfo, linprog, solve_mps
+from .solvers import LPResult, LstsqInfo, WLSInfo, linprog, solve_mps
 from .solvers.lstsq import lstsq
+from . import linalg  # noqa: F401 -- scipy.linalg's signatures (glgpgpu.linalg)
 from .solvers.wls import wls
 from .solvers import lp  # noqa: F401 -- glgpgpu.lp: the LP package (problem, presolve, solver)
 
@@ -42,3 +43,12 @@ __all__ = [
     "cho_solve", "solve_triangular", "qr", "apply_q", "qr_batched", "lstsq", "LstsqInfo", "substitute_texture",
     "wls", "WLSInfo", "linprog", "solve_mps", "LPResult", "LSSVC", "LSSVR",
 ]
+
+
+def __getattr__(name):
+    """LSSVC and LSSVR on first use (scikit-learn, when installed, is imported then)."""
+    if name in ("LSSVC", "LSSVR"):
+        from .solvers import estimators
+
+        return getattr(estimators, name)
+    raise AttributeError(f"module 'glgpgpu' has no attribute {name!r}")

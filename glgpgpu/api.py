@@ -67,6 +67,8 @@ def cholesky(C, *, packed: bool = False, variant: str = "outer", method: str = "
     """
     check.choice(variant, "variant", VARIANTS)
     C = check.square(C, "C")
+    check.data_in_lower(C, "C", "glgpgpu.cholesky (numpy's convention)",
+                        "pass the symmetric matrix (or its lower triangle), e.g. C + np.triu(C, 1).T")
     ctx = _options(packed, method, ctx)
     impl = implementation(choose(method, ctx, packed=packed, variant=variant))
     with ctx.pool.scope():
@@ -95,8 +97,11 @@ def solve_triangular(L, B, *, lower: bool = True, trans: bool = False, packed: b
     """
     T = check.square(L, "L")
     # the solves read only the lower triangle of what they get: T itself, or the
-    # view T.T for an upper T -- no m x m np.tril copy)
+    # view T.T for an upper T -- no m x m np.tril copy
     Ls = T if check.flag(lower, "lower") else T.T
+    check.data_in_lower(T, "L", f"solve_triangular(lower={lower})",
+                        "pass lower=False for an upper triangular matrix (scipy's default)" if lower else
+                        "pass lower=True for a lower triangular matrix", lower=lower)
     check.flag(trans, "trans")
     # Stored as a lower triangle Ls: which direction does op(T) need?
     backward = (trans if lower else not trans)
@@ -107,6 +112,8 @@ def cho_solve(L, B, *, packed: bool = False, method: str = "auto", ctx: Context 
     """Solve (L L^T) X = B given the Cholesky factor L, by forward then backward
     substitution on the GPU (method: "paper", "blocked" or "auto", as cholesky)."""
     Ls = check.square(L, "L")
+    check.data_in_lower(Ls, "L", "cho_solve (L L^T with L lower, as glgpgpu.cholesky returns)",
+                        "for scipy's upper factor U (U^T U) pass U.T, or use glgpgpu.linalg.cho_solve((U, False), B)")
     return _solve(Ls, B, [False, True], packed, ctx, method)      # only its lower triangle is read
 
 

@@ -174,6 +174,25 @@ def finite_result(X: np.ndarray, what: str) -> np.ndarray:
     return X
 
 
+def _strict_lower_empty(M: np.ndarray) -> bool:
+    """No nonzero below the diagonal?  The first column decides at once in the usual case
+    (data there); only a matrix whose first column is zero below the diagonal is scanned."""
+    m = M.shape[0]
+    if m < 2 or np.any(M[1:, 0]):
+        return m < 2
+    return not any(np.any(M[i, :i]) for i in range(2, m))
+
+
+def data_in_lower(M: np.ndarray, name: str, what: str, hint: str, lower: bool = True) -> None:
+    """Refuse a matrix whose data sit only on the side of the diagonal that is not read
+    (an upper factor passed as L, np.triu(A) to cholesky): the call would otherwise read
+    a diagonal matrix and give a wrong answer in silence.  lower: the triangle read."""
+    R = M if lower else M.T
+    if R.shape[0] > 1 and _strict_lower_empty(R) and not _strict_lower_empty(np.ascontiguousarray(R.T)):
+        have, read = ("above", "lower") if lower else ("below", "upper")
+        raise ValueError(f"{name} holds data only {have} its diagonal, but {what} reads its {read} triangle; {hint}")
+
+
 def nonsingular_triangle(T: np.ndarray, name: str = "L") -> None:
     """Raise SingularMatrixError at the first zero diagonal entry of a triangular matrix."""
     d = np.diagonal(T)

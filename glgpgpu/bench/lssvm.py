@@ -24,7 +24,7 @@ import numpy as np
 from ..api import cholesky
 from ..errors import NotPositiveDefiniteError
 from ..gl import resolve
-from ..solvers.lssvm import LSSVC
+from ..solvers.estimators import LSSVC
 from .common import save_figure
 
 #: the thesis's numbers quoted beside ours (single precision, A30, N = 60000)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import figures as geo
-from ..gl import Context, resolve
+from ..gl import Context, engine
 from ..layouts.rgba import expand_blocks, packed_block_shape
 from ..gl.transfer import read_rgba_lower, upload_rgba
 from .sizes import ADAT_BLOCK, padded, rect_rows, require
@@ -22,7 +22,7 @@ def adat_texture(a_tex, d_tex, m: int, *, block=ADAT_BLOCK, mp: int | None = Non
     block = (BR, BC): rows and columns of C per fragment, BR a multiple of BC;
     epilogue: (norms texture, kernel uniforms[, column norms]) runs blocked_kernel_matrix.frag
     instead, which applies the kernel function to each block before storing it."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     require(ctx)
     BR, BC = block
     if BC % 4 or BR % BC:
@@ -78,7 +78,7 @@ def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, cover: Cover = LO
     epilogue: (norms texture, kernel uniforms[, column norms]) runs
     blocked_kernel_matrix.frag, which applies the kernel function to each block
     before storing it."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     K = ctx.kernels
     BR, BC = block
     defines = {"BR": BR, "BC": BC}
@@ -160,7 +160,7 @@ def read_packed_lower(ctx, tex, m: int, B: int) -> np.ndarray:
 def adat(A, d2, *, packed: bool = False, ctx: Context | None = None, block=ADAT_BLOCK) -> np.ndarray:
     """C = A diag(d2) A^T (float32, lower triangle) by the blocked kernel; A, d2
     float32 and validated (glgpgpu.adat chooses this for method="blocked")."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     require(ctx)
     m, n = A.shape
     n4 = -(-n // 4) * 4

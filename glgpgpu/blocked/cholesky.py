@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import figures as geo
-from ..gl import Context, resolve
+from ..gl import Context, engine
 from .adat import Cover, product_texture
 from .sizes import ADAT_BLOCK, UPDATE_BLOCK, P_PANEL, SLAB, SLAB_FROM, constant_d, rect_rows, require
 
@@ -33,7 +33,7 @@ def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = UPDATE_BLOCK, pi
     slab: columns per slab (None: SLAB from order SLAB_FROM on, else none; 0: no
     slabs, every update over the whole trailing triangle); a multiple of P and of
     the product's tile."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     require(ctx)
     K = ctx.kernels
     mp = c_tex.rows
@@ -94,7 +94,7 @@ def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = UPDATE_BLOCK, pi
 
 
 def diagonal(l_tex, m: int, ctx: Context | None = None) -> np.ndarray:
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     K = ctx.kernels
     out = ctx.pool.take(1, m)
     K.draw("blocked_diagonal", out, rect_rows(ctx, 0, m, 0, 1), {"L": l_tex}, {"u_m": m})

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..gl import Context, Stopwatch, memory, resolve
+from ..gl import Context, Stopwatch, memory, engine
 from ..gl.transfer import read_rgba_lower, upload_rgba
 from ..layouts.tiles import MAX_ONE_TILE, TileGrid, tile_order
 from .adat import adat_texture, full_cover, product_texture, read_packed_lower
@@ -24,7 +24,7 @@ def kernel_texture(X32, *, kernel: str = "rbf", gamma: float = 1.0, degree: int 
                    packed: bool = False, diag: float = 0.0, mp: int | None = None, ctx: Context | None = None):
     """The RGBA texture of K + diag I's lower triangle (order padded to mp); give it back.
     The squared norms come from the host (float32, O(N d)), 4 per texel."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     require(ctx)
     N, d = X32.shape
     block = (ADAT_BLOCK[1], ADAT_BLOCK[1]) if packed else ADAT_BLOCK
@@ -45,7 +45,7 @@ def kernel_texture(X32, *, kernel: str = "rbf", gamma: float = 1.0, degree: int 
 
 def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=False, ctx=None) -> np.ndarray:
     """K's lower triangle as float32 (N, N), upper part zero."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     N = X32.shape[0]
     tex = kernel_texture(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, packed=packed, ctx=ctx)
     try:
@@ -64,7 +64,7 @@ class OneTextureKernelFactor:
     def __init__(self, X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):
         if packed:
             raise ValueError("the blocked LS-SVM factor has no packed layout; use method='paper' for packed=True")
-        self.ctx = ctx = resolve(ctx)
+        self.ctx = ctx = engine(ctx)
         self.watch = watch or Stopwatch(ctx, enabled=False)
         self.N = N = X32.shape[0]
         self.mp = padded(N, P_PANEL)
@@ -105,7 +105,7 @@ class TiledKernelFactor(TiledFactor):
     def __init__(self, X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):
         if packed:
             raise ValueError("the blocked LS-SVM factor has no packed layout; use method='paper' for packed=True")
-        self.ctx = ctx = resolve(ctx)
+        self.ctx = ctx = engine(ctx)
         require(ctx)
         self.watch = watch or Stopwatch(ctx, enabled=False)
         self.N, d = X32.shape
@@ -145,7 +145,7 @@ class TiledKernelFactor(TiledFactor):
 
 def kernel_factor(X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):
     """The LS-SVM factor on one texture when K fits one, else on tiles (the same methods)."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     one = padded(X32.shape[0], P_PANEL) <= min(ctx.max_texture_size, MAX_ONE_TILE)
     cls = OneTextureKernelFactor if one else TiledKernelFactor
     return cls(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, diag=diag, packed=packed, ctx=ctx,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import figures as geo
-from ..gl import Stopwatch, resolve
+from ..gl import Stopwatch, engine
 from ..methods.resident import ResidentFactor, single_factor
 from ..layouts.rgba import to_rgba
 from ..gl.transfer import solve_column, upload_rgba
@@ -87,7 +87,7 @@ def _chosen(ctx, shape):
 def normal_system(A32, *, packed: bool = False, variant: str = "outer", ctx=None, watch: Stopwatch | None = None):
     """The normal-equations operation for A (m x n float32): OneTextureNormal when
     A and C fit one texture, else TiledNormalSystem) -- the same methods."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     return _chosen(ctx, A32.shape)(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
 
 
@@ -97,7 +97,7 @@ _FACTORS = {cls: single_factor(cls) for cls in (OneTextureNormal, TiledNormalSys
 def normal_factor(A32, d32, *, packed: bool = False, ctx=None, watch: Stopwatch | None = None):
     """The factor of A diag(d32) A^T for one weight vector (NotPositiveDefiniteError
     if a pivot failed), on one texture or on tiles as NormalSystem chooses."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     return _FACTORS[_chosen(ctx, A32.shape)](A32, d32, packed=packed, ctx=ctx, watch=watch)
 
 

@@ -42,7 +42,7 @@ from .. import figures as geo
 from ..scheduling import buckets
 from ..figures.qr import BlockedFront, place_blocked
 from ..layouts.scaling import power_of_two_scale, scale_r
-from ..gl import Context, Stopwatch, resolve
+from ..gl import Context, Stopwatch, engine
 from ..layouts.rgba import padded, to_rgba
 from ..gl.transfer import read_rgba, upload_rgba
 from .sizes import P_PANEL, require
@@ -158,7 +158,7 @@ def _geometries(fronts, nb, plan):
 def factor_atlas(a_tex, fronts, *, nb: int = NB, ctx: Context | None = None):
     """Factor every front of the RGBA atlas a_tex in place (geqrf's layout); returns TT
     (front f's T of the panel at kb in columns f NB.., rows kb..; tau on the diagonals)."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     require(ctx)
     K = ctx.kernels
     tt = ctx.pool.take(max(-(-fr.steps // nb) * nb for fr in fronts), len(fronts) * nb, "QR T factors")
@@ -201,7 +201,7 @@ def _front(m: int, n: int, nb: int, chunk) -> BlockedFront:
 def qr_texture(a_tex, m: int, n: int, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = None):
     """Factor the RGBA matrix (m x n, n padded to a multiple of 4 in the texture)
     in place: the one-front atlas.  Returns TT (the panels' T, tau on their diagonals)."""
-    nb = panel_width(resolve(ctx), nb)
+    nb = panel_width(engine(ctx), nb)
     return factor_atlas(a_tex, [_front(m, n, nb, chunk)], nb=nb, ctx=ctx)
 
 
@@ -223,7 +223,7 @@ def qr_batched(mats, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = 
     covering all of them (many fronts per launch, as Yeralan et al. (2015) do, Fig. 5).  Each result
     is what qr_raw gives for that matrix alone, bit for bit (its own chunk, the same
     sums in the same order)."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     require(ctx)
     nb = panel_width(ctx, nb)
     out = [None] * len(mats)
@@ -267,7 +267,7 @@ def apply_q_texture(a_tex, tt, m: int, s: int, c_tex, p: int, *, trans: bool, nb
                     ctx: Context | None = None):
     """Q C or Q^T C in place on the RGBA texture c_tex (m x p) by the block
     reflectors of a factored a_tex and its TT: the Apply's draws per panel."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     K = ctx.kernels
     fr = BlockedFront(0, m, s, 0, _check_nb(nb, chunk, m))       # the reflectors: s of them
     sc = _Scratch(ctx, [fr], m, c_tex.cols, nb, factor=False)
@@ -309,7 +309,7 @@ def _upload_factor(ctx, F, tau, nb):
 def apply_q(F: np.ndarray, tau: np.ndarray, C: np.ndarray, *, trans: bool = False, nb: int = NB,
             chunk: int = CHUNK, ctx: Context | None = None) -> np.ndarray:
     """Q C or Q^T C for (F, tau) from any QR (geqrf layout), C (m, p) float32."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     require(ctx)
     m, p = C.shape
     nb = panel_width(ctx, nb)
@@ -330,7 +330,7 @@ class QRFactor:
 
     def __init__(self, A32: np.ndarray, *, ctx: Context | None = None, watch=None, nb: int = NB,
                  chunk: int = CHUNK):
-        self.ctx = ctx = resolve(ctx)
+        self.ctx = ctx = engine(ctx)
         require(ctx)
         self.nb, self.chunk = panel_width(ctx, nb), chunk
         self.watch = watch or Stopwatch(ctx, enabled=False)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import figures as geo
-from ..gl import Stopwatch, resolve
+from ..gl import Stopwatch, engine
 from ..layouts.rgba import padded as _padded
 from ..gl.transfer import upload_rgba
 
@@ -66,7 +66,7 @@ def start_normal(system, A32, packed: bool, variant: str, ctx, watch) -> None:
     the options checked, the context and stopwatch, A's shape."""
     if packed or variant != "outer":
         raise ValueError("the blocked normal equations have no packed layout and only the outer variant")
-    system.ctx = ctx = resolve(ctx)
+    system.ctx = ctx = engine(ctx)
     require(ctx)
     system.watch = watch or Stopwatch(ctx, enabled=False)
     system.m, system.n = A32.shape

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..gl import Context, memory, resolve
+from ..gl import Context, memory, engine
 from ..layouts.rgba import padded
 from ..tiled import TiledLower, adat_tiled as _adat_tiled, factor, solve_tiled, tile_grid, upload_checked
 from .adat import adat as adat_one_texture
@@ -28,7 +28,7 @@ def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | 
     refuses those before calling."""
     if packed or variant != "outer":
         raise ValueError("the blocked Cholesky has no packed layout and only the 'outer' variant")
-    T = _upload_lower(resolve(ctx), C, "the Cholesky factorization")
+    T = _upload_lower(engine(ctx), C, "the Cholesky factorization")
     try:
         factor(T)
         T.clear_upper()
@@ -43,7 +43,7 @@ def solve(L_lower: np.ndarray, Bm: np.ndarray, steps, *, packed: bool = False, c
     same signature as paper.solve."""
     if packed:
         raise ValueError("the blocked solves have no packed layout")
-    T = _upload_lower(resolve(ctx), L_lower, "triangular solves")
+    T = _upload_lower(engine(ctx), L_lower, "triangular solves")
     try:
         return solve_tiled(T, Bm, steps)
     finally:
@@ -53,7 +53,7 @@ def solve(L_lower: np.ndarray, Bm: np.ndarray, steps, *, packed: bool = False, c
 def adat(A, d2, *, packed: bool = False, ctx: Context | None = None, block=ADAT_BLOCK) -> np.ndarray:
     """C = A diag(d2) A^T (float32, lower triangle): one texture when C fits one,
     else tiles of C, each the sum over A's column chunks of (A_I D) A_J^T."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     require(ctx)
     m, n = A.shape
     fits = padded(m, max(block[0], 4)) <= ctx.max_texture_size and padded(n, 4) // 4 <= ctx.max_texture_size

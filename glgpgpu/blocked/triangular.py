@@ -1,14 +1,14 @@
 """Blocked triangular solves: one pass per P unknowns (panel of L)."""
 from __future__ import annotations
 
-from ..gl import Context, resolve
+from ..gl import Context, engine
 from .sizes import P_PANEL, rect_rows
 
 
 def substitute_texture(l_tex, m: int, b_tex, *, backward: bool, P: int = P_PANEL, ctx: Context | None = None):
     """Blocked forward (L y = b) or backward (L^T x = y) substitution; `b_tex`
     (mp x nrhs, R32F) is consumed, the result returned."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     K = ctx.kernels
     mp = l_tex.rows
     S, T = b_tex, ctx.pool.take(b_tex.rows, b_tex.cols)

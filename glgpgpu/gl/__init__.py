@@ -7,9 +7,9 @@ kernels   program cache per context and the one draw call; vertex stores; draw r
 timing    stopwatch for phase breakdowns, GPU timer queries
 screen    drawing a texture on a window (the interactive demo)
 """
-from .context import Capabilities, Context, get_context, resolve, set_context
+from .context import Capabilities, Context, engine, get_context, resolve, set_context
 from .textures import GridTarget, MatrixTexture, PingPong, TexturePool
 from .timing import GPUTimer, Stopwatch
 
-__all__ = ["Capabilities", "Context", "get_context", "resolve", "set_context",
+__all__ = ["Capabilities", "Context", "engine", "get_context", "resolve", "set_context",
            "GridTarget", "MatrixTexture", "PingPong", "TexturePool", "GPUTimer", "Stopwatch"]

@@ -277,8 +277,18 @@ _threads = threading.local()        # .default (_ThreadDefault), .current (Conte
 
 
 def resolve(ctx: Context | None = None) -> Context:
-    """`ctx`, or the calling thread's default context, made current on this thread."""
+    """`ctx`, or the calling thread's default context, made current on this thread:
+    for the public entry points only (internal functions take their engine: `engine`)."""
     return (ctx or get_context()).make_current()
+
+
+def engine(ctx: Context) -> Context:
+    """The context an internal function was given, made current on this thread.  Only the
+    public entry points turn None into the thread's default context (`resolve`)."""
+    if ctx is None:
+        raise TypeError("internal glgpgpu functions need the context (ctx=...); the public functions "
+                        "(glgpgpu.cholesky, ...) find the thread's default one themselves")
+    return ctx.make_current()
 
 
 def get_context() -> Context:

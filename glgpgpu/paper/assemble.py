@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import figures as geo
-from ..gl import Context, PingPong, Stopwatch, resolve
+from ..gl import Context, PingPong, Stopwatch, engine, resolve
 from ..layouts.triangle import layout_for
 from .packing import unpack_and_read
 
@@ -108,7 +108,7 @@ class Accumulator:
 def assemble_resident(a_tex, d_row, *, packed: bool = False, ctx: Context | None = None):
     """Algorithm 3 with A (m x n) and d (1 x n) already in textures: nothing crosses
     to the host (the interior-point solver forms A X S^-1 A^T this way)."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     acc = Accumulator(ctx, a_tex.rows, packed)
     acc.add(a_tex, d_row, a_tex.cols)
     return acc.finish()
@@ -120,7 +120,7 @@ def adat(A, d2, *, packed: bool = False, ctx: Context | None = None) -> np.ndarr
     A: (m, n) float32, d2: (n,) float32, already validated (glgpgpu.adat does
     that and chooses this implementation for method="paper").
     """
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     tex = assemble_texture(A, d2, packed=packed, ctx=ctx)
     try:
         return unpack_and_read(tex, A.shape[0], packed)

@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import figures as geo
 from ..errors import NotPositiveDefiniteError
-from ..gl import Context, PingPong, resolve
+from ..gl import Context, PingPong, engine, resolve
 from ..layouts.triangle import layout_for
 from .packing import unpack_and_read, upload_and_pack
 
@@ -106,7 +106,7 @@ def factor_texture(c_tex, m: int, *, packed: bool = False, variant: str = "outer
 
 def diagonal(l_tex, m: int, packed: bool, ctx: Context | None = None) -> np.ndarray:
     """L's diagonal, gathered on the GPU (one pass) and read back."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     K = ctx.kernels
     diag = ctx.pool.take(1, m)
     try:
@@ -119,7 +119,7 @@ def diagonal(l_tex, m: int, packed: bool, ctx: Context | None = None) -> np.ndar
 def check_pivots(l_tex, m: int, packed: bool, ctx: Context | None = None):
     """Gather L's diagonal on the GPU and raise NotPositiveDefiniteError at the
     first pivot that is not a positive finite number."""
-    return NotPositiveDefiniteError.check(diagonal(l_tex, m, packed, ctx), m)
+    return NotPositiveDefiniteError.check(diagonal(l_tex, m, packed, resolve(ctx or l_tex.ctx)), m)
 
 
 def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | None = None) -> np.ndarray:
@@ -131,7 +131,7 @@ def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | 
     """
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}, not {variant!r}")
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     m = C.shape[0]
     l_tex = factor_texture(upload_and_pack(C, packed, ctx, "C"), m, packed=packed, variant=variant, ctx=ctx)
     try:

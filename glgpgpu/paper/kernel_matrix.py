@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import figures as geo
-from ..gl import Stopwatch, memory, resolve
+from ..gl import Stopwatch, memory, engine
 from ..tiled import TiledFactor, adat_tiled, cholesky_bytes
 from .assemble import assemble_texture
 from .cholesky import diagonal, factor_texture
@@ -25,7 +25,7 @@ def kernel_texture(X32, *, kernel: str = "rbf", gamma: float = 1.0, degree: int 
                    packed: bool = False, diag: float = 0.0, ctx=None):
     """The texture holding the lower triangle of K + diag I (full or packed); give it
     back to the pool.  diag is LS-SVM's 1/C (the thesis's cost on the diagonal)."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     K = ctx.kernels
     N = X32.shape[0]
     g_tex = assemble_texture(X32, np.ones(X32.shape[1], np.float32), packed=packed, ctx=ctx)
@@ -51,7 +51,7 @@ def kernel_texture(X32, *, kernel: str = "rbf", gamma: float = 1.0, degree: int 
 def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=False, ctx=None) -> np.ndarray:
     """K's lower triangle as a float32 (N, N) array (upper part zero); on tiles when N
     is beyond one texture (full layout)."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     if not packed and not fits_one_texture(ctx, X32.shape[0]):
         T = kernel_tiles(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, diag=0.0, ctx=ctx)
         try:
@@ -72,7 +72,7 @@ class OneTextureKernelFactor:
     The same operation as blocked.KernelFactor."""
 
     def __init__(self, X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):
-        self.ctx = ctx = resolve(ctx)
+        self.ctx = ctx = engine(ctx)
         self.watch = watch or Stopwatch(ctx, enabled=False)
         self.N, self.packed = X32.shape[0], packed
         with self.watch("form"):
@@ -144,7 +144,7 @@ class TiledKernelFactor(TiledFactor):
     def __init__(self, X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):
         if packed:
             raise ValueError("the rectangular packed format lives in one texture; use packed=False for tiles")
-        self.ctx = ctx = resolve(ctx)
+        self.ctx = ctx = engine(ctx)
         self.watch = watch or Stopwatch(ctx, enabled=False)
         self.N = X32.shape[0]
         with self.watch("form"):
@@ -154,7 +154,7 @@ class TiledKernelFactor(TiledFactor):
 
 def kernel_factor(X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):
     """The LS-SVM factor in one texture when K fits one (or packed), else on tiles."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     cls = OneTextureKernelFactor if packed or fits_one_texture(ctx, X32.shape[0]) else TiledKernelFactor
     return cls(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, diag=diag, packed=packed, ctx=ctx,
                watch=watch)

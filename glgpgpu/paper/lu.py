@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import figures as geo
-from ..gl import Context, resolve
+from ..gl import Context, engine
 from ..layouts.triangle import FullLayout
 from ..validate import as_square
 
@@ -35,7 +35,7 @@ def lu_geometries(m: int):
 
 def lu_texture(a_tex, m: int, ctx: Context | None = None):
     """Factor in place on the GPU; returns the texture holding L\\U (unit L implied)."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     K = ctx.kernels
     other = ctx.pool.take(m, m)
     other.clear(0.0)
@@ -57,7 +57,7 @@ def lu_texture(a_tex, m: int, ctx: Context | None = None):
 def lu_nopivot(A, ctx: Context | None = None):
     """(L, U) with A = L U, L unit lower triangular; float32, on the GPU."""
     A = as_square(A, "A")
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     m = A.shape[0]
     tex = ctx.pool.take(m, m)
     tex.write(A)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import figures as geo
-from ..gl import Stopwatch, resolve
+from ..gl import Stopwatch, engine
 from ..methods.resident import ResidentFactor, single_factor
 from ..gl.transfer import solve_column
 from .assemble import Accumulator, assemble_resident, assemble_texture
@@ -32,7 +32,7 @@ class OneTextureNormal(ResidentFactor):
 
     def __init__(self, A32, *, packed: bool = False, variant: str = "outer", ctx=None,
                  watch: Stopwatch | None = None):
-        self.ctx = ctx = resolve(ctx)
+        self.ctx = ctx = engine(ctx)
         self.watch = watch or Stopwatch(ctx, enabled=False)
         self.m, self.n = A32.shape
         self.rows, self.packed, self.variant = self.m, packed, variant
@@ -84,7 +84,7 @@ def normal_system(A32, *, packed: bool = False, variant: str = "outer", ctx=None
     """The normal-equations operation for A (m x n float32): OneTextureNormal when C
     fits one texture, else R32F tiles (tiled.TiledNormalSystem with the papers' kernels;
     full layout only) -- the same methods."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     return _chosen(ctx, A32.shape[0], packed)(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
 
 
@@ -98,7 +98,7 @@ _FACTORS = {cls: single_factor(cls) for cls in (OneTextureNormal, TiledNormalSys
 def normal_factor(A32, d32, *, packed: bool = False, ctx=None, watch: Stopwatch | None = None):
     """The factor of A diag(d32) A^T for one weight vector (NotPositiveDefiniteError
     if a pivot failed), in one texture or on tiles as NormalSystem chooses."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     return _FACTORS[_chosen(ctx, A32.shape[0], packed)](A32, d32, packed=packed, ctx=ctx, watch=watch)
 
 

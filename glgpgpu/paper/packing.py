@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import figures as geo
-from ..gl import resolve
+from ..gl import engine
 from ..layouts.triangle import layout_for
 
 
@@ -18,7 +18,7 @@ def _rect(ctx, w, h):
 
 def pack_texture(full_tex, m: int, ctx=None):
     """A pooled packed texture (Fig. 3) holding the lower triangle of `full_tex` (m x m)."""
-    ctx = resolve(ctx or full_tex.ctx)
+    ctx = engine(ctx or full_tex.ctx)
     K = ctx.kernels
     lay = layout_for(m, True)
     ctx.check_size(lay.height, lay.width, f"the packed matrix (m={m})", hint=ctx.TILED_HINT)
@@ -29,7 +29,7 @@ def pack_texture(full_tex, m: int, ctx=None):
 
 def unpack_texture(tex, m: int, packed: bool, ctx=None):
     """A pooled m x m texture: the lower triangle of `tex` (full or packed), upper zero."""
-    ctx = resolve(ctx or tex.ctx)
+    ctx = engine(ctx or tex.ctx)
     K = ctx.kernels
     out = ctx.pool.take(m, m)
     K.draw("unpack_lower", out, _rect(ctx, m, m), {"P": tex}, {"u_m": m, "u_packed": int(packed)})
@@ -55,7 +55,7 @@ def upload_and_pack(M: np.ndarray, packed: bool, ctx, what: str = "matrix"):
 def unpack_and_read(tex, m: int, packed: bool, ctx=None) -> np.ndarray:
     """The (m, m) float32 lower triangle (upper zero) of a full or packed texture,
     expanded on the GPU and read straight into the result (on the texture's context)."""
-    ctx = resolve(ctx or tex.ctx)
+    ctx = engine(ctx or tex.ctx)
     full = unpack_texture(tex, m, packed, ctx)
     try:
         return full.read()

@@ -23,7 +23,7 @@ import numpy as np
 from .. import figures as geo
 from ..figures.qr import CHUNK, place, step_geometries
 from ..layouts.scaling import power_of_two_scale, scale_r
-from ..gl import Context, Stopwatch, resolve
+from ..gl import Context, Stopwatch, engine
 from .packing import upload_and_pack
 from .triangular import substitute_texture
 
@@ -40,7 +40,7 @@ def factor_atlas(tex, fronts, *, chunk: int = CHUNK, ctx: Context | None = None)
     """Factor every front of the atlas texture `tex` (consumed).  Returns
     (textures, hh): textures[f] holds front f's geqrf layout (its last step's
     target; fronts finish at different steps), hh the (beta, tau, s) texture."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     K = ctx.kernels
     W, H = tex.cols, tex.rows
     nch = max(f.chunks(chunk) for f in fronts)
@@ -82,7 +82,7 @@ def qr_batched(mats, *, chunk: int = CHUNK, ctx: Context | None = None):
     """[(F, tau), ...] for float32 matrices of any shapes, factored together: the
     matrices share one atlas (several when their widths pass the texture limit)
     and every draw covers all of them (many fronts per launch, as Yeralan et al. (2015) do)."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     shapes = [a.shape for a in mats]
     out = [None] * len(mats)
     for atlas in place(shapes, ctx.max_texture_size):
@@ -125,7 +125,7 @@ def apply_q_texture(f_tex, hh, s: int, S, *, trans: bool, chunk: int = CHUNK, ct
     (tau in .y); S (m x p texture) is consumed, the result returned.  Per
     reflector: its dots with S's columns (two reduction draws, as in factoring)
     and one reflection draw."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     K = ctx.kernels
     m, p = S.rows, S.cols
     T = ctx.pool.take(m, p, "QR ping-pong")
@@ -159,7 +159,7 @@ def apply_q(F: np.ndarray, tau: np.ndarray, C: np.ndarray, *, trans: bool = Fals
             ctx: Context | None = None) -> np.ndarray:
     """Q C (trans=False) or Q^T C for Q = H_0 ... H_{s-1} stored as (F, tau);
     C is (m, p) float32.  Returns float32 (m, p)."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     f_tex, hh = _upload_reflectors(ctx, F, tau)
     S = ctx.pool.take(C.shape[0], C.shape[1], "QR right-hand sides")
     S.write(C)
@@ -177,7 +177,7 @@ class QRFactor:
     the work is float32 on the GPU.  The least-squares solvers use it."""
 
     def __init__(self, A32: np.ndarray, *, ctx: Context | None = None, watch=None):
-        self.ctx = ctx = resolve(ctx)
+        self.ctx = ctx = engine(ctx)
         self.watch = watch or Stopwatch(ctx, enabled=False)
         self.m, self.n = A32.shape
         self.f_tex = self.hh = self.l_tex = None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..gl import Context, Stopwatch, resolve
+from ..gl import Context, Stopwatch, engine
 from ..layouts.tiles import MAX_ONE_TILE
 from ..tiled import TiledLower, TiledNormalSystem as _TiledNormal, adat_tiled, factor, solve_tiled, tile_grid, upload_checked
 from . import assemble, cholesky as one_texture, triangular
@@ -35,7 +35,7 @@ def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | 
     2006 inner-product form ("inner") on each diagonal tile, the tile algorithm
     around them (one tile when C fits one texture); packed=True: Figs. 6 / 7 in one
     texture.  C float32, validated.  NotPositiveDefiniteError names the first pivot."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     if packed:
         return one_texture.cholesky(C, packed=True, variant=variant, ctx=ctx)
     if variant not in one_texture.VARIANTS:
@@ -51,7 +51,7 @@ def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | 
 def solve(L_lower: np.ndarray, B2: np.ndarray, steps, *, packed: bool = False, ctx: Context | None = None):
     """The substitutions `steps` (False: L y = b, True: L^T x = y) on B2 (m x nrhs
     float32) by the multipass kernel, tile by tile beyond one texture."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     if packed:
         return triangular.solve(L_lower, B2, steps, packed=True, ctx=ctx)
     T = upload_lower(ctx, L_lower, "triangular solves")
@@ -64,7 +64,7 @@ def solve(L_lower: np.ndarray, B2: np.ndarray, steps, *, packed: bool = False, c
 def adat(A, d2, *, packed: bool = False, ctx: Context | None = None) -> np.ndarray:
     """C = A diag(d2) A^T (lower triangle, float32): Algorithm 3 in one texture (any n,
     in column blocks), Kernels 1 and 2 tile by tile when m is beyond one texture."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     m = A.shape[0]
     if packed or fits_one_texture(ctx, m):
         return assemble.adat(A, d2, packed=packed, ctx=ctx)
@@ -83,5 +83,5 @@ class TiledNormalSystem(_TiledNormal):
                  watch: Stopwatch | None = None):
         if packed:
             raise ValueError("the rectangular packed format lives in one texture; use packed=False for tiles")
-        ctx = resolve(ctx)
+        ctx = engine(ctx)
         super().__init__(A32, PaperTiles(ctx, variant), grid_for(ctx, A32.shape[0]).t, watch=watch)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import figures as geo
-from ..gl import Context, PingPong, resolve
+from ..gl import Context, PingPong, engine, resolve
 from .packing import upload_and_pack
 
 
@@ -38,7 +38,7 @@ def solve(L_lower: np.ndarray, B2: np.ndarray, steps, *, packed: bool = False,
     """Apply the substitutions `steps` (False: forward with L, True: backward with
     L^T) to the right-hand sides B2 (m x nrhs float32); L_lower is float32, only
     its lower triangle read, uploaded in the chosen layout.  Returns float32 (m, nrhs)."""
-    ctx = resolve(ctx)
+    ctx = engine(ctx)
     m = L_lower.shape[0]
     ctx.check_size(m, B2.shape[1], "the right-hand sides B", hint=ctx.TILED_HINT)
     l_tex = upload_and_pack(L_lower, packed, ctx, "the triangular matrix")

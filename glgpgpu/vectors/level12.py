@@ -12,12 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import figures as geo
-from ..gl import resolve
+from ..gl import engine
 
 
 class Vectors:
     def __init__(self, ctx=None):
-        self.ctx = resolve(ctx)
+        self.ctx = engine(ctx)
         self.K = self.ctx.kernels
         self.pool = self.ctx.pool
 

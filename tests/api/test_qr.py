@@ -77,9 +77,9 @@ def test_tiles_not_dividing_the_shape(ctx, rng, nb, chunk):
     the unblocked one to rounding."""
     for shape in [(23, 13), (13, 23), (30, 30)]:
         A = rng.standard_normal(shape).astype(np.float32)
-        F, tau = bqr.qr_raw(A, nb=nb, chunk=chunk)
+        F, tau = bqr.qr_raw(A, nb=nb, chunk=chunk, ctx=ctx)
         k = min(shape)
-        Q = bqr.apply_q(F, tau, np.eye(shape[0], k, dtype=np.float32), nb=nb, chunk=chunk)
+        Q = bqr.apply_q(F, tau, np.eye(shape[0], k, dtype=np.float32), nb=nb, chunk=chunk, ctx=ctx)
         check_qr(Q, np.triu(F[:k]), A)
 
 
@@ -169,4 +169,4 @@ def test_bad_input_names_the_problem(ctx):
     with pytest.raises(ValueError, match="list"):
         glgpgpu.qr_batched([])
     with pytest.raises(ValueError, match="panel"):
-        bqr.qr_raw(np.ones((3, 3), np.float32), nb=6)
+        bqr.qr_raw(np.ones((3, 3), np.float32), nb=6, ctx=ctx)

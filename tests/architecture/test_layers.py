@@ -28,6 +28,7 @@ ALLOWED = {
     "dispatch": {"paper", "blocked", "compute", "methods"},
     "api": {"dispatch", "gl", "layouts", "validate", "paper"},
     "solvers": {"dispatch", "gl", "vectors", "errors", "validate", "paper"},
+    "linalg": {"api", "solvers"},
     "teach": {"gl", "figures", "layouts", "paper", "errors"},
     "bench": {"gl", "figures", "layouts", "paper", "blocked", "compute", "tiled", "teach", "solvers", "api",
               "dispatch", "vectors", "errors", "validate", "methods"},
