@@ -125,8 +125,14 @@ def kernel_matrix(X, *, kernel: str = "rbf", gamma: float | None = None, degree:
     "poly" (gamma x.y + coef0)^degree, "rbf" exp(-gamma |x - y|^2); gamma defaults
     to 1 / d, as scikit-learn's "auto".  method="blocked": the register-blocked
     Gram matrix with the kernel function as an epilogue in the same pass."""
-    X = check.array(X, "X", 2)
     kernel = check.choice(kernel, "kernel", ("linear", "poly", "rbf"))
+    if kernel == "rbf":
+        # exp(-gamma |x - y|^2) does not change when every point moves by the same vector:
+        # centred data (in float64, before the float32 cast) keeps |x|^2 + |y|^2 - 2 x.y
+        # from cancelling for data far from the origin
+        X64 = check.array(X, "X", 2, np.float64)
+        X = (X64 - X64.mean(axis=0)).astype(np.float32)
+    X = check.array(X, "X", 2)
     gamma = 1.0 / X.shape[1] if gamma is None else check.real(gamma, "gamma", 0.0, np.inf)
     degree = check.integer(degree, "degree", 1, 64)
     coef0 = check.real(coef0, "coef0", -np.inf, np.inf)

@@ -23,6 +23,8 @@ import time
 import numpy as np
 
 from .. import api, blocked
+from ..compute import blas as cblas
+from ..compute import dense as cdense
 from ..gl import Stopwatch, resolve
 from ..gl.transfer import upload_lower, upload_rgba
 from ..paper import assemble_texture, factor_texture
@@ -68,7 +70,29 @@ def transfer_rates(ctx, nbytes: int = 256 * MIB, repeat: int = 3) -> tuple:
     return nbytes / up, nbytes / down
 
 
+def _compute_kernel(ctx, setup, kernel, repeat):
+    """method="compute": the kernel alone on buffers setup() made (given back after)."""
+    held = setup()
+    try:
+        def run():
+            ctx.finish()
+            t0 = time.perf_counter()
+            kernel(*held)
+            ctx.finish()
+            return time.perf_counter() - t0
+        run()
+        return min(run() for _ in range(max(1, repeat)))
+    finally:
+        for b in held:
+            b.give()
+
+
 def _kernel_adat(ctx, A, d2, method, packed, repeat):
+    if method == "compute":
+        m, n = A.shape
+        return _compute_kernel(ctx, lambda: (cblas.upload(ctx, A), cblas.upload(ctx, d2.reshape(1, -1)),
+                                             cblas.take(ctx, m, m)),
+                               lambda a, d, c: cblas.gemm(ctx, c, a, a, m=m, n=m, k=n, d=d, lower=True), repeat)
     if method == "blocked":
         return time_blocked_adat(ctx, A, d2, repeat, packed=packed)
     best = float("inf")
@@ -81,6 +105,20 @@ def _kernel_adat(ctx, A, d2, method, packed, repeat):
 
 def _kernel_cholesky(ctx, C, method, packed, repeat):
     m = C.shape[0]
+    if method == "compute":                        # in place: a fresh copy each run, before the clock
+        held = (cblas.upload(ctx, C),)
+        try:
+            times = []
+            for _ in range(max(1, repeat) + 1):
+                cblas.write(ctx, held[0], C)
+                ctx.finish()
+                t0 = time.perf_counter()
+                cdense.factor(ctx, held[0], m)
+                ctx.finish()
+                times.append(time.perf_counter() - t0)
+            return min(times[1:])
+        finally:
+            held[0].give()
 
     def run():
         if method == "blocked":
@@ -105,6 +143,9 @@ def _kernel_solve(ctx, L, b, steps, method, packed, repeat):
     call's layout), timed from the first draw to ctx.finish()."""
     m = L.shape[0]
     B2 = np.asarray(b, np.float32).reshape(m, -1)
+    if method == "compute":
+        return _compute_kernel(ctx, lambda: (cblas.upload(ctx, L), cblas.upload(ctx, np.ascontiguousarray(B2.T))),
+                               lambda lb, xb: cdense.solve_buffer(ctx, lb, xb, m, B2.shape[1], steps), repeat)
     if method == "blocked":
         rows = blocked.padded(m)
         l_tex = upload_rgba(ctx, L, rows, rows, "L")
@@ -171,7 +212,8 @@ def end_to_end(ctx=None, sizes=(256, 512), repeat: int = 3, ceil=None) -> list:
     up, down = transfer_rates(ctx)
     plain, staged = {}, {}                              # bytes -> (upload s, download s)
     rows = []
-    methods = ["paper", "blocked"] if ctx.caps.image_load_store else ["paper"]
+    methods = ["paper"] + (["blocked"] if ctx.caps.image_load_store else []) + \
+        (["compute"] if ctx.caps.compute_shaders else [])
     for m in progress(list(sizes), "end to end"):
         n = 2 * m
         A, d2, C, L, b, bw = call_inputs(rng, m)
@@ -180,6 +222,8 @@ def end_to_end(ctx=None, sizes=(256, 512), repeat: int = 3, ceil=None) -> list:
         calls = []
         for method in methods:
             for packed in (False, True):
+                if packed and method == "compute":
+                    continue                               # no packed layout: refused by name
                 sq = tri if packed else m * m
                 calls.append(("adat", method, packed, lambda: api.adat(A, d2, packed=packed, method=method, ctx=ctx),
                               f4 * (m * n + n), f4 * sq, _host("adat", A, d2, C, L, b)))

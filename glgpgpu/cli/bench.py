@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import sizes
+from .common import Formatter, add_out, positive_int, size_list, sizes
 from . import lp, wls
 
 
@@ -56,10 +56,11 @@ def run(args) -> int:
 
 
 def register(sub):
-    s = sub.add_parser("bench", help="benchmarks: ceiling | assembly | cholesky | tune | e2e | host | ladder | wls | lp")
+    s = sub.add_parser("bench", help="benchmarks: ceiling | assembly | cholesky | tune | e2e | host | ladder | wls | lp",
+                       formatter_class=Formatter)
     s.add_argument("suite", choices=["ceiling", "assembly", "cholesky", "tune", "e2e", "host", "ladder", "wls", "lp"],
                    help="ladder: paper / blocked / compute / host / torch per operation, with both FMA ceilings")
-    s.add_argument("--sizes", default="64,128", help="comma-separated m (default 64,128)")
-    s.add_argument("--repeat", type=int, default=2, help="timed runs per point (best is kept)")
-    s.add_argument("--out", default="benchmarks/results", help="folder for CSV and PNG")
+    s.add_argument("--sizes", default="64,128", type=size_list, help="comma-separated matrix orders m")
+    s.add_argument("--repeat", type=positive_int, default=2, help="timed runs per point (best is kept)")
+    add_out(s)
     s.set_defaults(func=run)

@@ -1,10 +1,76 @@
-"""Argument helpers shared by the subcommands."""
+"""Argument helpers shared by the subcommands: types that check a value as it is
+parsed (argparse then exits 2 with the message, before any work), the default output
+folder, and the help formatter that shows every default."""
 from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+#: where results go unless --out says otherwise: a folder of its own in the current
+#: directory, named in every "wrote" line (never a benchmarks/ folder of whatever cwd)
+DEFAULT_OUT = "glgpgpu-results"
+
+Formatter = argparse.ArgumentDefaultsHelpFormatter
 
 
 def sizes(text: str):
     """`--sizes 64,128` -> [64, 128], with a clear error for anything else."""
     try:
-        return [int(s) for s in text.split(",") if s.strip()]
+        out = [int(s) for s in text.split(",") if s.strip()]
     except ValueError:
         raise ValueError(f"--sizes takes comma-separated integers, got {text!r}") from None
+    if not out or any(v < 1 for v in out):
+        raise ValueError(f"--sizes takes positive integers, got {text!r}")
+    return out
+
+
+def size_list(text: str) -> str:
+    """An argparse type: comma-separated positive integers (kept as the text)."""
+    try:
+        sizes(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {v}")
+    return v
+
+
+def positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not v > 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive finite number, got {v}")
+    return v
+
+
+def tolerance(text: str) -> float:
+    v = positive_float(text)
+    if v >= 1:
+        raise argparse.ArgumentTypeError(f"a tolerance lies in (0, 1), got {v}")
+    return v
+
+
+def existing_file(text: str) -> str:
+    if not Path(text).is_file():
+        raise argparse.ArgumentTypeError(f"no such file: {text}")
+    return text
+
+
+def existing_dir(text: str) -> str:
+    if not Path(text).is_dir():
+        raise argparse.ArgumentTypeError(f"no such folder: {text}")
+    return text
+
+
+def add_out(parser, what: str = "CSV and PNG files") -> None:
+    parser.add_argument("--out", default=DEFAULT_OUT, help=f"folder for the {what} (made if missing)")

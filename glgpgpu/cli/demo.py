@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import sizes
+from .common import Formatter, positive_int, size_list, sizes
 
 
 def run(args) -> int:
@@ -20,13 +20,15 @@ def run(args) -> int:
 
 
 def register(sub):
-    s = sub.add_parser("demo", help="pictures (or a window) of which fragments each triangle computes")
+    s = sub.add_parser("demo", help="pictures (or a window) of which fragments each triangle computes",
+                       formatter_class=Formatter)
     s.add_argument("--out", default="demo_out", help="folder for PNG, GIF and index.html")
-    s.add_argument("--sizes", default="6,7", help="matrix orders to show (one even, one odd)")
+    s.add_argument("--sizes", default="6,7", type=size_list, help="matrix orders to show (one even, one odd)")
     s.add_argument("--window", action="store_true", help="interactive glfw window instead of files")
-    s.add_argument("--algorithm", default="cholesky", choices=["assembly", "cholesky"], help="(window)")
-    s.add_argument("--m", type=int, default=6, help="(window) matrix order")
+    s.add_argument("--algorithm", default="cholesky", choices=["assembly", "cholesky"],
+                   help="(window) the algorithm to step through")
+    s.add_argument("--m", type=positive_int, default=6, help="(window) matrix order")
     s.add_argument("--packed", action="store_true", help="(window) start in the packed format")
-    s.add_argument("--step", type=int, default=0, help="(window) pass to show first")
+    s.add_argument("--step", type=int, default=0, help="(window) pass to show first (0-based)")
     s.add_argument("--screenshot", default=None, help="(window) save this PNG of the first frame and exit")
     s.set_defaults(func=run)

@@ -1,6 +1,8 @@
 """`glgpgpu info`: renderer, GL version, texture limits -- can this machine do it?"""
 from __future__ import annotations
 
+from .common import Formatter
+
 
 def run(args) -> int:
     from ..gl import get_context
@@ -26,5 +28,6 @@ def run(args) -> int:
 
 
 def register(sub):
-    s = sub.add_parser("info", help="renderer, GL version, texture limits: can this machine do it?")
+    s = sub.add_parser("info", help="renderer, GL version, texture limits: can this machine do it?",
+                       formatter_class=Formatter)
     s.set_defaults(func=run)

@@ -1,6 +1,8 @@
 """`glgpgpu lp PATH | --table 3`: the interior-point LP solver."""
 from __future__ import annotations
 
+from .common import Formatter, add_out, existing_dir, existing_file, positive_int, tolerance
+
 from pathlib import Path
 
 
@@ -51,8 +53,6 @@ def run(args) -> int:
     res = solve_mps(args.path, tol=args.tol, precision=args.precision, cholesky=args.cholesky or "outer",
                     max_iter=args.max_iter, device=args.device,
                     method=args.method or ("paper" if args.cholesky else "auto"), callback=show)
-    if res.log:
-        show(res.log[-1])
     print(f"\nstatus: {res.status}{'  (' + res.message + ')' if res.message else ''}")
     print(f"objective: {res.objective:.12g}   iterations: {res.iterations}   standard form: "
           f"{res.size[0]} x {res.size[1]}   max violation: {res.violation:.2e}")
@@ -61,22 +61,25 @@ def run(args) -> int:
 
 
 def register(sub):
-    s = sub.add_parser("lp", help="solve an LP (MPS file) by the GPU interior-point method, or --table 3")
-    s.add_argument("path", nargs="?", help="MPS file, plain or .gz")
-    s.add_argument("--tol", type=float, default=None,
+    s = sub.add_parser("lp", help="solve an LP (MPS file) by the GPU interior-point method, or --table 3",
+                       formatter_class=Formatter)
+    s.add_argument("path", nargs="?", type=existing_file, help="MPS file, plain or .gz (e.g. data/netlib/afiro.mps.gz)")
+    s.add_argument("--tol", type=tolerance, default=None,
                    help="termination tolerance (default 1e-8 mixed, 1e-5 single precision)")
     s.add_argument("--precision", choices=["mixed", "single"], default="mixed",
                    help="mixed: float64 iterates, float32 GPU factorizations (default); single: the 2006 solver")
-    s.add_argument("--netlib", default=None, help="solve every MPS file in this folder, table + CSV against "
+    s.add_argument("--netlib", default=None, type=existing_dir, help="solve every MPS file in this folder, table + CSV against "
                                                   "optima.csv there")
-    s.add_argument("--max-rows", type=int, default=None, help="(--netlib) only problems with at most this many rows")
-    s.add_argument("--cholesky", choices=["inner", "outer", "triad"], default=None)
-    s.add_argument("--max-iter", type=int, default=None)
+    s.add_argument("--max-rows", type=positive_int, default=None, help="(--netlib) only problems with at most this many rows")
+    s.add_argument("--cholesky", choices=["inner", "outer", "triad"], default=None,
+                   help="the paper's Cholesky variant (implies method paper); default outer")
+    s.add_argument("--max-iter", type=positive_int, default=None,
+                   help="iteration limit (default 200 mixed, 100 single precision)")
     s.add_argument("--device", choices=["gpu", "cpu64", "cpu32"], default="gpu",
                    help="where the vectors live (cpu64/cpu32: the numpy reference)")
     s.add_argument("--method", choices=["paper", "blocked", "compute"], default=None,
                    help="paper kernels or the blocked fast path (default: blocked for a file, paper for --table)")
-    s.add_argument("--table", type=int, help="3: reproduce Table 3 of the 2006 paper on the NETLIB set")
+    s.add_argument("--table", type=int, choices=[3], help="3: reproduce Table 3 of the 2006 paper on the shipped NETLIB set")
     s.add_argument("--problems", default=None, help="(--table, --netlib) comma-separated subset")
-    s.add_argument("--out", default="benchmarks/results")
+    add_out(s, "CSV file")
     s.set_defaults(func=run)

@@ -2,6 +2,8 @@
 `glgpgpu lssvm --thesis fig7.8|progress` (the PLSSVM thesis's experiments); CSV + PNG."""
 from __future__ import annotations
 
+from .common import Formatter, add_out, positive_float, size_list
+
 import time
 from pathlib import Path
 
@@ -57,11 +59,14 @@ def run(args) -> int:
 
 
 def register(sub):
-    s = sub.add_parser("lssvm", help="LS-SVM: Cholesky vs CG on a dataset, or the PLSSVM thesis's experiments")
-    s.add_argument("--dataset", choices=["digits", "breast_cancer"], default="digits")
-    s.add_argument("--thesis", choices=["fig7.8", "progress"], default=None)
-    s.add_argument("--sizes", default="64,128,256", help="N for --thesis (comma-separated)")
+    s = sub.add_parser("lssvm", help="LS-SVM: Cholesky vs CG on a dataset, or the PLSSVM thesis's experiments",
+                       formatter_class=Formatter)
+    s.add_argument("--dataset", choices=["digits", "breast_cancer"], default="digits",
+                   help="scikit-learn data set to train on")
+    s.add_argument("--thesis", choices=["fig7.8", "progress"], default=None,
+                   help="one of the thesis's experiments instead of a data set")
+    s.add_argument("--sizes", default="64,128,256", type=size_list, help="N for --thesis (comma-separated)")
     s.add_argument("--method", choices=["auto", "paper", "blocked", "compute"], default="auto", help="Cholesky for fig7.8")
-    s.add_argument("--C", type=float, default=10.0)
-    s.add_argument("--out", default="benchmarks/results")
+    s.add_argument("--C", type=positive_float, default=10.0, help="the LS-SVM's regularization C")
+    add_out(s)
     s.set_defaults(func=run)

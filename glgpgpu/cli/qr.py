@@ -2,6 +2,8 @@
 2008 paper's Table 2 by QR vs the normal equations; CSV and PNG into --out."""
 from __future__ import annotations
 
+from .common import Formatter, add_out, positive_float, positive_int, size_list
+
 import time
 from pathlib import Path
 
@@ -39,13 +41,14 @@ def run(args) -> int:
 
 
 def register(sub):
-    s = sub.add_parser("qr", help="Householder QR: Yeralan et al.'s Tables I/II, or least squares by QR vs normal equations")
+    s = sub.add_parser("qr", help="Householder QR: Yeralan et al.'s Tables I/II, or least squares by QR vs normal equations",
+                       formatter_class=Formatter)
     s.add_argument("--table", choices=["1", "2", "both", "ls"], default="both",
                    help="1: short and fat, 2: tall and skinny (Yeralan et al. 2015); ls: the 2008 Table 2 by QR vs Cholesky")
     s.add_argument("--method", choices=["paper", "blocked", "compute", "both", "all"], default="both",
                    help="both: paper and blocked; all: the compute method too")
-    s.add_argument("--scale", type=float, default=1.0, help="shrink the paper's shapes by this factor (CPU runs)")
-    s.add_argument("--sizes", default="128,256", help="m for --table ls (comma-separated)")
-    s.add_argument("--repeat", type=int, default=2)
-    s.add_argument("--out", default="benchmarks/results")
+    s.add_argument("--scale", type=positive_float, default=1.0, help="shrink the paper's shapes by this factor (CPU runs)")
+    s.add_argument("--sizes", default="128,256", type=size_list, help="m for --table ls (comma-separated)")
+    s.add_argument("--repeat", type=positive_int, default=2, help="timed runs per shape (best is kept)")
+    add_out(s)
     s.set_defaults(func=run)

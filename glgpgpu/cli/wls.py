@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import sizes
+from .common import Formatter, add_out, size_list, sizes
 
 
 def run(args) -> int:
@@ -23,11 +23,12 @@ def run(args) -> int:
 
 
 def register(sub):
-    s = sub.add_parser("wls", help="weighted least squares: reproduce Table 1 or 2 of the 2008 paper")
-    s.add_argument("--table", type=int, choices=[1, 2], required=True)
-    s.add_argument("--sizes", default="512,1024,1536,2048", help="comma-separated m (n = 2m)")
+    s = sub.add_parser("wls", help="weighted least squares: reproduce Table 1 or 2 of the 2008 paper",
+                       formatter_class=Formatter)
+    s.add_argument("--table", type=int, choices=[1, 2], required=True, help="which table of the 2008 paper")
+    s.add_argument("--sizes", default="512,1024,1536,2048", type=size_list, help="comma-separated m (n = 2m)")
     s.add_argument("--packed", action="store_true", help="assemble and factor in the packed format")
     s.add_argument("--method", choices=["paper", "blocked", "compute"], default="paper",
                    help="paper (the reproduction, default) or the blocked fast path")
-    s.add_argument("--out", default="benchmarks/results", help="folder for the CSV")
+    add_out(s, "CSV file")
     s.set_defaults(func=run)

@@ -69,7 +69,7 @@ class MatrixBuffer:
     def give(self) -> None:
         """Back to the pool (safe to call twice)."""
         if self.buf is not None:
-            self.pool.give_buffer(self.buf)
+            self.pool.give_buffer(self.buf, self)
             self.buf = None
 
     release = give
@@ -85,7 +85,8 @@ class BufferPool:
         self.keep_bytes = keep_bytes
         self._free: OrderedDict = OrderedDict()       # id -> buffer, oldest first
         self._held = 0
-        self.outstanding = 0
+        self._out: dict = {}                           # id -> MatrixBuffer handed out
+        self._scopes: list = []
 
     def take(self, rows: int, cols: int, what: str = "matrix", ld: int | None = None) -> MatrixBuffer:
         ld = leading(cols) if ld is None else ld
@@ -102,11 +103,42 @@ class BufferPool:
             except moderngl.Error as exc:
                 raise GLResourceError(f"the GPU could not allocate {nbytes} bytes for {what} ({exc}); "
                                       "it may be out of memory") from None
-        self.outstanding += 1
-        return MatrixBuffer(self, buf, rows, cols, ld)
+        mb = MatrixBuffer(self, buf, rows, cols, ld)
+        self._out[id(mb)] = mb
+        for scope in self._scopes:
+            scope.add(id(mb))
+        return mb
 
-    def give_buffer(self, buf) -> None:
-        self.outstanding -= 1
+    @property
+    def outstanding(self) -> int:
+        """Buffers handed out and not given back (a leak if it grows across calls)."""
+        return len(self._out)
+
+    def scope(self):
+        """Context manager: on an exception, give back every buffer taken inside and
+        not given back (a failure midway leaves nothing behind)."""
+        pool = self
+
+        class _Scope:
+            def __enter__(self):
+                self.ids = set()
+                pool._scopes.append(self.ids)
+                return self
+
+            def __exit__(self, exc_type, *exc):
+                pool._scopes.remove(self.ids)
+                if exc_type is not None:
+                    for i in list(self.ids):
+                        mb = pool._out.get(i)
+                        if mb is not None:
+                            mb.give()
+                return False
+
+        return _Scope()
+
+    def give_buffer(self, buf, mb=None) -> None:
+        if mb is not None:
+            self._out.pop(id(mb), None)
         self._free[id(buf)] = buf
         self._held += buf.size
         if self._held > self.keep_bytes:
@@ -117,6 +149,7 @@ class BufferPool:
             old.release()
 
     def release(self) -> None:
+        """Free what waits in the pool (buffers handed out stay theirs until given back)."""
         self.activate()
         for b in self._free.values():
             b.release()

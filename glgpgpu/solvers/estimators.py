@@ -124,6 +124,11 @@ class _LSSVM(BaseEstimator):
                              "is required: an LS-SVM needs two or more training points.")
         C, gamma, degree, coef0 = self._params(X)
         self._gamma = gamma
+        # the rbf kernel is translation-invariant: train and predict on data centred by the
+        # training mean (in float64), so features far from the origin lose nothing to the
+        # float32 kernel matrix or to |x|^2 + |y|^2 - 2 x.y
+        self._shift = X.mean(axis=0) if self.kernel == "rbf" else np.zeros(X.shape[1])
+        X = X - self._shift
         self.X_ = X
         self.alpha_, self.b_, self.info_ = train(
             X, Y, kernel=self.kernel, gamma=gamma, degree=degree, coef0=coef0, C=C, jitter=self.jitter,
@@ -134,7 +139,7 @@ class _LSSVM(BaseEstimator):
     def _decision(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
-        X = np.asarray(X, np.float64)
+        X = np.asarray(X, np.float64) - self._shift
         F = kernel64(X, self.X_, self.kernel, self._gamma, self.degree, self.coef0) @ self.alpha_ + self.b_
         return F[:, 0] if F.shape[1] == 1 else F
 

@@ -74,3 +74,60 @@ def test_allocation_failure_midway_is_clean(ctx, name):
     assert failures >= 1, f"{name}: never allocated anything new (the test tests nothing)"
     # the next call is right: bit for bit what a fresh context (another thread's) computes
     assert np.array_equal(call(m), run_in_thread(call, m))
+
+
+class FailingBuffers(FailingAllocator):
+    """ctx.gl.buffer that succeeds `budget` times, then fails (the compute method's storage)."""
+
+    def __init__(self, gl, budget):
+        self.gl, self.budget, self.calls = gl, budget, 0
+        self.orig = gl.buffer
+
+    def __enter__(self):
+        def buffer(*a, **k):
+            self.calls += 1
+            if self.calls > self.budget:
+                raise moderngl.Error("GL_OUT_OF_MEMORY (simulated)")
+            return self.orig(*a, **k)
+
+        self.gl.buffer = buffer
+        return self
+
+    def __exit__(self, *exc):
+        self.gl.buffer = self.orig
+
+
+COMPUTE_CALLS = {
+    "adat": lambda m: glgpgpu.adat(np.ones((m, m + 2)), np.ones(m + 2), method="compute"),
+    "cholesky": lambda m: glgpgpu.cholesky(_spd(m), method="compute"),
+    "cho_solve": lambda m: glgpgpu.cho_solve(np.eye(m) * 2, np.ones((m, 3)), method="compute"),
+    "qr": lambda m: glgpgpu.qr(_spd(m)[:, :m - 3], method="compute")[1],
+    "wls": lambda m: glgpgpu.wls(np.eye(m, 2 * m) + 1, np.ones(2 * m), np.ones(2 * m), method="compute")[0],
+    "kernel_matrix": lambda m: glgpgpu.kernel_matrix(np.ones((m, 3)) * np.arange(m)[:, None], method="compute"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPUTE_CALLS))
+def test_compute_allocation_failure_midway_is_clean(ctx, name):
+    """The same for method='compute': every buffer taken is given back after a failure
+    at any allocation, and the next call is right."""
+    call = COMPUTE_CALLS[name]
+    m = 57 + sorted(COMPUTE_CALLS).index(name)
+    failures = 0
+    for budget in range(0, 12):
+        ctx.buffers.release()                   # so that the call must allocate
+        before = ctx.buffers.outstanding
+        with FailingBuffers(ctx.gl, budget) as alloc:
+            try:
+                call(m)
+            except GLResourceError as exc:
+                failures += 1
+                assert "could not allocate" in str(exc)
+            else:
+                break
+            finally:
+                assert ctx.gl.error == "GL_NO_ERROR"
+        assert ctx.buffers.outstanding == before, f"{name}: buffers not given back after a failure at {budget}"
+        assert alloc.calls > budget
+    assert failures >= 1
+    assert np.array_equal(call(m), run_in_thread(call, m))

@@ -1,0 +1,45 @@
+"""The command line: every subcommand's options have help text (defaults shown), and
+bad values stop with exit status 2 and a message before any work is done."""
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from glgpgpu.cli import build_parser
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def subparsers():
+    parser = build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return action.choices
+
+
+@pytest.mark.parametrize("name", sorted(subparsers()))
+def test_every_option_has_help(name):
+    sub = subparsers()[name]
+    missing = [a.dest for a in sub._actions if not isinstance(a, argparse._HelpAction) and not a.help]
+    assert not missing, f"glgpgpu {name}: options without help text: {missing}"
+    assert sub.formatter_class is argparse.ArgumentDefaultsHelpFormatter
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["qr", "--scale", "0"], "positive"),
+    (["qr", "--scale", "-1"], "positive"),
+    (["qr", "--repeat", "0"], "positive integer"),
+    (["bench", "cholesky", "--repeat", "-3"], "positive integer"),
+    (["bench", "cholesky", "--sizes", "64,x"], "integers"),
+    (["lp", "/nonexistent.mps"], "no such file"),
+    (["lp", "data/netlib/afiro.mps.gz", "--tol", "5"], "(0, 1)"),
+    (["lp", "--netlib", "/nonexistent"], "no such folder"),
+    (["trace", "cholesky", "--m", "0"], "positive integer"),
+])
+def test_bad_values_exit_2_before_any_work(argv, words):
+    proc = subprocess.run([sys.executable, "-m", "glgpgpu.cli", *argv], capture_output=True, text=True,
+                          timeout=60, cwd=ROOT)
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert words in proc.stderr
+    assert proc.stdout == ""                     # nothing printed: no work started
