@@ -27,6 +27,9 @@ def array(x, name: str, ndim: int | tuple, dtype=np.float32, magnitude: list | N
     """
     if x is None:
         raise TypeError(f"{name} is None; pass a numeric array")
+    if isinstance(x, np.ma.MaskedArray):
+        raise TypeError(f"{name} is a masked array; its mask would be ignored. Pass {name}.filled(value) or "
+                        "drop the masked entries first")
     arr = x if isinstance(x, np.ndarray) else _as_array(x, name)
     kind = arr.dtype.kind
     if kind == "c":

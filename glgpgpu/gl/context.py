@@ -79,6 +79,25 @@ def _probe_float_target(gl: moderngl.Context):
         return False, None
 
 
+#: contexts made in this process (a forked child inherits the count: see _after_fork)
+_made = 0
+_forked_after_gl = False
+FORK_HINT = ("this process was forked from one that had used OpenGL, and a GL driver's state does not "
+             "survive fork(): a GL call here could hang. Start worker processes with multiprocessing's "
+             "'spawn' or 'forkserver' method (multiprocessing.get_context('spawn')), or make the first "
+             "glgpgpu call in the child only.")
+
+
+def _after_fork() -> None:
+    global _forked_after_gl
+    if _made:
+        _forked_after_gl = True
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
+
+
 class Context:
     """A moderngl context plus capabilities and the size limits they imply.
 
@@ -90,6 +109,10 @@ class Context:
 
     def __init__(self, backend: str = "egl", *, max_texture_size: int | None = None,
                  window_size=(800, 800), title: str = "glgpgpu"):
+        global _made
+        if _forked_after_gl:
+            raise GLUnavailableError(FORK_HINT)
+        _made += 1
         self.backend = backend
         self.window = None
         self.thread = threading.get_ident()         # the only thread that may use it
@@ -141,6 +164,8 @@ class Context:
     def make_current(self) -> "Context":
         """Make this context the current one of the calling thread (a no-op when it
         already is); ContextThreadError if it belongs to another thread."""
+        if _forked_after_gl:
+            raise GLUnavailableError(FORK_HINT)
         if threading.get_ident() != self.thread:
             raise ContextThreadError(
                 f"this GL context belongs to thread {self.thread_name!r}; an OpenGL context is current on "

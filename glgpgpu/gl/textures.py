@@ -239,22 +239,47 @@ class TexturePool:
     `take(rows, cols)` hands out a texture (contents undefined); `give(tex)`
     returns it.  Algorithms called in a loop (adat a thousand times, one LP
     iteration after another) therefore allocate nothing after the first call.
+    What waits in the pool is bounded: at most `keep` textures of one shape and
+    `keep_bytes` in all, the least recently given back released first (a process
+    that sees a thousand sizes does not keep a thousand textures).
 
     `with pool.scope():` around a public call gives back, if the call fails
     midway (a driver out of memory, a bad pivot), every texture taken inside it
     and not yet given back: an error leaves no texture behind.
     """
 
-    def __init__(self, ctx, keep: int = 4):
+    #: bytes of free textures kept (a hardware driver's; a software renderer's are host memory)
+    KEEP_BYTES = 512 << 20
+    KEEP_BYTES_SOFTWARE = 64 << 20
+
+    def __init__(self, ctx, keep: int = 4, keep_bytes: int | None = None):
         self.ctx = ctx
         self.keep = keep
+        self.keep_bytes = keep_bytes
         self._free: dict = {}
+        self._lru: dict = {}          # id -> texture waiting in the pool, least recently given first
+        self._held = 0
         self._out: dict = {}          # id -> texture handed out and not given back
         self._scopes: list = []       # one set of ids per open scope
 
+    def _budget(self) -> int:
+        if self.keep_bytes is None:
+            caps = getattr(self.ctx, "caps", None)
+            self.keep_bytes = self.KEEP_BYTES_SOFTWARE if caps is not None and caps.software else self.KEEP_BYTES
+        return self.keep_bytes
+
+    @staticmethod
+    def _bytes(tex) -> int:
+        return 4 * tex.rows * tex.cols * tex.components
+
     def take(self, rows: int, cols: int, what: str = "matrix", components: int = 1) -> MatrixTexture:
         free = self._free.get((rows, cols, components))
-        tex = free.pop() if free else MatrixTexture(self.ctx, rows, cols, what=what, components=components)
+        if free:
+            tex = free.pop()
+            self._lru.pop(id(tex), None)
+            self._held -= self._bytes(tex)
+        else:
+            tex = MatrixTexture(self.ctx, rows, cols, what=what, components=components)
         self._out[id(tex)] = tex
         for scope in self._scopes:
             scope.add(id(tex))
@@ -264,13 +289,34 @@ class TexturePool:
         for tex in textures:
             if tex is None or tex.tex is None:
                 continue
-            if self._out.pop(id(tex), None) is None and any(t is tex for b in self._free.values() for t in b):
+            if self._out.pop(id(tex), None) is None and id(tex) in self._lru:
                 continue              # given twice: keep one copy in the pool
             bucket = self._free.setdefault((tex.rows, tex.cols, tex.components), [])
-            if len(bucket) < self.keep:
-                bucket.append(tex)
-            else:
+            if len(bucket) >= self.keep:
                 tex.release()
+                continue
+            bucket.append(tex)
+            self._lru[id(tex)] = tex
+            self._held += self._bytes(tex)
+            self._shrink(keep=tex)
+
+    def _shrink(self, keep=None) -> None:
+        """Release the least recently given textures until the pool holds keep_bytes
+        (the one just given back stays: a loop over one large matrix still reuses it)."""
+        budget = self._budget()
+        while self._held > budget and len(self._lru) > (1 if keep is not None else 0):
+            i, old = next(iter(self._lru.items()))
+            if old is keep:
+                break
+            del self._lru[i]
+            self._free[(old.rows, old.cols, old.components)].remove(old)
+            self._held -= self._bytes(old)
+            old.release()
+
+    @property
+    def held_bytes(self) -> int:
+        """Bytes of the textures waiting in the pool."""
+        return self._held
 
     @property
     def outstanding(self) -> int:
@@ -297,10 +343,11 @@ class TexturePool:
 
     def trim(self) -> None:
         """Release the textures waiting in the pool (those handed out stay)."""
-        for bucket in self._free.values():
-            for tex in bucket:
-                tex.release()
+        for tex in self._lru.values():
+            tex.release()
         self._free.clear()
+        self._lru.clear()
+        self._held = 0
 
     def release(self) -> None:
         self.trim()
@@ -309,4 +356,4 @@ class TexturePool:
         self._out.clear()
 
     def __len__(self):
-        return sum(len(b) for b in self._free.values())
+        return len(self._lru)

@@ -41,6 +41,8 @@ class PackedLayout:
     packed = True
 
     def __init__(self, m: int):
+        if isinstance(m, (bool, np.bool_)) or not isinstance(m, (int, np.integer)) or m < 1:
+            raise ValueError(f"m must be a positive integer (the matrix order), got {m!r}")
         self.m = m = int(m)
         self.w = self.width = (m + 1) // 2
         self.h = self.height = m + (m + 1) % 2

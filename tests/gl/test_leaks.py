@@ -68,3 +68,23 @@ def test_cholesky_and_solve_repeat_without_allocating(ctx, rng):
             for method in ("paper", "blocked", "compute"):
                 glgpgpu.cho_solve(L, np.ones(7), method=method)
     assert cc.counts == {}, f"GL objects created inside the loop: {cc.counts}"
+
+
+def test_the_pool_stays_bounded_over_many_sizes(rng):
+    """Hundreds of distinct sizes in one process: the pool keeps at most its byte budget
+    of free textures, the least recently given back released first, and the process's
+    memory does not grow with the number of sizes."""
+    c = glgpgpu.Context()
+    try:
+        c.pool.keep_bytes = 1 << 20
+        for m in range(3, 43):                        # warm up: programs compiled, driver pools filled
+            glgpgpu.cholesky(np.eye(m) * 2, method="paper", ctx=c)
+        before = rss_kib()
+        for m in range(43, 163):
+            glgpgpu.cholesky(np.eye(m) * 2, method="paper", ctx=c)
+            assert c.pool.held_bytes <= max(1 << 20, 4 * 4 * m * m)
+        assert len(c.pool) < 30
+        assert c.pool.outstanding == 0
+        assert rss_kib() - before < 100 * 1024, "memory grew with the number of sizes"
+    finally:
+        c.release()

@@ -70,6 +70,10 @@ def from_mps(path: str) -> GeneralLP:
     """Read an MPS file (plain or .gz) with HiGHS."""
     highspy = optional_import("highspy", "lp", "reading MPS files")
 
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a file name, got {type(path).__name__} {path!r}")
+    if os.path.isdir(path):
+        raise ValueError(f"{path} is a folder; pass an MPS file (plain or .gz)")
     if not os.path.isfile(path):
         raise MissingFileError(2, f"no such MPS file: {path}", path)
     with _quiet_stdout():                     # HiGHS prints its banner as it is made, before any option
@@ -104,6 +108,13 @@ def from_mps(path: str) -> GeneralLP:
         A[index[start[j]:start[j + 1]], j] = value[start[j]:start[j + 1]]
     c = np.array(lp.col_cost_, dtype=float)
     offset = float(lp.offset_)
+    for what, arr in (("a constraint coefficient", value), ("an objective coefficient", c),
+                      ("a bound or right-hand side", np.concatenate([np.array(lp.row_lower_, float),
+                                                                    np.array(lp.row_upper_, float),
+                                                                    np.array(lp.col_lower_, float),
+                                                                    np.array(lp.col_upper_, float)]))):
+        if np.isnan(arr).any() or (what != "a bound or right-hand side" and np.isinf(arr).any()):
+            raise ValueError(f"{path}: {what} is not a finite number (NaN or infinity in the MPS file)")
     if lp.sense_ == highspy.ObjSense.kMaximize:
         raise ValueError(f"{path}: maximisation problems are not supported; negate the objective")
     name = os.path.basename(path).split(".")[0]
@@ -143,6 +154,9 @@ def from_linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None) -> 
     A = np.vstack(rows) if rows else np.zeros((0, n))
     col_lo, col_up = np.zeros(n), np.full(n, INF)
     if bounds is not None:
+        if isinstance(bounds, (dict, str)) or np.ndim(bounds) == 0:
+            raise ValueError(f"bounds must be a (low, high) pair or a sequence of one pair per variable, as "
+                             f"scipy.optimize.linprog takes them, got {type(bounds).__name__} {bounds!r}")
         bl = list(bounds) if not (len(bounds) == 2 and np.ndim(bounds[0]) == 0) else [bounds] * n
         if len(bl) != n:
             raise ValueError(f"bounds has {len(bl)} pairs but c has {n} entries")

@@ -33,6 +33,8 @@ def solve_general(lp: GeneralLP, *, tol: float | None = None, precision: str = "
     max_iter = check.integer(DEFAULT_ITER[precision] if max_iter is None else max_iter, "max_iter", 1)
     check.flag(packed, "packed")
     check.context(ctx)
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback must be callable (it gets one dict per iteration), got {type(callback).__name__}")
     run = mixed.solve if precision == "mixed" else single.solve
     return run(lp, tol=tol, cholesky=cholesky, max_iter=max_iter, device=device, packed=packed, method=method,
                ctx=ctx, callback=callback)
@@ -58,5 +60,7 @@ def solve_mps(path, *, tol: float | None = None, precision: str = "mixed", chole
               max_iter: int | None = None, device: str = "gpu", packed: bool = False, method: str = "auto",
               ctx=None, callback=None) -> LPResult:
     """Solve an MPS file (plain or .gz, read by HiGHS) by the interior-point method."""
+    if not isinstance(path, (str, bytes)) and not hasattr(path, "__fspath__"):
+        raise TypeError(f"path must be a file name, got {type(path).__name__} {path!r}")
     return solve_general(from_mps(str(path)), tol=tol, precision=precision, cholesky=cholesky, max_iter=max_iter,
                          device=device, packed=packed, method=method, ctx=ctx, callback=callback)
