@@ -11,6 +11,7 @@ import numpy as np
 
 from .dispatch import METHODS, choose, implementation
 from .gl import Context, resolve
+from .layouts.scaling import exponent, scaled, unscaled
 from .paper.cholesky import VARIANTS
 from . import validate as check
 
@@ -43,9 +44,12 @@ def adat(A, d2, *, packed: bool = False, method: str = "auto", ctx: Context | No
     A, d2 = _adat_inputs(A, d2, top)
     ctx = _options(packed, method, ctx)
     impl = implementation(choose(method, ctx, packed=packed, packed_ok=True))
+    # data far from 1 in size: exact powers of two first, so no product under- or overflows
+    ea, ed = exponent(top[0]), exponent(top[1])
     with ctx.pool.scope():          # a failure midway leaves no texture behind
-        C = impl.adat(A, d2, packed=packed, ctx=ctx)
-    if check.sums_of_products_bounded(top[0], top[1], A.shape[1]):
+        C = impl.adat(scaled(A, ea), scaled(d2, ed), packed=packed, ctx=ctx)
+    C = unscaled(C, 2 * ea + ed)
+    if not (ea or ed) and check.sums_of_products_bounded(top[0], top[1], A.shape[1]):
         return C                            # provably finite: no pass over the m x m result
     return check.finite_result(C, "A diag(d2) A^T")
 
@@ -66,24 +70,29 @@ def cholesky(C, *, packed: bool = False, variant: str = "outer", method: str = "
     pivot that failed; ValueError for non-square or non-finite input.
     """
     check.choice(variant, "variant", VARIANTS)
-    C = check.square(C, "C")
+    top = []
+    C = check.square(C, "C", magnitude=top)
     check.data_in_lower(C, "C", "glgpgpu.cholesky (numpy's convention)",
                         "pass the symmetric matrix (or its lower triangle), e.g. C + np.triu(C, 1).T")
     ctx = _options(packed, method, ctx)
     impl = implementation(choose(method, ctx, packed=packed, variant=variant))
+    e = exponent(top[0] if top else 0.0, even=True)      # C 4^-k: L 2^-k, exact
     with ctx.pool.scope():
-        L = impl.cholesky(C, packed=packed, variant=variant, ctx=ctx)
-    return check.finite_result(L, "the Cholesky factor")
+        L = impl.cholesky(scaled(C, e), packed=packed, variant=variant, ctx=ctx)
+    return check.finite_result(unscaled(L, e // 2), "the Cholesky factor")
 
 
-def _solve(L_lower: np.ndarray, B, steps, packed: bool, ctx, method: str):
+def _solve(L_lower: np.ndarray, B, steps, packed: bool, ctx, method: str, lmax: float = 0.0):
     m = L_lower.shape[0]
-    B2, was_1d = check.rhs(B, m)
+    top = []
+    B2, was_1d = check.rhs(B, m, magnitude=top)
     ctx = _options(packed, method, ctx)
     impl = implementation(choose(method, ctx, packed=packed))
     check.nonsingular_triangle(L_lower, "L")           # after the finiteness checks, if both fail
+    el, eb = exponent(lmax), exponent(top[0] if top else 0.0)   # exact powers of two, undone below
     with ctx.pool.scope():
-        X = impl.solve(L_lower, B2, steps, packed=packed, ctx=ctx)
+        X = impl.solve(scaled(L_lower, el), scaled(B2, eb), steps, packed=packed, ctx=ctx)
+    X = unscaled(X, eb - el * len(steps))
     check.finite_result(X, "the solution")
     return X[:, 0] if was_1d else X
 
@@ -95,7 +104,8 @@ def solve_triangular(L, B, *, lower: bool = True, trans: bool = False, packed: b
     lower=True reads the lower triangle of L, lower=False the upper; trans=True
     solves with the transpose.  B is (m,) or (m, nrhs); returns float32 of B's shape.
     """
-    T = check.square(L, "L")
+    ltop = []
+    T = check.square(L, "L", magnitude=ltop)
     # the solves read only the lower triangle of what they get: T itself, or the
     # view T.T for an upper T -- no m x m np.tril copy
     Ls = T if check.flag(lower, "lower") else T.T
@@ -105,16 +115,17 @@ def solve_triangular(L, B, *, lower: bool = True, trans: bool = False, packed: b
     check.flag(trans, "trans")
     # Stored as a lower triangle Ls: which direction does op(T) need?
     backward = (trans if lower else not trans)
-    return _solve(Ls, B, [backward], packed, ctx, method)
+    return _solve(Ls, B, [backward], packed, ctx, method, ltop[0] if ltop else 0.0)
 
 
 def cho_solve(L, B, *, packed: bool = False, method: str = "auto", ctx: Context | None = None) -> np.ndarray:
     """Solve (L L^T) X = B given the Cholesky factor L, by forward then backward
     substitution on the GPU (method: "paper", "blocked" or "auto", as cholesky)."""
-    Ls = check.square(L, "L")
+    ltop = []
+    Ls = check.square(L, "L", magnitude=ltop)
     check.data_in_lower(Ls, "L", "cho_solve (L L^T with L lower, as glgpgpu.cholesky returns)",
                         "for scipy's upper factor U (U^T U) pass U.T, or use glgpgpu.linalg.cho_solve((U, False), B)")
-    return _solve(Ls, B, [False, True], packed, ctx, method)      # only its lower triangle is read
+    return _solve(Ls, B, [False, True], packed, ctx, method, ltop[0] if ltop else 0.0)   # its lower triangle is read
 
 
 def kernel_matrix(X, *, kernel: str = "rbf", gamma: float | None = None, degree: int = 3, coef0: float = 0.0,

@@ -108,16 +108,16 @@ def _as_array(x, name):
     return arr
 
 
-def square(x, name: str, dtype=np.float32) -> np.ndarray:
-    arr = array(x, name, 2, dtype)
+def square(x, name: str, dtype=np.float32, magnitude: list | None = None) -> np.ndarray:
+    arr = array(x, name, 2, dtype, magnitude=magnitude)
     if arr.shape[0] != arr.shape[1]:
         raise ValueError(f"{name} must be square, got shape {arr.shape}")
     return arr
 
 
-def rhs(B, m: int, name: str = "B", dtype=np.float32):
+def rhs(B, m: int, name: str = "B", dtype=np.float32, magnitude: list | None = None):
     """Right-hand side(s): (m,) or (m, k). Returns (2-D array, was_1d)."""
-    arr = array(B, name, (1, 2), dtype)
+    arr = array(B, name, (1, 2), dtype, magnitude=magnitude)
     if arr.shape[0] != m:
         raise ValueError(f"{name} has {arr.shape[0]} rows but the matrix has order {m}")
     return (arr[:, None], True) if arr.ndim == 1 else (arr, False)

@@ -141,3 +141,4 @@ def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=F
 
 
 _TILED_FACTOR = single_factor(TiledComputeNormal)
+ResidentNormal = normal.ResidentNormal          # the float32 LP's textures: one buffer (the contract's name)

@@ -23,3 +23,42 @@ def scale_r(F: np.ndarray, scale: float) -> np.ndarray:
     for i in range(min(F.shape)):
         F[i, i:] *= s
     return F
+
+
+#: magnitudes inside this range go to float32 as they are: their products and sums stay
+#: normal; outside it the operations scale by an exact power of two first
+SAFE_RANGE = (2.0 ** -40, 2.0 ** 40)
+
+
+def exponent(amax: float, even: bool = False) -> int:
+    """e with amax 2^-e in [0.5, 1) (amax > 0); even=True rounds e up to even (a power
+    of 4, for a factor whose square root must stay exact).  0 for a magnitude inside
+    SAFE_RANGE or zero: no scaling needed."""
+    if not amax or SAFE_RANGE[0] <= amax <= SAFE_RANGE[1]:
+        return 0
+    e = int(np.frexp(amax)[1])
+    return e + (e % 2) if even else e
+
+
+def scaled(x: np.ndarray, e: int) -> np.ndarray:
+    """x 2^-e as float32 (exact for every entry that stays a normal number); x itself when e = 0."""
+    return x if e == 0 else np.ldexp(x, -e).astype(np.float32)
+
+
+def unscaled(x: np.ndarray, e: int) -> np.ndarray:
+    """x 2^e in x's dtype, in place where it can be (exact unless it leaves float32's range)."""
+    if e == 0:
+        return x
+    with np.errstate(over="ignore", under="ignore"):
+        return np.ldexp(x, e, out=x) if x.flags.writeable else np.ldexp(x, e).astype(x.dtype)
+
+
+def pow2_solve(solve, r: np.ndarray) -> np.ndarray:
+    """solve(r) for a linear solve that runs in float32, with r scaled by an exact power
+    of two to size about 1 first and the answer scaled back: a refinement's residuals
+    shrink towards float32's underflow (1e-45) long before they reach float64's."""
+    amax = float(np.max(np.abs(r), initial=0.0))
+    if amax == 0.0 or not np.isfinite(amax):
+        return solve(r)
+    e = int(np.frexp(amax)[1])
+    return np.ldexp(solve(np.ldexp(r, -e)), e)

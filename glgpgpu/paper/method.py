@@ -1,52 +1,13 @@
 """method="paper": the papers' kernels behind the methods' contract (methods/contract.py)."""
 from __future__ import annotations
 
-from . import normal, qr, tiled
-from .kernel_matrix import kernel_factor, kernel_matrix
+from ..methods.delegate import DelegatingMethod
+from . import kernel_matrix, normal, qr, tiled
 
 
-class PaperMethod:
+class PaperMethod(DelegatingMethod):
     """Jung (2006) and Jung & O'Leary (2008), kernel for kernel, on any GL 3.3 GPU;
     beyond one texture the tile algorithms of glgpgpu.tiled with these kernels."""
 
     name = "paper"
-
-    def adat(self, A, d2, *, packed=False, ctx):
-        return tiled.adat(A, d2, packed=packed, ctx=ctx)
-
-    def cholesky(self, C, *, packed=False, variant="outer", ctx):
-        return tiled.cholesky(C, packed=packed, variant=variant, ctx=ctx)
-
-    def solve(self, L, B, steps, *, packed=False, ctx):
-        return tiled.solve(L, B, steps, packed=packed, ctx=ctx)
-
-    def kernel_matrix(self, X, *, kernel, gamma, degree, coef0, packed=False, ctx):
-        return kernel_matrix(X, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, packed=packed, ctx=ctx)
-
-    def qr_raw(self, A, *, ctx):
-        return qr.qr_raw(A, ctx=ctx)
-
-    def apply_q(self, F, tau, C, *, trans=False, ctx):
-        return qr.apply_q(F, tau, C, trans=trans, ctx=ctx)
-
-    def qr_batched(self, mats, *, ctx):
-        return qr.qr_batched(mats, ctx=ctx)
-
-    def normal_system(self, A, *, packed=False, variant="outer", ctx, watch=None):
-        return normal.normal_system(A, packed=packed, variant=variant, ctx=ctx, watch=watch)
-
-    def normal_factor(self, A, d, *, packed=False, ctx, watch=None):
-        return normal.normal_factor(A, d, packed=packed, ctx=ctx, watch=watch)
-
-    def resident_normal(self, V, A_tex, A_host, *, packed=False, variant="outer"):
-        return normal.ResidentNormal(V, A_tex, A_host, packed=packed, variant=variant)
-
-    def kernel_factor(self, X, *, kernel, gamma, degree, coef0, diag, packed=False, ctx, watch=None):
-        return kernel_factor(X, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, diag=diag,
-                             packed=packed, ctx=ctx, watch=watch)
-
-    def qr_factor(self, A, *, ctx, watch=None):
-        return qr.QRFactor(A, ctx=ctx, watch=watch)
-
-
-
+    dense, qr, normal, kernels = tiled, qr, normal, kernel_matrix

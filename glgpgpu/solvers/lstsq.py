@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..layouts.scaling import pow2_solve
+
 from ..dispatch import METHODS, choose, implementation
 from ..gl import Stopwatch, resolve
 from .. import validate as check
@@ -97,10 +99,12 @@ def refine(fac, A: np.ndarray, b: np.ndarray, *, tol: float, max_iter: int, watc
     for k in range(max_iter + 1):
         f = b - r - A @ x
         g = -(A.T @ r)
-        h = fac.solve_r(g, trans=True) if k else np.zeros(n)
-        d = fac.q(f, trans=True)
-        dx = fac.solve_r(d[:n] - h)
-        dr = fac.q(np.concatenate([h, d[n:]]))
+        # each float32 GPU step on a vector scaled to size about 1 (exact powers of two):
+        # tiny data or residuals would underflow float32 long before float64
+        h = pow2_solve(lambda v: fac.solve_r(v, trans=True), g) if k else np.zeros(n)
+        d = pow2_solve(lambda v: fac.q(v, trans=True), f)
+        dx = pow2_solve(fac.solve_r, d[:n] - h)
+        dr = pow2_solve(fac.q, np.concatenate([h, d[n:]]))
         x, r = x + dx, r + dr
         if k == 0:
             info.x0 = x.copy()

@@ -27,7 +27,7 @@ ALLOWED = {
     "compute": {"gl", "layouts", "errors", "methods", "tiled"},
     "dispatch": {"paper", "blocked", "compute", "methods"},
     "api": {"dispatch", "gl", "layouts", "validate", "paper"},
-    "solvers": {"dispatch", "gl", "vectors", "errors", "validate", "paper"},
+    "solvers": {"dispatch", "gl", "vectors", "errors", "validate", "paper", "layouts"},
     "linalg": {"api", "solvers"},
     "teach": {"gl", "figures", "layouts", "paper", "errors"},
     "bench": {"gl", "figures", "layouts", "paper", "blocked", "compute", "tiled", "teach", "solvers", "api",
