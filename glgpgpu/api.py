@@ -77,6 +77,8 @@ def cholesky(C, *, packed: bool = False, variant: str = "outer", method: str = "
     ctx = _options(packed, method, ctx)
     impl = implementation(choose(method, ctx, packed=packed, variant=variant))
     e = exponent(top[0] if top else 0.0, even=True)      # C 4^-k: L 2^-k, exact
+    if e:                                                  # the triangle read decides, not the other one
+        e = exponent(float(np.abs(np.tril(C)).max()), even=True)
     with ctx.pool.scope():
         L = impl.cholesky(scaled(C, e), packed=packed, variant=variant, ctx=ctx)
     return check.finite_result(unscaled(L, e // 2), "the Cholesky factor")
@@ -90,6 +92,8 @@ def _solve(L_lower: np.ndarray, B, steps, packed: bool, ctx, method: str, lmax: 
     impl = implementation(choose(method, ctx, packed=packed))
     check.nonsingular_triangle(L_lower, "L")           # after the finiteness checks, if both fail
     el, eb = exponent(lmax), exponent(top[0] if top else 0.0)   # exact powers of two, undone below
+    if el:                                                  # the triangle read decides, not the other one
+        el = exponent(float(np.abs(np.tril(L_lower)).max()))
     with ctx.pool.scope():
         X = impl.solve(scaled(L_lower, el), scaled(B2, eb), steps, packed=packed, ctx=ctx)
     X = unscaled(X, eb - el * len(steps))

@@ -120,11 +120,12 @@ def wls(A, d2, b, *, tol: float = 1e-8, max_iter: int = 100, packed: bool = Fals
             info = WLSInfo("iteration limit", x0=x.astype(np.float32))
             t0 = time.perf_counter()
             best = np.inf
-            # ||r|| / ||x|| is the 2008 paper's test (Algorithm 1) for data of size about 1; data
-            # far from it (weights 1e8, A x 1e5) is measured against the normal matrix's own size,
-            # a power of two, so scaling the data changes neither the steps nor the status
+            # ||r|| / ||x|| is the 2008 paper's test (Algorithm 1), kept for data whose normal
+            # matrix is of size 2^-16 .. 2^16 (its Tables 1 and 2: 1 and 1e4); data far outside it
+            # (weights 1e8, A x 1e5) is measured against that size, a power of two, so scaling
+            # such data changes neither the steps nor the status
             size = float(np.max(np.abs(A), initial=0.0)) ** 2 * float(np.max(np.abs(d2), initial=0.0))
-            norm = 1.0 if not size or 2.0 ** -8 <= size <= 2.0 ** 8 else float(2.0 ** np.frexp(size)[1])
+            norm = 1.0 if not size or 2.0 ** -16 <= size <= 2.0 ** 16 else float(2.0 ** np.frexp(size)[1])
             for k in range(max_iter):
                 r = rhs - A @ (d2 * (A.T @ x))
                 c = pow2_solve(lambda v: fac.solve(v, "refine"), r)
