@@ -46,9 +46,14 @@ __all__ = [
 
 
 def __getattr__(name):
-    """LSSVC and LSSVR on first use (scikit-learn, when installed, is imported then)."""
+    """LSSVC and LSSVR on first use (scikit-learn, when installed, is imported then), and
+    glgpgpu.optimize (scipy.optimize's result type)."""
     if name in ("LSSVC", "LSSVR"):
         from .solvers import estimators
 
         return getattr(estimators, name)
+    if name == "optimize":
+        import importlib
+
+        return importlib.import_module(".optimize", __name__)
     raise AttributeError(f"module 'glgpgpu' has no attribute {name!r}")

@@ -19,6 +19,8 @@ real); column pivoting (`pivoting=True`) raises NotImplementedError.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from . import api
@@ -215,23 +217,30 @@ def qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a
 
 def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=True, lapack_driver=None, *,
           method="auto", ctx=None):
-    """(x, residues, rank, s) as scipy's, for a of full column rank (m >= n): x from the
-    GPU's QR refined to float64 (glgpgpu.lstsq); s is None (no SVD is computed);
-    numpy.linalg.LinAlgError where glgpgpu.lstsq finds a rank-deficient a."""
+    """(x, residues, rank, s) as scipy's (m >= n): x from the GPU's QR refined to float64
+    (glgpgpu.lstsq); for a rank-deficient a the minimum-norm x and the rank (computed
+    on the host); s is None (no singular values are returned)."""
     a = _asarray(a, "a", check_finite)
     b = _asarray(b, "b", check_finite)
     m, n = a.shape
     cols = b[:, None] if b.ndim == 1 else b
     xs, res = [], []
+    rank = n
     for j in range(cols.shape[1]):
-        x, info = _lstsq(a, cols[:, j], method=method, ctx=ctx)
-        if not info.converged:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)      # the rank is returned, as scipy's
+            x, info = _lstsq(a, cols[:, j], method=method, ctx=ctx)
+        if info.status == "rank deficient":
+            rank = info.rank
+        elif not info.converged:
             raise np.linalg.LinAlgError(f"least squares did not converge ({info.status}): {info.message}")
         xs.append(x)
         res.append(float(np.sum((cols[:, j] - a @ x) ** 2)))
     X = np.column_stack(xs).astype(_out_dtype(a, b))
     residues = np.array(res) if m > n else np.empty(0)
-    return (X[:, 0] if b.ndim == 1 else X), (residues[:1] if b.ndim == 1 and residues.size else residues), n, None
+    if rank < n:
+        residues = np.empty(0)                                   # as scipy: none for a rank-deficient a
+    return (X[:, 0] if b.ndim == 1 else X), (residues[:1] if b.ndim == 1 and residues.size else residues), rank, None
 
 
 def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True, assume_a=None,

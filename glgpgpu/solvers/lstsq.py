@@ -40,6 +40,7 @@ class LstsqInfo:
     times: dict = field(default_factory=dict)
     x0: np.ndarray | None = None        # the float32-accurate first solution
     message: str = ""
+    rank: int | None = None             # A's numerical rank (n unless "rank deficient")
 
     @property
     def converged(self) -> bool:
@@ -138,7 +139,8 @@ def lstsq(A, b, *, tol: float = 1e-12, max_iter: int = 30, method: str = "auto",
     (float32) and Bjorck's float64 refinement.  Returns (x float64, LstsqInfo).
 
     Refinement stops when the last correction is below tol * ||x||.  Never a
-    wrong x in silence: a rank-deficient A gives NaN and status "rank deficient",
+    wrong x in silence: a rank-deficient A gives status "rank deficient", its rank
+    (info.rank) and the minimum-norm solution (numpy.linalg.lstsq's, on the host),
     refinement that stalls or diverges says so in info.status; both warn.
     method: "paper" (the unblocked kernels), "blocked" (Yeralan et al.'s tile kernels)
     or "auto".
@@ -160,9 +162,15 @@ def lstsq(A, b, *, tol: float = 1e-12, max_iter: int = 30, method: str = "auto",
     with ctx.pool.scope():
         fac, msg = qr_factor(impl, A.astype(np.float32), ctx, watch, stacklevel=2)
         if fac is None:
-            return np.full(n, np.nan), LstsqInfo("rank deficient", times=watch.as_dict(), message=msg)
+            # the GPU's QR has no column pivoting to find a basis: the minimum-norm solution
+            # comes from the host's float64 SVD, as numpy.linalg.lstsq gives it, with the rank
+            x, _, rank, _ = np.linalg.lstsq(A, b, rcond=None)
+            return x, LstsqInfo("rank deficient", times=watch.as_dict(), rank=int(rank),
+                                message=msg + f"; x is the minimum-norm solution (rank {rank}), computed on the "
+                                              "host by numpy.linalg.lstsq's SVD")
         try:
             x, _, info = refine(fac, A, b, tol=tol, max_iter=max_iter, watch=watch)
+            info.rank = n
         finally:
             fac.release()
     if max_iter == 0:

@@ -29,6 +29,7 @@ ALLOWED = {
     "api": {"dispatch", "gl", "layouts", "validate", "paper"},
     "solvers": {"dispatch", "gl", "vectors", "errors", "validate", "paper", "layouts"},
     "linalg": {"api", "solvers"},
+    "optimize": {"solvers"},
     "teach": {"gl", "figures", "layouts", "paper", "errors"},
     "bench": {"gl", "figures", "layouts", "paper", "blocked", "compute", "tiled", "teach", "solvers", "api",
               "dispatch", "vectors", "errors", "validate", "methods"},

@@ -9,11 +9,13 @@ precision="single": single/ -- the 2006 paper's solver, every vector in a float3
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ... import validate as check
 from ...dispatch import METHODS
 from . import mixed, single
 from .problem import GeneralLP, from_linprog, from_mps
-from .result import LPResult
+from .result import LPResult, verdict
 
 CHOLESKY = ("outer", "inner", "triad")
 DEVICES = ("gpu", "cpu64", "cpu32")
@@ -35,6 +37,11 @@ def solve_general(lp: GeneralLP, *, tol: float | None = None, precision: str = "
     check.context(ctx)
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be callable (it gets one dict per iteration), got {type(callback).__name__}")
+    empty = (lp.col_lo > lp.col_up) | (lp.col_lo == np.inf) | (lp.col_up == -np.inf)
+    if empty.any():                   # a variable no value satisfies: infeasible before any iteration
+        j = int(np.flatnonzero(empty)[0])
+        return verdict("infeasible", lp.shape[1],
+                       f"the bounds of variable {j}, ({lp.col_lo[j]:g}, {lp.col_up[j]:g}), admit no value")
     run = mixed.solve if precision == "mixed" else single.solve
     return run(lp, tol=tol, cholesky=cholesky, max_iter=max_iter, device=device, packed=packed, method=method,
                ctx=ctx, callback=callback)
