@@ -1,9 +1,14 @@
 """The GL engine: the only code that talks to moderngl.
 
-context   headless EGL (or glfw window) context, capabilities, current-context rules
+context   headless EGL (or glfw window) context, capabilities, current-context rules; it
+          builds the parts below side by side
 textures  float32 matrix textures, ping-pong pairs, the texture pool, grid targets
-programs  shader files (shaders/), found by kernel name and compiled once
-kernels   program cache per context and the one draw call; vertex stores; draw recorder
+buffers   storage-buffer matrices and their pool (the compute method's storage)
+scopes    the pools' failure scope
+programs  shader files (shaders/), found by kernel name, compiled once, declared by reflection
+geometry  vertex stores of the figures' tables, the scratch buffer
+kernels   the one draw call and the one compute dispatch; draw recorder, debug checks
+transfer  matrices between numpy and textures in every layout; staging: mapped buffers
 timing    stopwatch for phase breakdowns, GPU timer queries
 screen    drawing a texture on a window (the interactive demo)
 """

@@ -14,6 +14,7 @@ import numpy as np
 import moderngl
 
 from ..errors import GLResourceError
+from .scopes import FailureScope
 
 
 def leading(cols: int) -> int:
@@ -114,27 +115,10 @@ class BufferPool:
         """Buffers handed out and not given back (a leak if it grows across calls)."""
         return len(self._out)
 
-    def scope(self):
+    def scope(self) -> FailureScope:
         """Context manager: on an exception, give back every buffer taken inside and
         not given back (a failure midway leaves nothing behind)."""
-        pool = self
-
-        class _Scope:
-            def __enter__(self):
-                self.ids = set()
-                pool._scopes.append(self.ids)
-                return self
-
-            def __exit__(self, exc_type, *exc):
-                pool._scopes.remove(self.ids)
-                if exc_type is not None:
-                    for i in list(self.ids):
-                        mb = pool._out.get(i)
-                        if mb is not None:
-                            mb.give()
-                return False
-
-        return _Scope()
+        return FailureScope(self, lambda mb: mb.give())
 
     def give_buffer(self, buf, mb=None) -> None:
         if mb is not None:

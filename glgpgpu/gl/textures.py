@@ -13,6 +13,7 @@ import moderngl
 
 from ..errors import GLResourceError
 from . import rawgl, staging
+from .scopes import FailureScope
 
 
 #: row bands of MatrixTexture.write_lower (H100, m = 4096, R32F: 16 bands 11 ms for 34 MiB,
@@ -323,23 +324,9 @@ class TexturePool:
         """Textures handed out and not given back (a leak if it grows across calls)."""
         return len(self._out)
 
-    def scope(self):
+    def scope(self) -> FailureScope:
         """Context manager: on an exception, give back what was taken inside."""
-        pool = self
-
-        class _Scope:
-            def __enter__(self):
-                self.ids = set()
-                pool._scopes.append(self.ids)
-                return self
-
-            def __exit__(self, exc_type, *exc):
-                pool._scopes.remove(self.ids)
-                if exc_type is not None:
-                    pool.give(*[pool._out[i] for i in self.ids if i in pool._out])
-                return False
-
-        return _Scope()
+        return FailureScope(self, self.give)
 
     def trim(self) -> None:
         """Release the textures waiting in the pool (those handed out stay)."""
