@@ -34,22 +34,18 @@ def choose(method: str, ctx, *, packed: bool = False, variant: str = "outer",
     if method == "auto":
         fits = (packed_ok or not packed) and variant == "outer"
         return "blocked" if ctx.caps.image_load_store and fits else "paper"
-    if method == "blocked":
-        if packed and not packed_ok:
-            raise ValueError("method='blocked' has no packed layout; use packed=False or method='paper'")
+    # what each method needs of the GPU; only the paper's kernels have the other forms
+    needs = {"blocked": ("image_load_store", "OpenGL 4.3 (image load/store)", packed_ok),
+             "compute": ("compute_shaders", "OpenGL 4.3 compute shaders", False)}.get(method)
+    if needs is not None:
+        cap, what, packed_form = needs
+        if packed and not packed_form:
+            raise ValueError(f"method={method!r} has no packed layout; use packed=False or method='paper'")
         if variant != "outer":
             raise ValueError(f"variant={variant!r} is a paper kernel; use method='paper'")
-        if not ctx.caps.image_load_store:
-            raise RuntimeError(f"method='blocked' needs OpenGL 4.3 (image load/store); {ctx.caps.renderer} "
-                               f"offers {ctx.caps.version}. Use method='paper'.")
-    if method == "compute":
-        if packed:
-            raise ValueError("method='compute' has no packed layout; use packed=False or method='paper'")
-        if variant != "outer":
-            raise ValueError(f"variant={variant!r} is a paper kernel; use method='paper'")
-        if not ctx.caps.compute_shaders:
-            raise RuntimeError(f"method='compute' needs OpenGL 4.3 compute shaders; {ctx.caps.renderer} "
-                               f"offers {ctx.caps.version}. Use method='paper'.")
+        if not getattr(ctx.caps, cap):
+            raise RuntimeError(f"method={method!r} needs {what}; {ctx.caps.renderer} offers {ctx.caps.version}. "
+                               "Use method='paper'.")
     return method
 
 

@@ -174,14 +174,14 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
         R = np.empty((m if mode in ("full", "r") else k, n), dt)
         Q = np.eye(m, m if mode == "full" else k, dtype=dt)
         return {"r": (R,), "raw": ((np.empty((m, n), dt), np.empty(0, dt)), R)}.get(mode, (Q, R))
-    F, tau = api.qr(a, mode="raw", method=method, ctx=ctx)
-    R = np.triu(F if mode in ("full", "r") else F[:k]).astype(dt)
-    if mode == "r":
-        return (R,)
     if mode == "raw":
-        return (F.astype(dt), tau.astype(dt)), R
-    Q = api.apply_q(F, tau, np.eye(m, m if mode == "full" else k, dtype=np.float32), method=method, ctx=ctx)
-    return Q.astype(dt), R
+        F, tau = api.qr(a, mode="raw", method=method, ctx=ctx)
+        return (F.astype(dt), tau.astype(dt)), np.triu(F[:k]).astype(dt)
+    if mode == "r":                    # scipy's "r": the m x n R of the full form, as a 1-tuple
+        F, _ = api.qr(a, mode="raw", method=method, ctx=ctx)
+        return (np.triu(F).astype(dt),)
+    Q, R = api.qr(a, mode=mode, method=method, ctx=ctx)
+    return Q.astype(dt), R.astype(dt)
 
 
 def qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a=False, overwrite_c=False, *,

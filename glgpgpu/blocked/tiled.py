@@ -8,7 +8,7 @@ import numpy as np
 
 from ..gl import Context, memory, engine
 from ..layouts.rgba import padded
-from ..tiled import TiledLower, adat_tiled as _adat_tiled, factor, solve_tiled, tile_grid, upload_checked
+from ..tiled import TiledLower, adat_tiled as _adat_tiled, factor_and_read, solve_tiled, tile_grid, upload_checked
 from .adat import adat as adat_one_texture
 from .tile_kernels import BlockedTiles
 from .sizes import ADAT_BLOCK, require
@@ -29,12 +29,7 @@ def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | 
     if packed or variant != "outer":
         raise ValueError("the blocked Cholesky has no packed layout and only the 'outer' variant")
     T = _upload_lower(engine(ctx), C, "the Cholesky factorization")
-    try:
-        factor(T)
-        T.clear_upper()
-        return T.read()
-    finally:
-        T.release()
+    return factor_and_read(T)
 
 
 def solve(L_lower: np.ndarray, Bm: np.ndarray, steps, *, packed: bool = False, ctx: Context | None = None):

@@ -49,8 +49,8 @@ class ComputeTiles(TileKernels):
         return download(self.ctx, tex, buf, t, t)
 
     def read_lower(self, tex, m, *, upper_zero):
-        if not upper_zero:
-            zero_upper(self.ctx, tex, m)
+        # the product writes diagonal tiles whole (gemm.comp): zeroed once here, at the read
+        zero_upper(self.ctx, tex, m)
         return download(self.ctx, tex, None, m, m)
 
     def zero_upper(self, tex, t):
@@ -85,8 +85,6 @@ class ComputeTiles(TileKernels):
     def update(self, c_tex, r_tex, s_tex, d_tex, *, t, diagonal, rows, cols, k_end, first=False):
         gemm(self.ctx, c_tex, r_tex, s_tex, m=rows, n=rows if diagonal else cols, k=k_end, d=d_tex,
              beta=0.0 if first else 1.0, lower=diagonal)
-        if diagonal:                 # the product writes the diagonal tile whole: keep its upper part zero
-            zero_upper(self.ctx, c_tex, rows)
         return c_tex
 
     def transpose(self, tex, t):

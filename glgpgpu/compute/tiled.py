@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..gl import Stopwatch, memory
 from ..methods.resident import single_factor
-from ..tiled import TiledFactor, TiledLower, TiledNormalSystem, adat_tiled, factor, solve_tiled, tile_grid, \
+from ..tiled import TiledFactor, TiledLower, TiledNormalSystem, adat_tiled, factor_and_read, solve_tiled, tile_grid, \
     upload_checked
 from ..tiled.cholesky import cholesky_bytes
 from . import dense, normal
@@ -31,12 +31,7 @@ def cholesky(C, *, packed=False, variant="outer", ctx):
     if fits_one(ctx, C.shape[0]):
         return dense.cholesky(C, ctx=ctx)
     T = upload_checked(ctx, C, ComputeTiles(ctx), "the Cholesky factorization")
-    try:
-        factor(T)
-        T.clear_upper()
-        return T.read()
-    finally:
-        T.release()
+    return factor_and_read(T)
 
 
 def solve(L, B, steps, *, packed=False, ctx):

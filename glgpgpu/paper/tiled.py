@@ -11,7 +11,8 @@ import numpy as np
 
 from ..gl import Context, Stopwatch, engine
 from ..layouts.tiles import MAX_ONE_TILE
-from ..tiled import TiledLower, TiledNormalSystem as _TiledNormal, adat_tiled, factor, solve_tiled, tile_grid, upload_checked
+from ..tiled import (TiledLower, TiledNormalSystem as _TiledNormal, adat_tiled, factor_and_read, solve_tiled, tile_grid,
+                     upload_checked)
 from . import assemble, cholesky as one_texture, triangular
 from .tile_kernels import PaperTiles
 
@@ -40,12 +41,7 @@ def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | 
         return one_texture.cholesky(C, packed=True, variant=variant, ctx=ctx)
     if variant not in one_texture.VARIANTS:
         raise ValueError(f"variant must be one of {one_texture.VARIANTS}, not {variant!r}")
-    T = upload_lower(ctx, C, "the Cholesky factorization", variant)
-    try:
-        factor(T)
-        return T.read()
-    finally:
-        T.release()
+    return factor_and_read(upload_lower(ctx, C, "the Cholesky factorization", variant))
 
 
 def solve(L_lower: np.ndarray, B2: np.ndarray, steps, *, packed: bool = False, ctx: Context | None = None):

@@ -15,7 +15,7 @@ solve      tiled forward / backward substitution
 products   tiled A D A^T (C tiles x A's column chunks)
 normal     TiledNormalSystem: the solvers' normal-equations operation on tiles
 """
-from .cholesky import cholesky_bytes, factor, upload_checked
+from .cholesky import cholesky_bytes, factor, factor_and_read, upload_checked
 from .kernels import TileKernels
 from .matrix import TiledLower, tile_grid
 from .normal import TiledNormalSystem
@@ -23,4 +23,4 @@ from .products import adat_bytes, adat_tiled, add_products, band_width
 from .solve import TiledFactor, solve_tiled
 
 __all__ = ["TileKernels", "TiledFactor", "TiledLower", "TiledNormalSystem", "adat_bytes", "adat_tiled", "add_products",
-           "band_width", "cholesky_bytes", "factor", "solve_tiled", "tile_grid", "upload_checked"]
+           "band_width", "cholesky_bytes", "factor", "factor_and_read", "solve_tiled", "tile_grid", "upload_checked"]

@@ -76,3 +76,14 @@ def factor(T: TiledLower, *, profile: dict | None = None, pivot_floor: float | N
     finally:
         ops.give(neg)
     return pivots
+
+
+def factor_and_read(T: TiledLower) -> np.ndarray:
+    """Factor T in place and return L as an m x m float32 array (upper part zero); T is
+    released either way -- the public cholesky of every method beyond one texture."""
+    try:
+        factor(T)
+        T.clear_upper()
+        return T.read()
+    finally:
+        T.release()
