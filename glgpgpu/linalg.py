@@ -187,7 +187,8 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
 def qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a=False, overwrite_c=False, *,
                 method="auto", ctx=None):
     """(Q c or c Q, R) for the economic QR of a without forming Q: mode "left" returns
-    Q @ c (c has k rows), "right" c @ Q (c has m columns)."""
+    Q @ c (c has k = min(m, n) rows; given m rows, its first k are used, as scipy
+    does), "right" c @ Q (c has m columns)."""
     if pivoting:
         raise NotImplementedError("column pivoting is not done on the GPU; use scipy.linalg.qr_multiply")
     if mode not in ("left", "right"):
@@ -197,8 +198,12 @@ def qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a
     m, n = a.shape
     k = min(m, n)
     dt = _out_dtype(a, c)
+    if a.size == 0:                             # Q is empty or the identity: c comes back as it is
+        return c.astype(dt), np.empty((k, n), dt)
     one_d = c.ndim == 1
     C = c[:, None] if one_d and mode == "left" else (c[None, :] if one_d else c)
+    if mode == "left" and C.shape[0] == m > k:
+        C = C[:k]
     F, tau = api.qr(a, mode="raw", method=method, ctx=ctx)
     R = np.triu(F[:k]).astype(dt)
     if mode == "left":

@@ -10,9 +10,18 @@ bound); the result is a scipy `OptimizeResult` with scipy's integer statuses (0 
 1 iteration limit, 2 infeasible, 3 unbounded, 4 numerical trouble).  `method` accepts
 scipy's interior-point names ("highs", "highs-ipm", "interior-point") and "glgpgpu" --
 all run the GPU interior-point method; simplex methods are refused by name.  `options`:
-tol, maxiter, precision, device, gpu_method ("auto" | "paper" | "blocked" | "compute");
-disp / presolve are accepted and ignored; anything else warns, as scipy does.
-Not provided: dual values (`ineqlin.marginals` etc. are None) and integrality.
+tol, maxiter, presolve, precision, device, gpu_method ("auto" | "paper" | "blocked" |
+"compute"); disp is accepted and ignored; an unknown key, or a value out of range,
+warns and is ignored, as scipy does.
+
+Dual values as scipy's: `ineqlin.marginals` (<= 0), `eqlin.marginals`,
+`lower.marginals` (>= 0) and `upper.marginals` (<= 0) are the derivatives of `fun`
+with respect to b_ub, b_eq and the bounds, from the interior point's float64
+multipliers (precision="mixed"; None for the paper's all-float32 solver).
+Differences from HiGHS: no crossover, so where the optimum is not unique `x` lies
+inside the optimal face rather than at a vertex; `integrality` warns and solves the
+relaxation (as scipy's non-HiGHS methods do); `callback` is called once per
+interior-point iteration with `fun` and `nit`.
 """
 from __future__ import annotations
 
@@ -21,7 +30,8 @@ import warnings
 import numpy as np
 from scipy.optimize import OptimizeResult, OptimizeWarning
 
-from .solvers.lp import linprog as _linprog
+from .solvers.lp import solve_general
+from .solvers.lp.problem import from_linprog
 
 STATUS = {"optimal": 0, "iteration limit": 1, "infeasible": 2, "unbounded": 3, "numerical trouble": 4}
 MESSAGES = {0: "Optimization terminated successfully.", 1: "The iteration limit was reached.",
@@ -29,6 +39,34 @@ MESSAGES = {0: "Optimization terminated successfully.", 1: "The iteration limit 
             4: "Numerical difficulties were encountered."}
 METHODS = ("glgpgpu", "highs", "highs-ipm", "interior-point")
 OPTIONS = {"tol", "maxiter", "precision", "device", "gpu_method", "disp", "presolve"}
+# the value each option must have; otherwise scipy's behaviour: warn and use the default
+VALID = {"tol": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1,
+         "maxiter": lambda v: isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1,
+         "disp": lambda v: isinstance(v, (bool, np.bool_)),
+         "presolve": lambda v: isinstance(v, (bool, np.bool_))}
+
+
+def _options(options) -> dict:
+    opts = dict(options or {})
+    unknown = set(opts) - OPTIONS
+    if unknown:
+        warnings.warn(f"Unrecognized options detected: {sorted(unknown)}. These will be ignored", OptimizeWarning,
+                      stacklevel=3)
+    for key, ok in VALID.items():
+        if key in opts and not ok(opts[key]):
+            warnings.warn(f"Option {key}={opts[key]!r} is not valid; the default is used", OptimizeWarning,
+                          stacklevel=3)
+            del opts[key]
+    return {k: v for k, v in opts.items() if k in OPTIONS}
+
+
+def _numbers(v, name):
+    """float64 array of v; scipy's TypeError for what is not numbers."""
+    try:
+        return np.asarray(v, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"Invalid input for linprog: {name} must be numbers (an array, a list or a scalar of "
+                        f"real values), got {v!r}") from None
 
 
 def _dense(A, name):
@@ -36,7 +74,7 @@ def _dense(A, name):
         return None
     if hasattr(A, "toarray"):                       # scipy.sparse: densified (the GPU forms A D A^T dense)
         A = A.toarray()
-    A = np.asarray(A, dtype=np.float64)
+    A = _numbers(A, name)
     if A.ndim != 2:
         raise ValueError(f"{name} must be 2-D, got shape {A.shape}")
     return A
@@ -45,7 +83,7 @@ def _dense(A, name):
 def _rhs(b, rows, name):
     if b is None:
         return None
-    b = np.asarray(b, dtype=np.float64)
+    b = _numbers(b, name)
     if b.ndim == 0:
         return np.full(rows, float(b))
     b = b.reshape(-1) if b.ndim == 2 and 1 in b.shape else b
@@ -62,13 +100,11 @@ def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None), met
         raise ValueError(f"method must be one of {METHODS} (each runs the GPU interior-point method), "
                          f"not {method!r}; simplex methods are scipy's own")
     if integrality is not None and np.any(np.asarray(integrality)):
-        raise NotImplementedError("integrality: glgpgpu solves continuous LPs only (use scipy's HiGHS)")
-    opts = dict(options or {})
-    unknown = set(opts) - OPTIONS
-    if unknown:
-        warnings.warn(f"Unrecognized options detected: {sorted(unknown)}. These will be ignored", OptimizeWarning,
+        warnings.warn("glgpgpu solves continuous LPs only: the integrality constraints are ignored and the "
+                      "relaxation is solved (use scipy's method='highs' for integer variables)", OptimizeWarning,
                       stacklevel=2)
-    c = np.asarray(c, dtype=np.float64).reshape(-1)
+    opts = _options(options)
+    c = _numbers(c, "c").reshape(-1)
     A_ub, A_eq = _dense(A_ub, "A_ub"), _dense(A_eq, "A_eq")
     b_ub = _rhs(b_ub, A_ub.shape[0] if A_ub is not None else np.size(b_ub), "b_ub")
     b_eq = _rhs(b_eq, A_eq.shape[0] if A_eq is not None else np.size(b_eq), "b_eq")
@@ -82,21 +118,35 @@ def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None), met
         def cb(entry):
             callback(OptimizeResult(fun=entry["pobj"], nit=entry["iter"], status=0, success=False,
                                     message="", x=None))
-    res = _linprog(c, A_ub, b_ub, A_eq, b_eq, bounds, tol=opts.get("tol"), max_iter=opts.get("maxiter"),
-                   precision=opts.get("precision", "mixed"), device=opts.get("device", "gpu"),
-                   method=opts.get("gpu_method", "auto"), callback=cb)
+    lp = from_linprog(c, A_ub, b_ub, A_eq, b_eq, bounds)
+    res = solve_general(lp, tol=opts.get("tol"), max_iter=opts.get("maxiter"), precision=opts.get("precision", "mixed"),
+                        device=opts.get("device", "gpu"), method=opts.get("gpu_method", "auto"), callback=cb,
+                        presolve=bool(opts.get("presolve", True)))
     status = STATUS.get(res.status, 4)
     solved = status in (0, 1, 4)
     x = res.x if solved else None
     slack = b_ub - A_ub @ x if (x is not None and A_ub is not None) else np.zeros(0)
     con = b_eq - A_eq @ x if (x is not None and A_eq is not None) else np.zeros(0)
     message = MESSAGES[status] + (f" ({res.message})" if res.message else "")
-    return OptimizeResult(
-        x=x, fun=float(res.objective) if solved else None, slack=slack, con=con, success=status == 0,
-        status=status, message=message, nit=int(res.iterations),
-        ineqlin=OptimizeResult(residual=slack, marginals=None), eqlin=OptimizeResult(residual=con, marginals=None),
-        lower=OptimizeResult(residual=None, marginals=None), upper=OptimizeResult(residual=None, marginals=None),
-        glgpgpu=res)
+    out = OptimizeResult(x=x, fun=float(res.objective) if solved else None, slack=slack, con=con,
+                         success=status == 0, status=status, message=message, nit=int(res.iterations), glgpgpu=res)
+    if solved:
+        out.update(_marginals(res, lp, x, slack, con))
+    return out
+
+
+def _marginals(res, lp, x, slack, con) -> dict:
+    """scipy's ineqlin / eqlin / lower / upper: residuals, and the multipliers split
+    from the solver's row duals y (A_ub's rows first) and reduced costs c - A^T y (a
+    positive reduced cost is the lower bound's, a negative one the upper bound's)."""
+    k, y, d = len(slack), res.y, res.reduced_costs
+    have = y is not None
+    return dict(ineqlin=OptimizeResult(residual=slack, marginals=y[:k] if have else None),
+                eqlin=OptimizeResult(residual=con, marginals=y[k:] if have else None),
+                lower=OptimizeResult(residual=x - lp.col_lo,
+                                     marginals=np.where((d > 0) & np.isfinite(lp.col_lo), d, 0.0) if have else None),
+                upper=OptimizeResult(residual=lp.col_up - x,
+                                     marginals=np.where((d < 0) & np.isfinite(lp.col_up), d, 0.0) if have else None))
 
 
 __all__ = ["linprog"]

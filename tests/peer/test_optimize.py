@@ -35,3 +35,43 @@ def test_scalar_rhs_equality_and_statuses(ctx):
         glgpgpu.optimize.linprog([1.0], method="highs-ds")
     with pytest.warns(so.OptimizeWarning):
         glgpgpu.optimize.linprog([1.0], options={"nonsense": 1})
+
+
+@pytest.mark.parametrize("seed", [0, 42])
+def test_marginals_agree_with_highs(ctx, seed):
+    """Duals from the interior point's float64 multipliers: scipy's random LP with
+    equalities, inequalities and finite and infinite bounds, against HiGHS's marginals."""
+    from scipy.optimize.tests.test_linprog import very_random_gen
+    c, A_ub, b_ub, A_eq, b_eq, bounds = very_random_gen(seed)
+    got = glgpgpu.optimize.linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds)
+    want = so.linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds)
+    for key in ("ineqlin", "eqlin", "lower", "upper"):
+        scale = 1 + np.abs(want[key].marginals).max()
+        assert np.abs(got[key].marginals - want[key].marginals).max() <= 1e-7 * scale, key
+    resid = -c + A_ub.T @ got.ineqlin.marginals + A_eq.T @ got.eqlin.marginals + got.lower.marginals + got.upper.marginals
+    assert np.abs(resid).max() <= 1e-12                      # exactly dual feasible (float64 rounding)
+    assert (got.ineqlin.marginals <= 0).all() and (got.lower.marginals >= 0).all() and (got.upper.marginals <= 0).all()
+
+
+def test_infeasible_is_not_unbounded(ctx):
+    """A negative-cost column in no constraint makes c^T x fall forever -- but only a
+    feasible problem is unbounded: here x1 >= 0 cannot equal -1."""
+    res = glgpgpu.optimize.linprog([-1.0, 0.0], A_eq=[[0.0, 1.0]], b_eq=[-1.0])
+    assert res.status == 2, res.message
+    m = 50                                                   # scipy's enzo example, presolve off
+    t = 2 * np.pi * np.arange(m) / (m + 1)
+    res = glgpgpu.optimize.linprog(-np.ones(m), A_eq=np.vstack((np.cos(t) - 1, np.sin(t))), b_eq=[1, 1],
+                                   options={"presolve": False})
+    assert res.status == 2, res.message
+    assert glgpgpu.optimize.linprog([-1.0, 0.0], A_eq=[[0.0, 1.0]], b_eq=[1.0]).status == 3   # feasible: unbounded
+
+
+def test_rows_presolve_and_duals_of_dropped_rows(ctx):
+    """Singleton rows become bounds (found infeasible with 0 iterations); a dropped row
+    whose bound holds its variable gets the multiplier back."""
+    res = glgpgpu.optimize.linprog([1.0], A_ub=[[2.0]], b_ub=[4.0], bounds=(5, 6))
+    assert res.status == 2 and res.nit == 0
+    c, A, b = [-1.0, -2.0], [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], [3.0, 2.0, 4.0]
+    got, want = glgpgpu.optimize.linprog(c, A_ub=A, b_ub=b), so.linprog(c, A_ub=A, b_ub=b)
+    assert np.allclose(got.ineqlin.marginals, want.ineqlin.marginals, atol=1e-8)
+    assert np.allclose(got.x, want.x, atol=1e-7)

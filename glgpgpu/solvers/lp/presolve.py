@@ -99,3 +99,91 @@ def dependent_rows(A: np.ndarray, b: np.ndarray, rank_tol: float = 1e-9, rtol: f
     out = np.setdiff1d(np.arange(A.shape[0]), keep)
     y, *_ = np.linalg.lstsq(A[keep].T, A[out].T, rcond=None)
     return keep, bool(np.allclose(y.T @ b[keep], b[out], rtol=rtol, atol=rtol * (1 + np.abs(b).max())))
+
+
+@dataclass
+class Tightened:
+    """A GeneralLP without its empty and singleton rows (each singleton row became a
+    bound of its variable), and what the dual postsolve needs to give those rows back
+    their multipliers."""
+    lp: object                       # the reduced GeneralLP (same columns, fewer rows)
+    rows: np.ndarray                 # original indices of the rows kept
+    lo_row: np.ndarray               # per column: the row whose singleton gave its lower bound, or -1
+    up_row: np.ndarray               # ... its upper bound
+    status: str = ""                 # "infeasible" when the rows contradict the bounds
+    message: str = ""
+
+
+def _feasibility_slack(*values) -> float:
+    """How far apart two bounds may be, rounding only, before they contradict."""
+    return 1e-9 * (1.0 + max((abs(v) for v in values if np.isfinite(v)), default=0.0))
+
+
+def tighten(lp, passes: int = 4) -> Tightened:
+    """Rows with no free variable left (all fixed) are checked and dropped; rows with one
+    are bounds on it: lo <= a x_j <= up gives x_j in [lo/a, up/a] (swapped for a < 0),
+    kept if tighter than the variable's own.  Repeated while rows go (a bound that fixes a
+    variable can leave another row with one).  A contradiction is infeasibility, found
+    before any iteration.  Rows of the GeneralLP are dropped here; columns never are."""
+    from .problem import GeneralLP
+
+    A = np.asarray(lp.A, float)
+    m, n = A.shape
+    col_lo, col_up = np.array(lp.col_lo, float), np.array(lp.col_up, float)
+    row_lo, row_up = np.array(lp.row_lo, float), np.array(lp.row_up, float)
+    lo_row, up_row = -np.ones(n, int), -np.ones(n, int)
+    alive = np.ones(m, bool)
+    nz = A != 0
+
+    def verdict(message):
+        return Tightened(lp, np.arange(m), lo_row, up_row, "infeasible", message)
+
+    for _ in range(passes):
+        fixed = col_lo == col_up
+        moving = nz & ~fixed[None, :]
+        count = moving.sum(axis=1)
+        done = alive & (count <= 1)
+        if not done.any():
+            break
+        for i in np.flatnonzero(done):
+            known = float(A[i, fixed] @ col_lo[fixed]) if fixed.any() else 0.0
+            lo, up = row_lo[i] - known, row_up[i] - known
+            if count[i] == 0:
+                slack = _feasibility_slack(row_lo[i], row_up[i], known)
+                if lo > slack or up < -slack:
+                    return verdict(f"row {i} has no variable left to move and {known:g} is outside "
+                                   f"[{row_lo[i]:g}, {row_up[i]:g}]")
+                alive[i] = False
+                continue
+            j = int(np.flatnonzero(moving[i])[0])
+            a = A[i, j]
+            lo_j, up_j = (lo / a, up / a) if a > 0 else (up / a, lo / a)
+            if lo_j > col_lo[j]:
+                col_lo[j], lo_row[j] = lo_j, i
+            if up_j < col_up[j]:
+                col_up[j], up_row[j] = up_j, i
+            if col_lo[j] > col_up[j]:
+                if col_lo[j] - col_up[j] > _feasibility_slack(col_lo[j], col_up[j]):
+                    return verdict(f"row {i} bounds variable {j} to [{lo_j:g}, {up_j:g}], which its other bounds "
+                                   f"exclude")
+                col_lo[j] = col_up[j]               # equal up to rounding: fixed
+            alive[i] = False
+    rows = np.flatnonzero(alive)
+    reduced = GeneralLP(lp.c, A[rows], row_lo[rows], row_up[rows], col_lo, col_up, lp.offset, lp.name)
+    return Tightened(reduced, rows, lo_row, up_row)
+
+
+def row_duals(t: Tightened, lp, y_kept: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Multipliers for every row of the original lp: the solver's for the rows kept, and
+    for a dropped singleton row whose bound is the one that holds its variable, the
+    variable's reduced cost over the row's coefficient (so that reduced cost moves from
+    the bound to the row, where it belongs); 0 for the other dropped rows."""
+    A = np.asarray(lp.A, float)
+    y = np.zeros(A.shape[0])
+    y[t.rows] = y_kept
+    for j in np.flatnonzero((t.lo_row >= 0) | (t.up_row >= 0)):
+        d = float(lp.c[j] - A[:, j] @ y)
+        i = t.lo_row[j] if d > 0 else t.up_row[j] if d < 0 else -1
+        if i >= 0:
+            y[i] = d / A[i, j]
+    return y

@@ -23,6 +23,8 @@ class LPResult:
     gap: float = float("nan")
     precision: str = "mixed"
     stats: dict = field(default_factory=dict)    # factorizations, refinement steps, PCG iterations, ...
+    y: np.ndarray = None         # one multiplier per row (d objective / d row bound); None where not computed
+    reduced_costs: np.ndarray = None   # c - A^T y: per variable, d objective / d its active bound
 
     @property
     def success(self) -> bool:

@@ -14,6 +14,7 @@ import numpy as np
 from ... import validate as check
 from ...dispatch import METHODS
 from . import mixed, single
+from . import presolve as rows_presolve
 from .problem import GeneralLP, from_linprog, from_mps
 from .result import LPResult, verdict
 
@@ -26,7 +27,7 @@ DEFAULT_ITER = {"mixed": 200, "single": 100}
 
 def solve_general(lp: GeneralLP, *, tol: float | None = None, precision: str = "mixed", cholesky: str = "outer",
                   max_iter: int | None = None, device: str = "gpu", packed: bool = False, method: str = "auto",
-                  ctx=None, callback=None) -> LPResult:
+                  ctx=None, callback=None, presolve: bool = True) -> LPResult:
     check.choice(precision, "precision", PRECISIONS)
     check.choice(cholesky, "cholesky", CHOLESKY)
     check.choice(device, "device", DEVICES)
@@ -34,6 +35,7 @@ def solve_general(lp: GeneralLP, *, tol: float | None = None, precision: str = "
     tol = check.real(DEFAULT_TOL[precision] if tol is None else tol, "tol", 0.0, 1.0)
     max_iter = check.integer(DEFAULT_ITER[precision] if max_iter is None else max_iter, "max_iter", 1)
     check.flag(packed, "packed")
+    check.flag(presolve, "presolve")
     check.context(ctx)
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be callable (it gets one dict per iteration), got {type(callback).__name__}")
@@ -42,14 +44,58 @@ def solve_general(lp: GeneralLP, *, tol: float | None = None, precision: str = "
         j = int(np.flatnonzero(empty)[0])
         return verdict("infeasible", lp.shape[1],
                        f"the bounds of variable {j}, ({lp.col_lo[j]:g}, {lp.col_up[j]:g}), admit no value")
-    run = mixed.solve if precision == "mixed" else single.solve
-    return run(lp, tol=tol, cholesky=cholesky, max_iter=max_iter, device=device, packed=packed, method=method,
-               ctx=ctx, callback=callback)
+    opts = dict(tol=tol, cholesky=cholesky, max_iter=max_iter, device=device, packed=packed, method=method, ctx=ctx)
+    if precision == "single":                       # the 2006 paper's solver, as it was: no row presolve, no duals
+        return single.solve(lp, callback=callback, **opts)
+    t = rows_presolve.tighten(lp) if presolve else None
+    if t is not None and t.status:
+        return verdict(t.status, lp.shape[1], t.message)
+    res = mixed.solve(t.lp if t else lp, callback=callback, **opts)
+    if res.status == "unbounded":
+        res = _unbounded_or_infeasible(t.lp if t else lp, res, opts)
+    if res.y is not None:
+        y = rows_presolve.row_duals(t, lp, res.y, res.x) if t else res.y
+        res.y, res.reduced_costs = _held_by_bounds(lp, y) if res.status == "optimal" else (y, lp.c - lp.A.T @ y)
+    return res
+
+
+def _held_by_bounds(lp: GeneralLP, y: np.ndarray, rounds: int = 3):
+    """(y, c - A^T y) with every reduced cost held by a bound that exists: the
+    interior point leaves reduced costs of about tol on free variables (and of the
+    wrong sign at a missing bound); the least change of y (minimum norm, float64) that
+    zeroes them makes c - A^T y equal the bound multipliers exactly."""
+    A = lp.A
+    if A.size == 0:
+        return y, lp.c.copy()
+    rows = np.flatnonzero(np.isfinite(lp.row_lo) | np.isfinite(lp.row_up))
+    for _ in range(rounds):
+        d = lp.c - A.T @ y
+        loose = ((d > 0) & ~np.isfinite(lp.col_lo)) | ((d < 0) & ~np.isfinite(lp.col_up))
+        if not loose.any() or rows.size == 0:
+            break
+        dy, *_ = np.linalg.lstsq(A[np.ix_(rows, loose)].T, d[loose], rcond=None)
+        y = y.copy()
+        y[rows] += dy
+    return y, lp.c - A.T @ y
+
+
+def _unbounded_or_infeasible(lp: GeneralLP, res: LPResult, opts) -> LPResult:
+    """A ray along which c^T x falls proves unboundedness only if some x is feasible:
+    the same constraints with no objective decide (the iterates of an infeasible
+    problem can diverge along such a ray before the Farkas ray of infeasibility shows)."""
+    zero = GeneralLP(np.zeros_like(lp.c), lp.A, lp.row_lo, lp.row_up, lp.col_lo, lp.col_up, 0.0, lp.name)
+    feasible = mixed.solve(zero, callback=None, **opts)
+    if feasible.status == "infeasible":
+        feasible.iterations += res.iterations
+        feasible.message = f"{feasible.message} (the objective also falls along a ray: {res.message})"
+        return feasible
+    res.stats["feasibility check iterations"] = feasible.iterations
+    return res
 
 
 def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None, *, tol: float | None = None,
             precision: str = "mixed", cholesky: str = "outer", max_iter: int | None = None, device: str = "gpu",
-            packed: bool = False, method: str = "auto", ctx=None, callback=None) -> LPResult:
+            packed: bool = False, method: str = "auto", ctx=None, callback=None, presolve: bool = True) -> LPResult:
     """Minimise c^T x s.t. A_ub x <= b_ub, A_eq x = b_eq, bounds (default x >= 0),
     like scipy.optimize.linprog, by an interior-point method on the GPU.
 
@@ -57,17 +103,20 @@ def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None, *, tol: 
     tol 1e-8 (relative primal/dual infeasibility and gap).  precision="single":
     the 2006 paper's all-float32 solver, tol 1e-5 (float32 rarely reaches 1e-6).
     method: "paper" (Algorithms 3 and 5 with `cholesky` inner/outer/triad),
-    "blocked", or "auto" (blocked unless a paper-only option is asked for)."""
+    "blocked", or "auto" (blocked unless a paper-only option is asked for).
+    presolve: rows with one variable become its bounds, rows with none are checked
+    (precision="mixed").  The result's `y` holds one multiplier per row (A_ub's rows,
+    then A_eq's) and `reduced_costs` c - A^T y (precision="mixed")."""
     lp = from_linprog(c, A_ub, b_ub, A_eq, b_eq, bounds)
     return solve_general(lp, tol=tol, precision=precision, cholesky=cholesky, max_iter=max_iter, device=device,
-                         packed=packed, method=method, ctx=ctx, callback=callback)
+                         packed=packed, method=method, ctx=ctx, callback=callback, presolve=presolve)
 
 
 def solve_mps(path, *, tol: float | None = None, precision: str = "mixed", cholesky: str = "outer",
               max_iter: int | None = None, device: str = "gpu", packed: bool = False, method: str = "auto",
-              ctx=None, callback=None) -> LPResult:
+              ctx=None, callback=None, presolve: bool = True) -> LPResult:
     """Solve an MPS file (plain or .gz, read by HiGHS) by the interior-point method."""
     if not isinstance(path, (str, bytes)) and not hasattr(path, "__fspath__"):
         raise TypeError(f"path must be a file name, got {type(path).__name__} {path!r}")
     return solve_general(from_mps(str(path)), tol=tol, precision=precision, cholesky=cholesky, max_iter=max_iter,
-                         device=device, packed=packed, method=method, ctx=ctx, callback=callback)
+                         device=device, packed=packed, method=method, ctx=ctx, callback=callback, presolve=presolve)

@@ -30,7 +30,8 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
     if p.A.shape[0] == 0 or p.A.shape[1] == 0:
         x = p.recover(np.where(p.c < 0, p.u, 0.0) if p.A.shape[1] else np.zeros(0))
         return LPResult("optimal", objective(lp, x), x, 0, size=p.A.shape, message="solved by presolve",
-                        violation=max_violation(lp, x), primal_infeasibility=0.0, dual_infeasibility=0.0, gap=0.0)
+                        violation=max_violation(lp, x), primal_infeasibility=0.0, dual_infeasibility=0.0, gap=0.0,
+                        y=np.zeros(lp.shape[0]))
     p = bounded.scale(p)
     t_pre = time.perf_counter() - t_all
     impl = None
@@ -57,5 +58,8 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
         res = verdict(out.status, n_orig, out.message, times, p.A.shape)
         res.iterations, res.log, res.stats = out.iterations, out.log, stats
         return res
+    y = np.zeros(lp.shape[0])
+    y[p.rows] = out.y
     return LPResult(out.status, objective(lp, x), x, out.iterations, out.log, times, out.message, p.A.shape,
-                    max_violation(lp, x), out.primal_infeasibility, out.dual_infeasibility, out.gap, "mixed", stats)
+                    max_violation(lp, x), out.primal_infeasibility, out.dual_infeasibility, out.gap, "mixed", stats,
+                    y=y)

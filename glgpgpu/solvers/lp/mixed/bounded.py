@@ -43,6 +43,7 @@ class BoundedLP:
     row_scale: np.ndarray = None
     col_scale: np.ndarray = None
     dropped_rows: int = 0
+    rows: np.ndarray = None         # the GeneralLP's index of each row of A (free, empty, dependent rows gone)
 
     @property
     def shape(self):
@@ -104,7 +105,7 @@ def from_general(lp) -> BoundedLP:
     b = b - A_all @ shift_all
     const += float(c_all @ shift_all)
     return BoundedLP(A, b, np.array(cost), np.array(upper), const, np.array(free, bool), n0, shift_all[:n0],
-                     terms_all[:n0])
+                     terms_all[:n0], rows=keep_rows)
 
 
 def _verdict(m, n, status, message):
@@ -117,6 +118,8 @@ def _verdict(m, n, status, message):
 def presolve(p: BoundedLP, *, rank_tol: float = 1e-9, qr_limit: float = 4e10) -> BoundedLP:
     """Empty columns and rows, linearly dependent rows (pivoted QR while it is
     cheap: m^2 n below qr_limit; beyond that the solver's regularization copes)."""
+    if p.status:
+        return p
     A, b, c, u, free = p.A, p.b, p.c, p.u, p.free
     m, n = A.shape
     value = np.zeros(n)                                # where removed columns sit
@@ -148,16 +151,16 @@ def presolve(p: BoundedLP, *, rank_tol: float = 1e-9, qr_limit: float = 4e10) ->
     if np.any(zero_rows & (np.abs(b) > big)):
         p.status, p.message = "infeasible", "a constraint with no variables has a nonzero right-hand side"
         return p
-    A, b = A[~zero_rows], b[~zero_rows]
+    A, b, rows = A[~zero_rows], b[~zero_rows], p.rows[~zero_rows]
     dropped = 0
     if 0 < A.shape[0] and float(A.shape[0]) ** 2 * A.shape[1] <= qr_limit:
         keep_r, consistent = dependent_rows(A, b, rank_tol, rtol=1e-9)
         if len(keep_r) < A.shape[0] and consistent:
             dropped = A.shape[0] - len(keep_r)
-            A, b = A[keep_r], b[keep_r]
+            A, b, rows = A[keep_r], b[keep_r], rows[keep_r]
         # an inconsistent near-dependence keeps every row: it is no proof of infeasibility;
         # the solver's dual regularization copes, and a real contradiction shows as a Farkas ray
-    p.A, p.b, p.c, p.u, p.free, p.dropped_rows = A, b, c, u, free, dropped
+    p.A, p.b, p.c, p.u, p.free, p.dropped_rows, p.rows = A, b, c, u, free, dropped, rows
     return p
 
 

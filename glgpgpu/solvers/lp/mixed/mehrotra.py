@@ -7,7 +7,7 @@ Iterates x, s (= u - x on U), y, z >= 0 (on L), w >= 0 (on U) and every residual
 and step length are float64.  Each Newton system reduces to the normal equations
 
     (A D A^T + delta I) dy = r_b + A D r_hat,    D^-1 = Z/X + W/S + rho
-                                                 (free columns: D^-1 = rho_free)
+                                                 (free columns: D^-1 = rho_free / (1 + |x|)^2)
 
 solved by normal.MixedNormal: formed and factored on the GPU in float32, solved
 to float64 accuracy by refinement / preconditioned CG.  Columns that rho
@@ -47,7 +47,9 @@ class Outcome:
 RHO = 1e-12       # primal proximal regularization (scaled units).  Each step leaves rho*dx in
                   # the dual residual (what stalled greenbea at 2e-6 before bordering, _border);
                   # without it the float32 preconditioner degrades (stair, finnis fail on the H100)
-RHO_FREE = 1e-8   # the same for free columns, which have no barrier term
+RHO_FREE = 1e-5   # free columns (no barrier term): rho_free / (1 + |x_j|)^2, relative to the column's
+                  # own size: a fixed rho leaves rho*dx in the dual residual of a column that must
+                  # travel far, and a small one lets nearly dependent free columns stall the primal
 DELTA = 1e-12     # dual proximal regularization
 MAX_BORDER = 16   # bordered columns at most (each costs one extra solve per factorization)
 BORDER_PULL = 50  # ... entering when |rc_j| / z_j exceeds this (greenbea's: 170, 250; pilot's: <= 35)
@@ -141,7 +143,7 @@ class _Iteration:
     def factor(self, st: _State, me: _Measures, tol: float):
         """D^-1 = Z/X + W/S + rho, the bordered columns chosen, the normal matrix factored."""
         L, U = self.L, self.U
-        Dinv = np.full(self.n, RHO_FREE)
+        Dinv = RHO_FREE / (1.0 + np.abs(st.x)) ** 2          # free columns: relative to their size
         Dinv[L] = st.z[L] / st.x[L] + RHO
         Dinv[U] += st.w / st.s
         self.border = _border(self.border, st, me.rc, self.p.col_scale, self.nc, L, U, tol)
