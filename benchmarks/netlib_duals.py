@@ -40,6 +40,14 @@ def dual_value(lp, y, d):
     return value + lp.offset, float(bad.max(initial=0.0)) / (1 + np.abs(lp.c).max())
 
 
+def write(rows, out):
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    with open(out, "w", newline="") as f:
+        w = csv.DictWriter(f, keys)
+        w.writeheader()
+        w.writerows(rows)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dir", help="folder of NETLIB .mps.gz files")
@@ -50,6 +58,8 @@ def main():
     names = args.problems.split(",") if args.problems else sorted(
         p.name.split(".")[0] for p in Path(args.dir).glob("*.mps.gz"))
     rows = []
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    out = Path(args.out) / f"netlib-duals-{args.method}.csv"
     for name in names:
         path = str(Path(args.dir) / f"{name}.mps.gz")
         lp = from_mps(path)
@@ -67,13 +77,7 @@ def main():
                        dual_objective_error=f"{abs(value - f_h) / max(1, abs(f_h)):.2e}")
         rows.append(row)
         print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
-    Path(args.out).mkdir(parents=True, exist_ok=True)
-    out = Path(args.out) / f"netlib-duals-{args.method}.csv"
-    keys = list(dict.fromkeys(k for r in rows for k in r))
-    with open(out, "w", newline="") as f:
-        w = csv.DictWriter(f, keys)
-        w.writeheader()
-        w.writerows(rows)
+        write(rows, out)                                 # after each problem: a cut-off run keeps what it did
     ok = sum(r["status"] == "optimal" and float(r["rel_obj_error"]) <= 1e-8 for r in rows)
     agree = sum(float(r.get("y_vs_highs", 1)) <= 1e-6 for r in rows)
     optimal_duals = sum(float(r.get("dual_infeasibility", 1)) <= 1e-8 and float(r.get("dual_objective_error", 1)) <= 1e-8
