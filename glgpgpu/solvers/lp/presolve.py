@@ -110,6 +110,7 @@ class Tightened:
     rows: np.ndarray                 # original indices of the rows kept
     lo_row: np.ndarray               # per column: the row whose singleton gave its lower bound, or -1
     up_row: np.ndarray               # ... its upper bound
+    order: list = None               # (row, its one variable or -1) in the order the rows went
     status: str = ""                 # "infeasible" when the rows contradict the bounds
     message: str = ""
 
@@ -121,10 +122,12 @@ def _feasibility_slack(*values) -> float:
 
 def tighten(lp, passes: int = 4) -> Tightened:
     """Rows with no free variable left (all fixed) are checked and dropped; rows with one
-    are bounds on it: lo <= a x_j <= up gives x_j in [lo/a, up/a] (swapped for a < 0),
-    kept if tighter than the variable's own.  Repeated while rows go (a bound that fixes a
-    variable can leave another row with one).  A contradiction is infeasibility, found
-    before any iteration.  Rows of the GeneralLP are dropped here; columns never are."""
+    bound it: lo <= a x_j <= up gives x_j in [lo/a, up/a] (swapped for a < 0).  An
+    equality row fixes x_j and goes; an inequality row stays (turned into bounds they
+    cost 80bau3b its convergence) but its bounds are checked against the others'.
+    Repeated while rows go (a fixed variable can leave another row with one).  A
+    contradiction is infeasibility, found before any iteration.  Rows of the GeneralLP are
+    dropped here; columns never are."""
     from .problem import GeneralLP
 
     A = np.asarray(lp.A, float)
@@ -133,16 +136,19 @@ def tighten(lp, passes: int = 4) -> Tightened:
     row_lo, row_up = np.array(lp.row_lo, float), np.array(lp.row_up, float)
     lo_row, up_row = -np.ones(n, int), -np.ones(n, int)
     alive = np.ones(m, bool)
+    checked = np.zeros(m, bool)                     # inequality singletons already checked
     nz = A != 0
+    order = []
+    implied_lo, implied_up = col_lo.copy(), col_up.copy()     # bounds with the inequality rows' too
 
     def verdict(message):
-        return Tightened(lp, np.arange(m), lo_row, up_row, "infeasible", message)
+        return Tightened(lp, np.arange(m), lo_row, up_row, order, "infeasible", message)
 
     for _ in range(passes):
         fixed = col_lo == col_up
         moving = nz & ~fixed[None, :]
         count = moving.sum(axis=1)
-        done = alive & (count <= 1)
+        done = alive & ~checked & (count <= 1)
         if not done.any():
             break
         for i in np.flatnonzero(done):
@@ -154,36 +160,40 @@ def tighten(lp, passes: int = 4) -> Tightened:
                     return verdict(f"row {i} has no variable left to move and {known:g} is outside "
                                    f"[{row_lo[i]:g}, {row_up[i]:g}]")
                 alive[i] = False
+                order.append((int(i), -1))
                 continue
             j = int(np.flatnonzero(moving[i])[0])
             a = A[i, j]
             lo_j, up_j = (lo / a, up / a) if a > 0 else (up / a, lo / a)
-            if lo_j > col_lo[j]:
-                col_lo[j], lo_row[j] = lo_j, i
-            if up_j < col_up[j]:
-                col_up[j], up_row[j] = up_j, i
-            if col_lo[j] > col_up[j]:
-                if col_lo[j] - col_up[j] > _feasibility_slack(col_lo[j], col_up[j]):
-                    return verdict(f"row {i} bounds variable {j} to [{lo_j:g}, {up_j:g}], which its other bounds "
-                                   f"exclude")
-                col_lo[j] = col_up[j]               # equal up to rounding: fixed
+            implied_lo[j], implied_up[j] = max(implied_lo[j], lo_j), min(implied_up[j], up_j)
+            if implied_lo[j] - implied_up[j] > _feasibility_slack(implied_lo[j], implied_up[j]):
+                return verdict(f"row {i} bounds variable {j} to [{lo_j:g}, {up_j:g}], which its other bounds exclude")
+            if row_lo[i] != row_up[i]:
+                checked[i] = True
+                continue
+            col_lo[j] = col_up[j] = min(max(lo_j, col_lo[j]), col_up[j])
+            lo_row[j] = up_row[j] = i
             alive[i] = False
+            order.append((int(i), j))
     rows = np.flatnonzero(alive)
     reduced = GeneralLP(lp.c, A[rows], row_lo[rows], row_up[rows], col_lo, col_up, lp.offset, lp.name)
-    return Tightened(reduced, rows, lo_row, up_row)
+    return Tightened(reduced, rows, lo_row, up_row, order)
 
 
 def row_duals(t: Tightened, lp, y_kept: np.ndarray, x: np.ndarray) -> np.ndarray:
     """Multipliers for every row of the original lp: the solver's for the rows kept, and
     for a dropped singleton row whose bound is the one that holds its variable, the
     variable's reduced cost over the row's coefficient (so that reduced cost moves from
-    the bound to the row, where it belongs); 0 for the other dropped rows."""
+    the bound to the row, where it belongs); 0 for the other dropped rows.  The rows are
+    visited last-dropped first: a row dropped later may hold a variable an earlier one
+    fixed, and its multiplier changes that variable's reduced cost."""
     A = np.asarray(lp.A, float)
     y = np.zeros(A.shape[0])
     y[t.rows] = y_kept
-    for j in np.flatnonzero((t.lo_row >= 0) | (t.up_row >= 0)):
+    for i, j in reversed(t.order):
+        if j < 0:
+            continue
         d = float(lp.c[j] - A[:, j] @ y)
-        i = t.lo_row[j] if d > 0 else t.up_row[j] if d < 0 else -1
-        if i >= 0:
+        if (d > 0 and t.lo_row[j] == i) or (d < 0 and t.up_row[j] == i):
             y[i] = d / A[i, j]
     return y

@@ -45,6 +45,14 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
             normal = MixedNormal(p.A, impl=impl, packed=packed, variant=cholesky, ctx=ctx, watch=watch,
                                  device=device)
             out = mehrotra.solve(p, normal, tol=tol, max_iter=max_iter, callback=callback)
+            if out.status == "numerical trouble" and p.free.any():
+                # free columns that must travel far or nearly depend on each other: again with
+                # their proximal term relative to their size
+                again = mehrotra.solve(p, normal, tol=tol, max_iter=max_iter, callback=callback, free_rho="relative")
+                again.iterations += out.iterations
+                again.message = (again.message + "; " if again.message else "") + (
+                    f"solved again with the free columns' regularization relative to their size after: {out.message}")
+                out = again
     finally:
         if normal is not None:
             normal.release()

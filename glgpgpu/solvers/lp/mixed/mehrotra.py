@@ -7,7 +7,7 @@ Iterates x, s (= u - x on U), y, z >= 0 (on L), w >= 0 (on U) and every residual
 and step length are float64.  Each Newton system reduces to the normal equations
 
     (A D A^T + delta I) dy = r_b + A D r_hat,    D^-1 = Z/X + W/S + rho
-                                                 (free columns: D^-1 = rho_free / (1 + |x|)^2)
+                                                 (free columns: D^-1 = rho_free)
 
 solved by normal.MixedNormal: formed and factored on the GPU in float32, solved
 to float64 accuracy by refinement / preconditioned CG.  Columns that rho
@@ -47,9 +47,11 @@ class Outcome:
 RHO = 1e-12       # primal proximal regularization (scaled units).  Each step leaves rho*dx in
                   # the dual residual (what stalled greenbea at 2e-6 before bordering, _border);
                   # without it the float32 preconditioner degrades (stair, finnis fail on the H100)
-RHO_FREE = 1e-5   # free columns (no barrier term): rho_free / (1 + |x_j|)^2, relative to the column's
-                  # own size: a fixed rho leaves rho*dx in the dual residual of a column that must
-                  # travel far, and a small one lets nearly dependent free columns stall the primal
+RHO_FREE = 1e-8   # the same for free columns, which have no barrier term
+RHO_FREE_RELATIVE = 1e-5   # free_rho="relative": rho / (1 + |x_j|)^2, relative to the column's own size.
+                  # A constant rho leaves rho*dx in the dual residual of a column that must travel far,
+                  # and a small one lets nearly dependent free columns stall the primal; the constant
+                  # one is tried first (greenbeb needs it), this one if that run fails
 DELTA = 1e-12     # dual proximal regularization
 MAX_BORDER = 16   # bordered columns at most (each costs one extra solve per factorization)
 BORDER_PULL = 50  # ... entering when |rc_j| / z_j exceeds this (greenbea's: 170, 250; pilot's: <= 35)
@@ -84,8 +86,8 @@ class _Iteration:
     measures (residuals), newton (one reduced Newton solve), predictor, corrector,
     gondzio (centrality correctors), advance (the step)."""
 
-    def __init__(self, p, normal):
-        self.p, self.normal = p, normal
+    def __init__(self, p, normal, free_rho="constant"):
+        self.p, self.normal, self.free_rho = p, normal, free_rho
         self.m, self.n = p.A.shape
         self.U = np.isfinite(p.u)
         self.L = ~p.free                                       # columns with a lower bound (0)
@@ -143,7 +145,10 @@ class _Iteration:
     def factor(self, st: _State, me: _Measures, tol: float):
         """D^-1 = Z/X + W/S + rho, the bordered columns chosen, the normal matrix factored."""
         L, U = self.L, self.U
-        Dinv = RHO_FREE / (1.0 + np.abs(st.x)) ** 2          # free columns: relative to their size
+        if self.free_rho == "relative":
+            Dinv = RHO_FREE_RELATIVE / (1.0 + np.abs(st.x)) ** 2
+        else:
+            Dinv = np.full(self.n, RHO_FREE)
         Dinv[L] = st.z[L] / st.x[L] + RHO
         Dinv[U] += st.w / st.s
         self.border = _border(self.border, st, me.rc, self.p.col_scale, self.nc, L, U, tol)
@@ -209,8 +214,8 @@ def _max_step(v, dv):
     return min(1.0, float(np.min(-v[neg] / dv[neg]))) if neg.any() else 1.0
 
 
-def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None) -> Outcome:
-    it_ = _Iteration(p, normal)
+def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None, free_rho="constant") -> Outcome:
+    it_ = _Iteration(p, normal, free_rho)
     st = _start(p, normal, it_.U, it_.L)
     log, best = [], None
     status, message = "iteration limit", f"no convergence to tol={tol:g} in {max_iter} iterations"
