@@ -10,7 +10,8 @@ bound); the result is a scipy `OptimizeResult` with scipy's integer statuses (0 
 1 iteration limit, 2 infeasible, 3 unbounded, 4 numerical trouble).  `method` accepts
 scipy's interior-point names ("highs", "highs-ipm", "interior-point") and "glgpgpu" --
 all run the GPU interior-point method; simplex methods are refused by name.  `options`:
-tol, maxiter, presolve, precision, device, gpu_method ("auto" | "paper" | "blocked" |
+tol, maxiter, presolve (default True: empty and singleton rows checked and removed first, so
+infeasibility shows with nit 0, as scipy's tests expect), precision, device, gpu_method ("auto" | "paper" | "blocked" |
 "compute"); disp is accepted and ignored; an unknown key, or a value out of range,
 warns and is ignored, as scipy does.
 
