@@ -1,9 +1,26 @@
 """`glgpgpu lp PATH | --table 3`: the interior-point LP solver."""
 from __future__ import annotations
 
-from .common import Formatter, add_out, existing_dir, existing_file, positive_int, tolerance
-
+import argparse
 from pathlib import Path
+
+from .common import Formatter, add_out, existing_dir, positive_int, tolerance
+
+
+def mps_file(text: str) -> str:
+    """A path to an MPS file, or the name of one of the NETLIB problems that ship in data/netlib."""
+    if Path(text).is_file():
+        return text
+    from ..bench.lp_table3 import data_dir
+    try:
+        folder = data_dir()
+    except FileNotFoundError:
+        raise argparse.ArgumentTypeError(f"no such file: {text}") from None
+    shipped = folder / f"{text}.mps.gz"
+    if shipped.is_file():
+        return str(shipped)
+    names = ", ".join(sorted(p.name.split(".")[0] for p in folder.glob("*.mps.gz")))
+    raise argparse.ArgumentTypeError(f"no such file: {text} (nor a NETLIB problem in {folder}: {names})")
 
 
 def run(args) -> int:
@@ -63,7 +80,8 @@ def run(args) -> int:
 def register(sub):
     s = sub.add_parser("lp", help="solve an LP (MPS file) by the GPU interior-point method, or --table 3",
                        formatter_class=Formatter)
-    s.add_argument("path", nargs="?", type=existing_file, help="MPS file, plain or .gz (e.g. data/netlib/afiro.mps.gz)")
+    s.add_argument("path", nargs="?", type=mps_file,
+                   help="MPS file, plain or .gz, or the name of a shipped NETLIB problem (e.g. afiro)")
     s.add_argument("--tol", type=tolerance, default=None,
                    help="termination tolerance (default 1e-8 mixed, 1e-5 single precision)")
     s.add_argument("--precision", choices=["mixed", "single"], default="mixed",

@@ -33,6 +33,7 @@ def test_every_option_has_help(name):
     (["bench", "cholesky", "--repeat", "-3"], "positive integer"),
     (["bench", "cholesky", "--sizes", "64,x"], "integers"),
     (["lp", "/nonexistent.mps"], "no such file"),
+    (["lp", "afirox"], "nor a NETLIB problem"),
     (["lp", "data/netlib/afiro.mps.gz", "--tol", "5"], "(0, 1)"),
     (["lp", "--netlib", "/nonexistent"], "no such folder"),
     (["trace", "cholesky", "--m", "0"], "positive integer"),
@@ -43,3 +44,10 @@ def test_bad_values_exit_2_before_any_work(argv, words):
     assert proc.returncode == 2, (proc.returncode, proc.stderr)
     assert words in proc.stderr
     assert proc.stdout == ""                     # nothing printed: no work started
+
+
+def test_lp_takes_a_shipped_problem_by_name(tmp_path):
+    """`glgpgpu lp afiro` from any folder: the name of a NETLIB problem that ships in data/netlib."""
+    from glgpgpu.cli.lp import mps_file
+    assert Path(mps_file("afiro")).name == "afiro.mps.gz"
+    assert mps_file(str(ROOT / "data/netlib/sc50b.mps.gz")).endswith("sc50b.mps.gz")

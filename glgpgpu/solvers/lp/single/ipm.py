@@ -201,7 +201,8 @@ def solve(be, b, c, *, tol=1e-6, max_iter=100, callback=None) -> IPMResult:
         if k - best[1] >= STALL and best[0] < 1e-2:
             status = "numerical trouble"
             message = (f"no progress for {STALL} iterations: float32 precision limit near the optimum "
-                       f"(best point: max relative residual / gap {best[0]:.1e} > tol {tol:g})")
+                       f"(best point: max relative residual / gap {best[0]:.3g} > tol {tol:g}; "
+                       f"precision='mixed' reaches 1e-8)")
             log.append(entry)
             break
         be.scaling("d2", "x", "s", *D2_RANGE)
