@@ -75,3 +75,12 @@ def test_rows_presolve_and_duals_of_dropped_rows(ctx):
     got, want = glgpgpu.optimize.linprog(c, A_ub=A, b_ub=b), so.linprog(c, A_ub=A, b_ub=b)
     assert np.allclose(got.ineqlin.marginals, want.ineqlin.marginals, atol=1e-8)
     assert np.allclose(got.x, want.x, atol=1e-7)
+
+
+def test_huge_bounds_and_costs(ctx):
+    """A finite bound of 1e300 is no bound (HiGHS's rule: >= 1e20); a cost of 1e30 is refused
+    by name (HiGHS: infinite cost) rather than answered from a relative tolerance."""
+    res = glgpgpu.optimize.linprog([1.0, 1.0], A_ub=[[-1.0, -1.0]], b_ub=[-1.0], bounds=[(0, 1e300), (0, None)])
+    assert res.status == 0 and abs(res.fun - 1.0) < 1e-8
+    with pytest.raises(ValueError, match="infinite"):
+        glgpgpu.optimize.linprog([1e30, 1.0], A_ub=[[-1.0, -1.0]], b_ub=[-1.0])

@@ -136,6 +136,10 @@ def from_linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None) -> 
         raise ValueError("c is empty: an LP needs at least one variable (c holds one cost per variable)")
     c = _vector(c, "c")
     n = c.size
+    if np.any(np.abs(c) >= INFINITE_BOUND):
+        j = int(np.flatnonzero(np.abs(c) >= INFINITE_BOUND)[0])
+        raise ValueError(f"c[{j}] = {c[j]:g}: a cost of magnitude >= {INFINITE_BOUND:g} is what LP solvers (HiGHS "
+                         f"too) take as infinite; rescale the objective")
     rows, lo, up = [], [], []
     for A, b, kind in ((A_ub, b_ub, "ub"), (A_eq, b_eq, "eq")):
         if A is None and b is None:
@@ -166,8 +170,16 @@ def from_linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None) -> 
             lo_j, up_j = pair
             col_lo[j] = -INF if lo_j is None else _bound(lo_j, f"bounds[{j}][0]")
             col_up[j] = INF if up_j is None else _bound(up_j, f"bounds[{j}][1]")
-    return GeneralLP(c, A, np.concatenate(lo) if lo else np.zeros(0), np.concatenate(up) if up else np.zeros(0),
-                     col_lo, col_up)
+    return GeneralLP(c, A, *_infinite(np.concatenate(lo) if lo else np.zeros(0),
+                                      np.concatenate(up) if up else np.zeros(0), col_lo, col_up))
+
+
+INFINITE_BOUND = 1e20          # HiGHS's: a bound at least this large is no bound
+
+
+def _infinite(*bounds):
+    """Bounds of magnitude >= 1e20 (1e300 for 'no bound') made infinite, as HiGHS reads them."""
+    return [np.where(np.abs(v) >= INFINITE_BOUND, np.copysign(INF, v), v) for v in bounds]
 
 
 def _bound(v, name):
