@@ -47,6 +47,12 @@ def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=F
     """K's lower triangle as float32 (N, N), upper part zero."""
     ctx = engine(ctx)
     N = X32.shape[0]
+    if not packed and not fits_one_texture(ctx, N):
+        T = kernel_tiles(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, diag=0.0, ctx=ctx)
+        try:
+            return T.read()
+        finally:
+            T.release()
     tex = kernel_texture(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, packed=packed, ctx=ctx)
     try:
         if packed:
@@ -96,6 +102,11 @@ class OneTextureKernelFactor:
         self.l_tex = None
 
 
+def fits_one_texture(ctx, N: int) -> bool:
+    """Whether K of N points (padded to the panel) fits one texture."""
+    return padded(N, P_PANEL) <= min(ctx.max_texture_size, MAX_ONE_TILE)
+
+
 class TiledKernelFactor(TiledFactor):
     """OneTextureKernelFactor for N beyond one texture): K's lower tiles,
     tile (I, J) = the kernel function of X_I X_J^T (the epilogue with row band I's
@@ -108,45 +119,53 @@ class TiledKernelFactor(TiledFactor):
         self.ctx = ctx = engine(ctx)
         require(ctx)
         self.watch = watch or Stopwatch(ctx, enabled=False)
-        self.N, d = X32.shape
-        g = TileGrid(self.N, tile_order(self.N, ctx.max_texture_size))
-        n4 = -(-d // 4) * 4
-        ctx.check_size(g.t, n4 // 4, f"X (N={self.N}, d={d}, blocked)")
-        memory.require(ctx, cholesky_bytes(g) + g.count * g.t * n4 * 4,
-                       f"the LS-SVM kernel matrix of {self.N} points on {g.count}^2 tiles")
-        self.T = TiledLower.zeros(ctx, g, BlockedTiles(ctx))
-        uni = {"u_kind": KERNELS[kernel], "u_gamma": float(gamma), "u_coef0": float(coef0), "u_degree": int(degree)}
-        bands, norms = [], []
-        ones = upload_rgba(ctx, np.ones((1, d), np.float32), 1, n4, "ones")
-        try:
-            with self.watch("form"):
-                for I in range(g.count):
-                    XI = X32[g.span(I)]
-                    bands.append(upload_rgba(ctx, XI, g.t, n4, f"X rows of tile {I}"))
-                    norms.append(upload_rgba(ctx, np.einsum("ij,ij->i", XI, XI)[None, :].astype(np.float32), 1, g.t,
-                                             "squared norms"))
-                for I, J in g.lower():
-                    tex = self.T.tiles[I, J]
-                    if I == J:
-                        product_texture(tex, bands[I], bands[I], ones, g.size(I), ctx=ctx,
-                                        epilogue=(norms[I], dict(uni, u_diag=float(diag))))
-                    else:
-                        BC = ADAT_BLOCK[1]
-                        product_texture(tex, bands[I], bands[J], ones, g.t, block=(BC, BC), ctx=ctx,
-                                        cover=full_cover((0, -(-g.size(J) // BC)), -(-g.size(I) // BC)),
-                                        epilogue=(norms[I], dict(uni, u_diag=0.0), norms[J]))
-        except BaseException:
-            self.release()
-            raise
-        finally:
-            ctx.pool.give(ones, *bands, *norms)
+        self.N = X32.shape[0]
+        with self.watch("form"):
+            self.T = kernel_tiles(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, diag=diag, ctx=ctx)
         self.factor_tiles()
 
 
 def kernel_factor(X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):
     """The LS-SVM factor on one texture when K fits one, else on tiles (the same methods)."""
     ctx = engine(ctx)
-    one = padded(X32.shape[0], P_PANEL) <= min(ctx.max_texture_size, MAX_ONE_TILE)
-    cls = OneTextureKernelFactor if one else TiledKernelFactor
+    cls = OneTextureKernelFactor if fits_one_texture(ctx, X32.shape[0]) else TiledKernelFactor
     return cls(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, diag=diag, packed=packed, ctx=ctx,
                watch=watch)
+
+
+def kernel_tiles(X32, *, kernel, gamma, degree, coef0, diag, ctx) -> TiledLower:
+    """K + diag I's lower tiles for N beyond one texture: tile (I, J) = the kernel function
+    of X_I X_J^T (the epilogue with row band I's and band J's squared norms; diag only on
+    diagonal tiles).  Release when done."""
+    N, d = X32.shape
+    g = TileGrid(N, tile_order(N, ctx.max_texture_size))
+    n4 = -(-d // 4) * 4
+    ctx.check_size(g.t, n4 // 4, f"X (N={N}, d={d}, blocked)")
+    memory.require(ctx, cholesky_bytes(g) + g.count * g.t * n4 * 4,
+                   f"the LS-SVM kernel matrix of {N} points on {g.count}^2 tiles")
+    T = TiledLower.zeros(ctx, g, BlockedTiles(ctx))
+    uni = {"u_kind": KERNELS[kernel], "u_gamma": float(gamma), "u_coef0": float(coef0), "u_degree": int(degree)}
+    bands, norms = [], []
+    ones = upload_rgba(ctx, np.ones((1, d), np.float32), 1, n4, "ones")
+    try:
+        for I in range(g.count):
+            XI = X32[g.span(I)]
+            bands.append(upload_rgba(ctx, XI, g.t, n4, f"X rows of tile {I}"))
+            norms.append(upload_rgba(ctx, np.einsum("ij,ij->i", XI, XI)[None, :].astype(np.float32), 1, g.t,
+                                     "squared norms"))
+        for I, J in g.lower():
+            tex = T.tiles[I, J]
+            if I == J:
+                product_texture(tex, bands[I], bands[I], ones, g.size(I), ctx=ctx,
+                                epilogue=(norms[I], dict(uni, u_diag=float(diag))))
+            else:
+                BC = ADAT_BLOCK[1]
+                product_texture(tex, bands[I], bands[J], ones, g.t, block=(BC, BC), ctx=ctx,
+                                cover=full_cover((0, -(-g.size(J) // BC)), -(-g.size(I) // BC)),
+                                epilogue=(norms[I], dict(uni, u_diag=0.0), norms[J]))
+    except BaseException:
+        T.release()
+        raise
+    finally:
+        ctx.pool.give(ones, *bands, *norms)
+    return T

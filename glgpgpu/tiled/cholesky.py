@@ -66,7 +66,8 @@ def factor(T: TiledLower, *, profile: dict | None = None, pivot_floor: float | N
                 T.tiles[Kc, Kc], d = ops.potrf(T.tiles[Kc, Kc], mK, pivot_floor=pivot_floor, regularize=regularize)
                 pivots[g.span(Kc)] = d
                 if not np.isfinite(d).all() or (d <= 0).any():
-                    NotPositiveDefiniteError.check(pivots[:g.span(Kc).stop], g.span(Kc).stop)
+                    # the message names the order of the whole matrix, not of the tiles factored so far
+                    NotPositiveDefiniteError.check(pivots[:g.span(Kc).stop], g.m)
             elif op == "trsm":
                 T.tiles[I, Kc] = ops.trsm(T.tiles[Kc, Kc], mK, T.tiles[I, Kc], t, rows=g.size(I))
             else:                                                             # SYRK / GEMM

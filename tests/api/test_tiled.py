@@ -74,8 +74,24 @@ def test_failed_pivot_is_named_globally(small, rng, method):
     C[35, :] *= 1e-3                 # row and column 35 (tile 2) lose positive definiteness
     C[:, 35] *= 1e-3
     C[35, 35] = -1.0
-    with pytest.raises(np.linalg.LinAlgError, match="35"):
+    with pytest.raises(np.linalg.LinAlgError, match="35") as err:
         glgpgpu.cholesky(C, method=method, ctx=small)
+    assert "40x40 matrix" in str(err.value)          # the matrix's order, not the tiles factored so far
+    assert small.pool.outstanding == 0
+
+
+@pytest.mark.parametrize("method", ["auto"] + METHODS)
+@pytest.mark.parametrize("kernel", ["rbf", "poly"])
+def test_kernel_matrix_on_tiles_with_every_method(small, rng, method, kernel):
+    """N = 40 points on 3 x 3 tiles: K's lower triangle against float64 (float32 bound of
+    the Gram matrix, through the kernel function)."""
+    X = rng.standard_normal((40, 3))
+    K = glgpgpu.kernel_matrix(X, kernel=kernel, method=method, ctx=small).astype(np.float64)
+    G = X @ X.T
+    ref = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 3) if kernel == "rbf" else (G / 3) ** 3
+    scale = (np.abs(X) @ np.abs(X).T)
+    assert np.all(np.triu(K, 1) == 0)
+    assert np.abs(np.tril(K - ref)).max() <= 32 * 4 * 2.0 ** -24 * scale.max() ** 3
     assert small.pool.outstanding == 0
 
 
