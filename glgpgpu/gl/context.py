@@ -256,7 +256,28 @@ def _create_egl() -> moderngl.Context:
             return moderngl.create_standalone_context(require=version, backend="egl")
         except Exception as exc:  # glcontext raises plain Exceptions with driver text
             error = str(exc)     # a string: keeping the exception would keep its frames (and callers) alive
+    found = _older_gl_version()
+    if found:                    # EGL works; the driver's OpenGL is too old for the kernels
+        override = os.environ.get("MESA_GL_VERSION_OVERRIDE")
+        raise GLUnavailableError(
+            f"this driver's OpenGL is {found}, and glgpgpu needs OpenGL 3.3 core (4.3 for method='blocked' and "
+            f"'compute')" + (f"; MESA_GL_VERSION_OVERRIDE={override} is set: unset it" if override else
+                             "; update the GPU driver or use Mesa's llvmpipe (libgl1-mesa-dri)")) from None
     raise GLUnavailableError(f"could not create a headless EGL context ({error}). {EGL_HINT}") from None
+
+
+def _older_gl_version() -> str:
+    """The OpenGL version string of a context below 3.3, if the driver makes one ('' if not)."""
+    for version in (320, 310, 300):
+        try:
+            gl = moderngl.create_standalone_context(require=version, backend="egl")
+        except Exception:
+            continue
+        try:
+            return gl.info["GL_VERSION"]
+        finally:
+            gl.release()
+    return ""
 
 
 def _create_window(size, title):

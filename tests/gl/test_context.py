@@ -96,3 +96,19 @@ def test_info_command(capsys):
     assert "max texture size" in out
     assert re.search(r"float32 render targets +yes", out)
     assert re.search(r"transfers +(direct|through mapped buffers)", out)
+
+
+def test_an_old_opengl_is_named_with_the_version_needed(tmp_path):
+    """A driver whose OpenGL is below 3.3 (here Mesa held at 3.0): the error names the
+    version found and the one needed, not missing EGL packages."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, MESA_GL_VERSION_OVERRIDE="3.0")
+    proc = subprocess.run([sys.executable, "-c", "import glgpgpu; glgpgpu.get_context()"], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    if "llvmpipe" not in subprocess.run([sys.executable, "-m", "glgpgpu.cli", "info"], capture_output=True,
+                                        text=True, timeout=120).stdout:
+        pytest.skip("MESA_GL_VERSION_OVERRIDE is Mesa's: this machine's OpenGL is another driver's")
+    assert proc.returncode != 0
+    assert "OpenGL is 3.0" in proc.stderr and "3.3" in proc.stderr and "apt-get" not in proc.stderr
