@@ -18,3 +18,15 @@ def run_in_thread(fn, *args):
     if "error" in box:
         raise box["error"]
     return box["value"]
+
+
+def untracked_files(root) -> set:
+    """Files in the checkout that git neither tracks nor ignores (empty set without git):
+    what a run left behind."""
+    import shutil
+    import subprocess
+    if shutil.which("git") is None or not (root / ".git").exists():
+        return set()
+    out = subprocess.run(["git", "ls-files", "--others", "--exclude-standard"], cwd=root, capture_output=True,
+                         text=True, timeout=60).stdout
+    return set(out.split())
