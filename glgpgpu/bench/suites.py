@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import datetime as _dt
+import time
 from pathlib import Path
 
 from ..gl import resolve
@@ -32,7 +33,8 @@ def run_suite(suite: str, sizes, repeat: int, out: Path, ctx=None) -> dict:
     """Run one suite (plus `ceiling`, which the others are measured against)."""
     ctx = resolve(ctx)
     date = _dt.date.today().isoformat()
-    stem = f"{device_slug(ctx)}-{date}"
+    stem = f"{device_slug(ctx)}-{date}"            # the ceiling's file: one row per suite run, appended
+    run = f"{device_slug(ctx)}-{time.strftime('%Y-%m-%d-%H%M%S')}"   # the suites' own: one file per run
     ceil = ceiling(ctx, repeat=repeat)
     result = {"ceiling": ceil, "files": []}
     crow = dict(suite="ceiling", measured_with=suite, device=ctx.caps.renderer, date=date, **ceil)
@@ -42,19 +44,19 @@ def run_suite(suite: str, sizes, repeat: int, out: Path, ctx=None) -> dict:
     if suite in FIGURES:
         measure, title, host_lines = FIGURES[suite]
         rows = measure(ctx, sizes, repeat, ceil)
-        result["files"].append(write_csv(rows, out / f"{suite}-{stem}.csv"))
-        result["files"].append(plot(rows, out / f"{suite}-{stem}.png",
+        result["files"].append(write_csv(rows, out / f"{suite}-{run}.csv"))
+        result["files"].append(plot(rows, out / f"{suite}-{run}.png",
                                     f"{title} - {ctx.caps.renderer}, {date}", host_lines))
         result["rows"] = rows
     elif suite == "tune":
         rows = []
         for m in sizes:
             rows += tune_blocked(ctx, m, repeat)
-        result["files"].append(write_csv(rows, out / f"tune-{stem}.csv"))
+        result["files"].append(write_csv(rows, out / f"tune-{run}.csv"))
         result["tune"] = rows
     elif suite == "ladder":
         rows = ladder(ctx, sizes, repeat, ceil)
-        result["files"].append(write_csv(rows, out / f"ladder-{stem}.csv"))
+        result["files"].append(write_csv(rows, out / f"ladder-{run}.csv"))
         result["ladder"] = rows
     elif suite != "ceiling":
         raise ValueError(f"unknown suite {suite!r}: ceiling, assembly, cholesky, tune, e2e, host, ladder")

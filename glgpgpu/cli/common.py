@@ -72,5 +72,12 @@ def existing_dir(text: str) -> str:
     return text
 
 
+def run_stamp() -> str:
+    """Date and time of day for output file names: a second run writes new files beside the
+    first's instead of over them."""
+    import time
+    return time.strftime("%Y-%m-%d-%H%M%S")
+
+
 def add_out(parser, what: str = "CSV and PNG files") -> None:
     parser.add_argument("--out", default=DEFAULT_OUT, help=f"folder for the {what} (made if missing)")

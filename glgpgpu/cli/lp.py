@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .common import Formatter, add_out, existing_dir, positive_int, tolerance
+from .common import Formatter, add_out, existing_dir, positive_int, tolerance, run_stamp
 
 
 def mps_file(text: str) -> str:
@@ -24,7 +24,6 @@ def mps_file(text: str) -> str:
 
 
 def run(args) -> int:
-    import datetime as dt
 
     from ..bench import device_slug, lp_table3 as table3, write_csv
     from ..gl import get_context
@@ -40,7 +39,7 @@ def run(args) -> int:
         rows = table3.run(args.problems.split(",") if args.problems else None, variants)
         print(table3.format_table(rows, ctx.caps.renderer))
         tag = "-blocked" if args.method == "blocked" else ""
-        out = Path(args.out) / f"lp-table3{tag}-{device_slug(ctx)}-{dt.date.today().isoformat()}.csv"
+        out = Path(args.out) / f"lp-table3{tag}-{device_slug(ctx)}-{run_stamp()}.csv"
         print("wrote", write_csv([dict(r, device=ctx.caps.renderer) for r in rows], out))
         return 0 if all(r["status"] == "optimal" for r in rows) else 1
     if args.netlib:
@@ -52,7 +51,7 @@ def run(args) -> int:
               + (f", {ctx.caps.renderer}" if ctx else ""))
         print(netlib.HEADER)
         stem = f"lp-netlib-{args.method or 'auto'}-{args.precision}-{device_slug(ctx) if ctx else 'cpu'}"
-        out = Path(args.out) / f"{stem}-{dt.date.today().isoformat()}.csv"
+        out = Path(args.out) / f"{stem}-{run_stamp()}.csv"
         rows = netlib.run(args.netlib, names, method=args.method or "auto", precision=args.precision,
                           tol=args.tol, max_rows=args.max_rows, csv_path=out)
         print(netlib.summary(rows, args.tol or 1e-8))

@@ -2,9 +2,8 @@
 `glgpgpu lssvm --thesis fig7.8|progress` (the PLSSVM thesis's experiments); CSV + PNG."""
 from __future__ import annotations
 
-from .common import Formatter, add_out, positive_float, size_list
+from .common import Formatter, add_out, positive_float, size_list, run_stamp
 
-import time
 from pathlib import Path
 
 
@@ -15,7 +14,7 @@ def run(args) -> int:
 
     ctx = get_context()
     out = Path(args.out)
-    stamp = time.strftime("%Y-%m-%d")
+    stamp = run_stamp()
     slug = device_slug(ctx)
     sizes = [int(s) for s in args.sizes.split(",")]
     files = []

@@ -2,9 +2,8 @@
 2008 paper's Table 2 by QR vs the normal equations; CSV and PNG into --out."""
 from __future__ import annotations
 
-from .common import Formatter, add_out, positive_float, positive_int, size_list
+from .common import Formatter, add_out, positive_float, positive_int, size_list, run_stamp
 
-import time
 from pathlib import Path
 
 
@@ -15,7 +14,7 @@ def run(args) -> int:
 
     ctx = get_context()
     out = Path(args.out)
-    stamp = time.strftime("%Y-%m-%d")
+    stamp = run_stamp()
     slug = device_slug(ctx)
     if args.table in ("1", "2", "both"):
         tables = (1, 2) if args.table == "both" else (int(args.table),)

@@ -3,11 +3,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import Formatter, add_out, size_list, sizes
+from .common import Formatter, add_out, size_list, sizes, run_stamp
 
 
 def run(args) -> int:
-    import datetime as dt
 
     from ..bench import device_slug, wls_tables, write_csv
     from ..gl import get_context
@@ -17,7 +16,7 @@ def run(args) -> int:
     rows = wls_tables.run(args.table, ms, packed=args.packed, method=args.method)
     print(wls_tables.format_table(args.table, rows, ctx.caps.renderer))
     tag = "" if args.method == "paper" else f"-{args.method}"
-    out = Path(args.out) / f"wls-table{args.table}{tag}-{device_slug(ctx)}-{dt.date.today().isoformat()}.csv"
+    out = Path(args.out) / f"wls-table{args.table}{tag}-{device_slug(ctx)}-{run_stamp()}.csv"
     print("wrote", write_csv(wls_tables.csv_rows(args.table, rows, ctx.caps.renderer), out))
     return 0 if all(r["status"] == "converged" for r in rows) else 1
 
