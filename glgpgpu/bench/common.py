@@ -85,11 +85,12 @@ def plot(rows: list, path: Path, title: str, host_keys: dict) -> Path:
     return save_figure(fig, path)
 
 
-def save_figure(fig, path: Path) -> Path:
-    """Write a matplotlib figure as PNG (folders made) and close it."""
+def save_figure(fig, path: Path, rect=(0, 0, 1, 1)) -> Path:
+    """Write a matplotlib figure as PNG (folders made) and close it; rect: the part of the
+    figure the axes may fill (room left for a legend below them)."""
     import matplotlib.pyplot as plt
 
-    fig.tight_layout()
+    fig.tight_layout(rect=rect)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
