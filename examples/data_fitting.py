@@ -60,8 +60,8 @@ def main(out="demo_out/data_fitting.png") -> int:
     fig, (ax, axr) = plt.subplots(2, 1, figsize=(8, 5.5), sharex=True, gridspec_kw={"height_ratios": [3, 1]})
     sel = slice(None, None, 20)
     ax.errorbar(t[sel], b[sel], yerr=sigma[sel], fmt=".", ms=3, color="0.5", elinewidth=.6, label="data (every 20th, ±σ)")
-    ax.plot(t, truth, color="tab:green", lw=1, label="truth")
-    ax.plot(t, fit, color="tab:red", lw=1.2, label=f"GPU weighted fit (m={A.shape[0]})")
+    ax.plot(t, truth, color="tab:green", lw=2.5, alpha=0.6, label="truth", zorder=3)
+    ax.plot(t, fit, color="tab:red", lw=1, ls="--", label=f"GPU weighted fit (m={A.shape[0]})", zorder=4)
     ax.legend(fontsize=8, loc="upper left")
     ax.set_title(f"Weighted least squares on the GPU: {info.iterations} refinement steps, "
                  f"|x - lstsq| / |x| = {rel:.1e}", fontsize=9)
