@@ -20,13 +20,15 @@ def main(m: int = 5) -> int:
     C = runs.sample_problem("cholesky", m).astype(np.float64)
     print(f"GPU: {glgpgpu.get_context().caps.renderer}\nC =\n{C}\n")
     np.set_printoptions(precision=4, suppress=True, linewidth=120)
+    print("Each texture is printed with row 0 on top, as the papers' figures and `make demo`'s pictures\n"
+          "show it (GL itself counts y upwards, so row 0 is the texture's bottom row).\n")
     for packed in (False, True):
         fmt = "packed" if packed else "full"
         rec = runs.record("cholesky", m, packed=packed, snapshots=True)
         print(f"===== {fmt} format: {len(rec.draws)} draws =====")
         for i, (d, img) in enumerate(zip(rec.draws, rec.images)):
             print(f"--- pass {i + 1}: {d.kernel} -> {d.target}, {d.fragments} fragments ({d.label})")
-            print(img[::-1])          # row 0 printed last: the texture as GL sees it (y up)
+            print(img)
         print()
     ok = True
     L_full = glgpgpu.cholesky(C, method="paper")
