@@ -31,9 +31,21 @@ def progress(items, desc):
     try:
         from tqdm import tqdm
 
-        return tqdm(items, desc=desc, leave=False)
+        import sys
+
+        return tqdm(items, desc=desc, leave=False, disable=not sys.stderr.isatty())   # no bar in logs
     except ImportError:  # pragma: no cover
         return items
+
+
+def say(line: str) -> None:
+    """Print a line while a progress bar may be drawn: above the bar, not through it."""
+    try:
+        from tqdm import tqdm
+
+        tqdm.write(line)
+    except ImportError:  # pragma: no cover
+        print(line, flush=True)
 
 
 def make_row(suite, ctx, m, n, variant, seconds, frags, byts, ceil, host, extra=None):

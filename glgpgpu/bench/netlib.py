@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from ..solvers.lp import solve_mps
-from .common import progress
+from .common import progress, say
 
 
 def references(folder: Path) -> dict:
@@ -78,7 +78,7 @@ def run(folder, names=None, *, method="auto", precision="mixed", tol=None, max_r
             "message": res.message,
         })
         if show:
-            print(format_row(rows[-1]), flush=True)
+            say(format_row(rows[-1]))
         if csv_path is not None:
             from .common import write_csv
 
