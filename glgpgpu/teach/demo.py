@@ -44,7 +44,7 @@ def render_pass(draw, image, path: Path, title: str, explain: str):
     w, h = draw.size
     count, (x0, x1, y0, y1) = runs.coverage_and_view(draw, .8)
     scale = 0.55
-    fig, ax = plt.subplots(figsize=(max(4.0, (x1 - x0) * scale + 1.5), max(3.5, (y1 - y0) * scale + 1.2)))
+    fig, ax = plt.subplots(figsize=(max(4.0, (x1 - x0) * scale + 1.5) + 1.3, max(3.5, (y1 - y0) * scale + 1.2)))
     finite = np.where(np.isfinite(image), image, np.nan)
     ax.imshow(finite, cmap="viridis", extent=(0, w, h, 0), interpolation="nearest", alpha=.85)
     for y in range(h):
@@ -56,10 +56,15 @@ def render_pass(draw, image, path: Path, title: str, explain: str):
                 ax.add_patch(Rectangle((x + .06, y + .06), .88, .88, fill=False, ec="orange", lw=2.2))
     for tri in draw.triangles:
         ax.add_patch(Polygon(draw.corners[list(tri), :2], closed=True, fill=False, ec="red", lw=1.3, ls="--"))
-    for n, c in enumerate(draw.corners, 1):
+    # vertex labels in the right margin, top to bottom by row, each with a leader line to its
+    # vertex: written beside the vertices they covered the cells' values and each other
+    order = sorted(range(len(draw.corners)), key=lambda i: (draw.corners[i][1], draw.corners[i][0]))
+    for slot, i in enumerate(order):
+        c = draw.corners[i]
         ax.plot(c[0], c[1], "o", color="red", ms=3)
-        ax.annotate(_label(c, draw.names, n), (c[0], c[1]), fontsize=5.5, color="darkred",
-                    xytext=(3, 3), textcoords="offset points")
+        ax.annotate(_label(c, draw.names, i + 1), (c[0], c[1]), fontsize=5.5, color="darkred", va="center",
+                    xytext=(1.03, 1 - (slot + 0.5) / len(order)), textcoords="axes fraction", annotation_clip=False,
+                    arrowprops=dict(arrowstyle="-", color="darkred", lw=0.5, alpha=0.6))
     ax.set_xlim(x0, x1)
     ax.set_ylim(y1, y0)            # row 0 at the top, as in the papers' figures
     ax.set_xticks(range(w + 1))
@@ -68,9 +73,11 @@ def render_pass(draw, image, path: Path, title: str, explain: str):
     ax.grid(True, color="0.6", lw=.4)
     ax.set_xlabel("x = column", fontsize=7)
     ax.set_ylabel("y = row", fontsize=7)
-    wrap = max(40, int((x1 - x0) * scale * 14))
-    ax.set_title("\n".join(textwrap.wrap(title, wrap) + textwrap.wrap(explain, wrap)), fontsize=7)
-    fig.tight_layout()
+    wrap = max(50, int((x1 - x0) * scale * 16))
+    ax.set_title("\n".join(textwrap.wrap(title, wrap)), fontsize=7.5)
+    fig.text(0.5, 0.01, "\n".join(textwrap.wrap(explain, wrap + 20)), ha="center", va="bottom", fontsize=6.5,
+             color="0.25")
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     fig.savefig(path, dpi=90)
     plt.close(fig)
     return int(count.sum())
