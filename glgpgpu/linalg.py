@@ -60,21 +60,24 @@ def _batched(fn, a, *rest):
 
 def _square(a, name):
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-        raise ValueError(f"expected square matrix, got {name} of shape {a.shape}")
+        raise ValueError(f"Expected a square matrix or batch of square matrices, got {name} of shape {a.shape}")
 
 
 def cholesky(a, lower=False, overwrite_a=False, check_finite=True, *, method="auto", ctx=None):
     """The Cholesky factor of a symmetric positive definite matrix: upper U with U^T U = a
     (lower=False, scipy's default; the upper triangle of a is read) or lower L with
     L L^T = a (the lower triangle).  numpy.linalg.LinAlgError if not positive definite."""
-    a = _asarray(a, "a", check_finite)
+    a = _asarray(a, "a", False)
     _square(a, "a")
     dt = _out_dtype(a)
     if a.shape[-1] == 0:
         return np.empty(a.shape, dt)
 
     def one(m):
-        L = api.cholesky(m if lower else m.T, method=method, ctx=ctx).astype(dt)
+        used = np.tril(m) if lower else np.triu(m).T        # only this triangle is read: NaN elsewhere is fine
+        if check_finite and not np.isfinite(used).all():
+            raise ValueError("array must not contain infs or NaNs (in the triangle of a that is read)")
+        L = api.cholesky(used, method=method, ctx=ctx).astype(dt)
         return L if lower else np.ascontiguousarray(L.T)
     return _batched(one, a)
 
@@ -165,8 +168,13 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
     if mode not in ("full", "r", "economic", "raw"):
         raise ValueError(f"mode must be 'full', 'r', 'economic' or 'raw', not {mode!r}")
     a = _asarray(a, "a", check_finite)
-    if a.ndim != 2:
-        raise ValueError(f"expected a 2-D array, got shape {a.shape}")
+    if a.ndim < 2:
+        raise ValueError(f"expected a 2-D array or a batch of them, got shape {a.shape}")
+    if a.ndim > 2:                     # a batch: each matrix in turn, the results stacked
+        if a.shape[0] == 0:
+            one = qr(np.zeros(a.shape[-2:], a.dtype), mode=mode, check_finite=False, method=method, ctx=ctx)
+            return _stack([one], empty=True)
+        return _stack([qr(a[i], mode=mode, check_finite=False, method=method, ctx=ctx) for i in range(a.shape[0])])
     dt = _out_dtype(a)
     m, n = a.shape
     k = min(m, n)
@@ -182,6 +190,14 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
         return (np.triu(F).astype(dt),)
     Q, R = api.qr(a, mode=mode, method=method, ctx=ctx)
     return Q.astype(dt), R.astype(dt)
+
+
+def _stack(results, empty=False):
+    """Stack the like-shaped (nested tuple) results of a batch along a new first axis."""
+    if isinstance(results[0], tuple):
+        return tuple(_stack([r[k] for r in results], empty) for k in range(len(results[0])))
+    out = np.stack(results)
+    return out[:0] if empty else out
 
 
 def qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a=False, overwrite_c=False, *,

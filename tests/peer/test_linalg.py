@@ -106,3 +106,21 @@ def test_empty_batched_integer_and_refusals(ctx, spd):
         linalg.cholesky(-spd)
     with pytest.raises(ValueError, match="trans"):
         linalg.solve_triangular(np.eye(2), np.ones(2), trans=3)
+
+
+def test_batched_qr_and_the_unread_triangle(ctx, rng):
+    """qr over a batch (leading axes looped, results stacked); cholesky reads one triangle
+    only, so NaN in the other is fine (scipy 1.18's rule), but not in the one read."""
+    a = rng.standard_normal((2, 5, 3))
+    Q, R = linalg.qr(a, mode="economic")
+    assert Q.shape == (2, 5, 3) and R.shape == (2, 3, 3)
+    assert np.abs(Q @ R - a).max() <= 1e-5
+    (F, tau), R = linalg.qr(a, mode="raw")
+    assert F.shape == (2, 5, 3) and tau.shape == (2, 3)
+    A = 4 * np.eye(3)
+    A[0, 2] = np.nan
+    assert np.allclose(linalg.cholesky(A, lower=True), 2 * np.eye(3))
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        linalg.cholesky(A)                                    # upper: the NaN is read
+    with pytest.raises(ValueError, match="square"):
+        linalg.cholesky(np.ones((2, 3)))
