@@ -45,12 +45,9 @@ def run(problems=None, variants=("inner", "outer"), progress=True, ctx=None) -> 
     folder = data_dir()
     jobs = [(p, v) for p in problems for v in variants]
     if progress:
-        try:
-            from tqdm import tqdm
+        from .common import progress as bar
 
-            jobs = tqdm(jobs, desc="Table 3", leave=False)
-        except ImportError:  # pragma: no cover
-            pass
+        jobs = bar(jobs, "Table 3")
     solve_mps(folder / "afiro.mps.gz", tol=1e-3, precision="single", ctx=ctx)   # warm-up: compile the kernels
     rows = []
     for name, variant in jobs:

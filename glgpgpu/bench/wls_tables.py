@@ -61,12 +61,9 @@ def run(table: int, sizes, *, packed: bool = False, method: str = "paper", seed:
     rows = []
     items = list(sizes)
     if progress:
-        try:
-            from tqdm import tqdm
+        from .common import progress as bar
 
-            items = tqdm(items, desc=f"Table {table}", leave=False)
-        except ImportError:  # pragma: no cover
-            pass
+        items = bar(items, f"Table {table}")
     # warm-up: compile the kernels once so the first row is not charged for it
     wls(*problem(table, 8, np.random.default_rng(0)), method=method, ctx=ctx, solver=solver)
     for m in items:

@@ -104,9 +104,11 @@ def build(out: Path, sizes=(6, 7), n: int = 3, ctx=None, progress: bool = True) 
     jobs = [(alg, packed, m) for alg, packed in CASES for m in sizes]
     if progress:
         try:
+            import sys
+
             from tqdm import tqdm
 
-            jobs = tqdm(jobs, desc="demo", leave=False)
+            jobs = tqdm(jobs, desc="demo", leave=False, disable=not sys.stderr.isatty())   # no bar in logs
         except ImportError:  # pragma: no cover
             pass
     for alg, packed, m in jobs:
