@@ -69,12 +69,13 @@ def test_wls(ctx, k, seed):
     assert np.abs(x - x0).max() <= 2 * kappa * 1e-8 * np.abs(x0).max()
 
 
-@given(k=st.integers(-60, 30), seed=SEED)
+@given(k=st.integers(-120, 60), seed=SEED)
 def test_linprog(ctx, k, seed):
     """b scaled by 2^k scales the objective by 2^k, c scaled by 2^k too, with the status
-    unchanged; the objective within the stopping test's own measure, HiGHS's: relative to
-    1 + |objective| (so absolute for tiny objectives).  Limit, measured: b scaled by 2^38
-    (right-hand sides ~1e12) ends in numerical trouble."""
+    unchanged.  Below 1 and beyond 2^30 the solver brings the data near 1 by powers of two
+    (exact), so the answer is the unscaled one scaled; between, the objective meets the
+    stopping test's own measure, HiGHS's: relative to 1 + |objective|.  Up to
+    2^60: right-hand sides and costs of 1e20 and more are infinite (HiGHS's rule)."""
     rng = np.random.default_rng(seed)
     A = rng.random((4, 7)) + 0.1
     b, c = A @ (rng.random(7) + 0.5), rng.random(7) + 0.1
@@ -84,4 +85,4 @@ def test_linprog(ctx, k, seed):
     r2 = glgpgpu.optimize.linprog(c * s, A_ub=-A, b_ub=-b)
     assert r0.status == r1.status == r2.status == 0
     for r in (r1, r2):
-        assert abs(r.fun - s * r0.fun) <= 1e-7 * (1 + abs(s * r0.fun))
+        assert abs(r.fun - s * r0.fun) <= 1e-7 * (abs(s * r0.fun) + (1 if 0 <= k <= 32 else 0))

@@ -44,6 +44,11 @@ def solve_general(lp: GeneralLP, *, tol: float | None = None, precision: str = "
         j = int(np.flatnonzero(empty)[0])
         return verdict("infeasible", lp.shape[1],
                        f"the bounds of variable {j}, ({lp.col_lo[j]:g}, {lp.col_up[j]:g}), admit no value")
+    no_row = (lp.row_lo > lp.row_up) | (lp.row_lo == np.inf) | (lp.row_up == -np.inf)
+    if no_row.any():                  # e.g. A_ub x <= -1e300 (a bound beyond 1e20 is infinite)
+        i = int(np.flatnonzero(no_row)[0])
+        return verdict("infeasible", lp.shape[1],
+                       f"the bounds of row {i}, ({lp.row_lo[i]:g}, {lp.row_up[i]:g}), admit no value")
     opts = dict(tol=tol, cholesky=cholesky, max_iter=max_iter, device=device, packed=packed, method=method, ctx=ctx)
     if precision == "single":                       # the 2006 paper's solver, as it was: no row presolve, no duals
         return single.solve(lp, callback=callback, **opts)

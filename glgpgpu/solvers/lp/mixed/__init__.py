@@ -33,6 +33,7 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
                         violation=max_violation(lp, x), primal_infeasibility=0.0, dual_infeasibility=0.0, gap=0.0,
                         y=np.zeros(lp.shape[0]))
     p = bounded.scale(p)
+    sigma_b, sigma_c = bounded.normalize(p)
     t_pre = time.perf_counter() - t_all
     impl = None
     if device == "gpu":
@@ -56,6 +57,7 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
     finally:
         if normal is not None:
             normal.release()
+    out.x, out.y = out.x * sigma_b, out.y * sigma_c
     x = p.recover(out.x)
     times = {"presolve": t_pre, **watch.as_dict()}
     total = time.perf_counter() - t_all

@@ -173,3 +173,24 @@ def scale(p: BoundedLP, passes: int = 10) -> BoundedLP:
     p.b, p.c, p.u = p.b * r, p.c * s, p.u / s
     p.row_scale, p.col_scale = r, s
     return p
+
+
+# Right-hand sides and bounds are brought near 1 when their largest is below 1 or beyond
+# 2^30, costs when below 2^-10 or beyond 2^30 (after the geometric scaling): the stopping
+# test is relative to 1 + norms, so data far below 1 would be solved to an absolute, not a
+# relative, accuracy; and the solver's absolute constants assume data near 1.
+RHS_RANGE = (1.0, 2.0 ** 30)
+COST_RANGE = (2.0 ** -10, 2.0 ** 30)
+
+
+def normalize(p: BoundedLP) -> tuple:
+    """(sigma_b, sigma_c): b and u divided by sigma_b, c by sigma_c, const by both, each a
+    power of two (exact) chosen only outside the ranges above.  Solutions come back as
+    x = sigma_b x', y = sigma_c y'."""
+    def power(values, lo, hi):
+        big = float(np.abs(values[np.isfinite(values)]).max(initial=0.0))
+        return 2.0 ** np.round(np.log2(big)) if big > 0 and not lo <= big <= hi else 1.0
+    sb, sc = power(np.concatenate([p.b, p.u]), *RHS_RANGE), power(p.c, *COST_RANGE)
+    p.b, p.u, p.c = p.b / sb, p.u / sb, p.c / sc
+    p.const = p.const / (sb * sc)
+    return sb, sc

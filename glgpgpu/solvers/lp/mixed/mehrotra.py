@@ -264,7 +264,7 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None, free_rho="constan
         ap, ad = eta * ap, eta * ad
         log[-1].update(next_alpha_p=ap, next_alpha_d=ad)
         it_.advance(st, d, ap, ad)
-    final = st if status in ("optimal", "infeasible", "unbounded") else best[1]
+    final = st if status in ("optimal", "infeasible", "unbounded") or best is None else best[1]
     me = it_.measures(final)
     return Outcome(status, final.x * p.col_scale, final.y * p.row_scale, len(log) - 1, log, message,
                    me.pinf, me.dinf, me.gap, me.pobj)
