@@ -79,6 +79,11 @@ def wls(A, d2, b, *, tol: float = 1e-8, max_iter: int = 100, packed: bool = Fals
     """
     A_in = A
     A, d2, b = _inputs(A, d2, b)
+    top = float(np.abs(d2).max())
+    if top > 0 and not 2.0 ** -60 <= top <= 2.0 ** 60:
+        # x = (A D^2 A^T)^-1 A D^2 b does not change when D^2 is scaled: weights of 1e38 or
+        # 1e-40 (whose products over- or underflow float32) divided by a power of two (exact)
+        d2 = d2 / 2.0 ** np.round(np.log2(top))
     tol = check.real(tol, "tol", 0.0, 1.0)
     max_iter = check.integer(max_iter, "max_iter", 1)
     check.flag(packed, "packed")

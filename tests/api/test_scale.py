@@ -37,11 +37,13 @@ def test_cholesky_and_solves_at_any_scale(ctx, rng, k, method):
     assert np.allclose(y * s, glgpgpu.solve_triangular(L0, b, method=method), rtol=1e-6, atol=0)
 
 
-@pytest.mark.parametrize("s", [1e-30, 1e-8, 1e8, 1e30])
+@pytest.mark.parametrize("s", [1e-40, 1e-30, 1e-8, 1e8, 1e30, 1e38])
 def test_wls_status_does_not_depend_on_the_weights_scale(ctx, rng, s):
     """The normal equations' refinement measures its residual against the matrix's own
     size, and each float32 correction runs on a residual scaled to size 1: weights of
-    1e8 (sigma = 1e-4) or 1e-30 converge like weights of 1."""
+    1e8 (sigma = 1e-4) or 1e-30 converge like weights of 1; weights of 1e38 or 1e-40 (whose
+    products over- or underflow float32) are divided by a power of two first (x does not
+    change with D's scale) -- they were 'not positive definite' with x = NaN."""
     A = rng.random((12, 40))
     b = rng.random(40)
     d = rng.random(40) + 0.1
