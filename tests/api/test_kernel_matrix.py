@@ -90,3 +90,17 @@ def test_bad_data(ctx, X, match):
 def test_compute_refuses_packed(ctx):
     with pytest.raises(ValueError, match="no packed layout"):
         glgpgpu.kernel_matrix(np.ones((3, 2)), packed=True, method="compute")
+
+
+@pytest.mark.parametrize("method", ["paper", "blocked", "compute"])
+def test_rbf_far_apart_and_tiny_points(ctx, method):
+    """Points ~1e20 apart (true K = I: their squared norms overflowed float32, and K came
+    back with ones off the diagonal), and points ~1e-25 apart with gamma 1e49 (squared
+    norms underflow): divided by a power of two first, gamma times its square."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((6, 3)) * 1e20
+    assert np.array_equal(glgpgpu.kernel_matrix(X, kernel="rbf", method=method), np.eye(6, dtype=np.float32))
+    X = rng.standard_normal((6, 3)) * 1e-25
+    ref = np.tril(np.exp(-1e49 * ((X[:, None] - X[None]) ** 2).sum(-1)))
+    K = glgpgpu.kernel_matrix(X, kernel="rbf", gamma=1e49, method=method)
+    assert np.abs(K - ref).max() <= 64 * 2.0 ** -24          # exp of a float32 argument of size ~10
