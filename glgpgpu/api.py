@@ -163,7 +163,7 @@ def kernel_matrix(X, *, kernel: str = "rbf", gamma: float | None = None, degree:
             return np.tril(np.exp(-gamma * cdist(X64, X64, "sqeuclidean"))).astype(np.float32)
         if gamma > float(np.finfo(np.float32).max):
             raise ValueError(f"gamma times the data's squared scale is {gamma:.3g}, beyond float32; scale X or gamma")
-    X = check.array(X64.astype(np.float32) if X64 is not X else X, "X", 2)
+    X = X64.astype(np.float32)          # validated (finite, within float32) by check.array above
     degree = check.integer(degree, "degree", 1, 64)
     coef0 = check.real(coef0, "coef0", -np.inf, np.inf)
     ctx = _options(packed, method, ctx)
