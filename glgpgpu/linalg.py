@@ -53,9 +53,18 @@ def _batched(fn, a, *rest):
     if a.ndim == 2:
         return fn(a, *rest)
     outs = [_batched(fn, a[i], *[r[i] for r in rest]) for i in range(a.shape[0])]
-    if outs and isinstance(outs[0], tuple):
-        return tuple(np.stack([o[k] for o in outs]) for k in range(len(outs[0])))
-    return np.stack(outs) if outs else np.empty(a.shape, _out_dtype(a))
+    return _stack(outs) if outs else np.empty(a.shape, _out_dtype(a))
+
+
+def _operands(a, b, name: str, check_finite: bool):
+    """(a, b, the result's dtype) for a solve with the square (batch of) a: both checked,
+    b's rows matching a's order."""
+    a = _asarray(a, name, check_finite)
+    b = _asarray(b, "b", check_finite)
+    _square(a, name)
+    if a.shape[-1] != b.shape[a.ndim - 2]:
+        raise ValueError(f"incompatible dimensions: {name} {a.shape} and b {b.shape}")
+    return a, b, _out_dtype(a, b)
 
 
 def _square(a, name):
@@ -111,12 +120,7 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True, *, precision
     """x with A x = b for A given by cho_factor's (c, lower): A = c^T c (lower=False) or
     c c^T (lower=True).  float64 b: refined to float64 accuracy against that A."""
     c, low = c_and_lower
-    c = _asarray(c, "c", check_finite)
-    b = _asarray(b, "b", check_finite)
-    _square(c, "c")
-    if c.shape[-1] != b.shape[c.ndim - 2]:
-        raise ValueError(f"incompatible dimensions ({c.shape} and {b.shape})")
-    dt = _out_dtype(c, b)
+    c, b, dt = _operands(c, b, "c", check_finite)
     if b.size == 0:
         return np.empty(b.shape, dt)
 
@@ -134,15 +138,10 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     """x with op(a) x = b, a triangular (lower=False: its upper triangle, scipy's
     default); trans 0 / "N": a, 1 / "T" and 2 / "C": a^T; unit_diagonal: a's diagonal
     taken as ones.  float64 b: refined to float64 accuracy."""
-    a = _asarray(a, "a", check_finite)
-    b = _asarray(b, "b", check_finite)
-    _square(a, "a")
     t = {0: False, 1: True, 2: True, "N": False, "T": True, "C": True}.get(trans)
     if t is None:
         raise ValueError(f"trans must be 0, 1, 2, 'N', 'T' or 'C', not {trans!r}")
-    if a.shape[-1] != b.shape[a.ndim - 2]:
-        raise ValueError(f"shapes of a {a.shape} and b {b.shape} are incompatible")
-    dt = _out_dtype(a, b)
+    a, b, dt = _operands(a, b, "a", check_finite)
     if b.size == 0:
         return np.empty(b.shape, dt)
 

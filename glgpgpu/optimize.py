@@ -130,7 +130,8 @@ def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None), met
     con = b_eq - A_eq @ x if (x is not None and A_eq is not None) else np.zeros(0)
     message = MESSAGES[status] + (f" ({res.message})" if res.message else "")
     out = OptimizeResult(x=x, fun=float(res.objective) if solved else None, slack=slack, con=con,
-                         success=status == 0, status=status, message=message, nit=int(res.iterations), glgpgpu=res)
+                         success=status == 0, status=status, message=message, nit=int(res.iterations),
+                         crossover_nit=0, glgpgpu=res)          # no crossover: the interior point's x
     if solved:
         out.update(_marginals(res, lp, x, slack, con))
     return out

@@ -33,24 +33,22 @@ def size_list(text: str) -> str:
     return text
 
 
-def positive_int(text: str) -> int:
+def _positive(text: str, cast, noun: str):
     try:
-        v = int(text)
+        v = cast(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {v}")
+        raise argparse.ArgumentTypeError(f"expected a {noun}, got {text!r}") from None
+    if not v > 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a {noun}, got {v}")
     return v
+
+
+def positive_int(text: str) -> int:
+    return _positive(text, int, "positive integer")
 
 
 def positive_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not v > 0 or v == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive finite number, got {v}")
-    return v
+    return _positive(text, float, "positive finite number")
 
 
 def tolerance(text: str) -> float:

@@ -33,30 +33,27 @@ def upload(ctx, M: np.ndarray, what: str = "matrix") -> MatrixBuffer:
     return out
 
 
-def _put(ctx, buf, M: np.ndarray) -> None:
-    """Compact rows of M into a buffer: through the context's mapped staging ring on a
-    hardware driver (gl/staging.py), else the driver's own copy."""
+def _staged_or_direct(ctx, staged, direct) -> None:
+    """Through the context's mapped staging ring on a hardware driver (gl/staging.py),
+    else (or once the ring is found unavailable) the driver's own copy."""
     ctx.make_current()
     stager = ctx.stager
     if stager is not None:
         try:
-            stager.upload_buffer(buf.glo, M)
+            staged(stager)
             return
         except StagingUnavailable:
             ctx.staging = False
-    buf.write(np.ascontiguousarray(M))
+    direct()
+
+
+def _put(ctx, buf, M: np.ndarray) -> None:
+    """Compact rows of M into a buffer."""
+    _staged_or_direct(ctx, lambda st: st.upload_buffer(buf.glo, M), lambda: buf.write(np.ascontiguousarray(M)))
 
 
 def _get(ctx, buf, out: np.ndarray) -> None:
-    ctx.make_current()
-    stager = ctx.stager
-    if stager is not None:
-        try:
-            stager.read_buffer(buf.glo, out)
-            return
-        except StagingUnavailable:
-            ctx.staging = False
-    buf.read_into(out, size=out.nbytes)
+    _staged_or_direct(ctx, lambda st: st.read_buffer(buf.glo, out), lambda: buf.read_into(out, size=out.nbytes))
 
 
 def write(ctx, dst: MatrixBuffer, M: np.ndarray) -> None:

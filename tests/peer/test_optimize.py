@@ -84,3 +84,14 @@ def test_huge_bounds_and_costs(ctx):
     assert res.status == 0 and abs(res.fun - 1.0) < 1e-8
     with pytest.raises(ValueError, match="infinite"):
         glgpgpu.optimize.linprog([1e30, 1.0], A_ub=[[-1.0, -1.0]], b_ub=[-1.0])
+
+
+def test_callback_once_per_iteration(ctx):
+    """callback= gets scipy's OptimizeResult (fun, nit) once per interior-point iteration
+    (where HiGHS refuses callbacks); crossover_nit is 0: there is no crossover."""
+    seen = []
+    res = glgpgpu.optimize.linprog([-1.0, 4.0], A_ub=[[-3.0, 1.0], [1.0, 2.0]], b_ub=[6.0, 4.0],
+                                   bounds=[(None, None), (-3, None)], callback=lambda r: seen.append((r.nit, r.fun)))
+    assert res.status == 0 and res.crossover_nit == 0
+    assert [nit for nit, _ in seen] == list(range(res.nit + 1))
+    assert abs(seen[-1][1] - res.fun) <= 1e-8 * (1 + abs(res.fun))

@@ -10,10 +10,10 @@ covers both; a factor compared with a factor is a forward error, 4 n u kappa_2(A
 relative (Sun 1991).  Solves given float64 are refined to float64 and meet scipy's own
 tolerances within that bound.
 
-Skipped, each for a stated reason (SKIPS): complex input (the kernels are real;
+Expected to fail, each in a stated way (REFUSED, strict): complex input (the kernels are real;
 glgpgpu raises ValueError naming it) and column pivoting (not done on the GPU;
-NotImplementedError names scipy's function), and what scipy itself runs only on request
-(xslow)."""
+NotImplementedError names scipy's function), LAPACK's own wording and workspace; skipped: what
+scipy itself runs only on request (xslow)."""
 import numpy as np
 import numpy.testing as npt
 import pytest
@@ -26,16 +26,23 @@ tb = pytest.importorskip("scipy.linalg.tests.test_basic")
 td = pytest.importorskip("scipy.linalg.tests.test_decomp")
 
 SWAPPED = ("cholesky", "cho_factor", "cho_solve", "solve_triangular", "qr", "qr_multiply")
-SKIPS = (
-    ("complex", "complex input: glgpgpu's kernels are real, and complex input raises ValueError saying so"),
-    ("pivoting", "column pivoting is not done on the GPU: pivoting=True raises NotImplementedError"),
-    ("TestQR::test_empty", "its empty cases include qr(a, pivoting=True); the others are tested in test_linalg.py"),
-    ("TestQR::test_lwork", "LAPACK's workspace size: lwork is accepted and ignored (no LAPACK workspace here)"),
-    ("test_overwrite_args", "overwrite_*=True lets scipy write into the input; glgpgpu accepts it and never does"),
-    ("test_overwrite_cleaning", "overwrite_*=True lets scipy write into the input; glgpgpu accepts it and never does"),
-    ("test_non_posdef", "expects LAPACK's wording ('Internal potrf return info'); glgpgpu raises LinAlgError "
-                        "naming the failed pivot (test_linalg.py)"),
-    ("TestQR::test_raw_flags", "the memory layout flags of LAPACK's raw output"),
+Failed = pytest.fail.Exception           # what pytest.raises raises when nothing is raised
+# Features glgpgpu refuses or does not mimic: each such scipy test must fail, and in the
+# documented way (a strict xfail with the exception it must end in), never pass in silence;
+# the first rule that matches applies (qr refuses pivoting before it looks at the input).
+REFUSED = (
+    ("pivoting", NotImplementedError, "column pivoting is not done on the GPU: pivoting=True raises "
+                                      "NotImplementedError"),
+    ("complex", ValueError, "complex input: the kernels are real, and complex input raises ValueError saying so"),
+    ("TestQR::test_empty", NotImplementedError, "its empty cases include qr(a, pivoting=True); the others are "
+                                                "tested in test_linalg.py"),
+    ("TestQR::test_lwork", Failed, "LAPACK's workspace size: lwork is accepted and ignored, so nothing raises"),
+    ("test_overwrite_args", AssertionError, "overwrite_*=True lets scipy write into the input; glgpgpu never does"),
+    ("test_overwrite_cleaning", AssertionError, "overwrite_*=True lets scipy write into the input; glgpgpu never "
+                                                "does"),
+    ("test_non_posdef", AssertionError, "expects LAPACK's wording ('Internal potrf return info'); glgpgpu's "
+                                        "LinAlgError names the failed pivot (test_linalg.py)"),
+    ("TestQR::test_raw_flags", AssertionError, "the memory layout flags of LAPACK's raw output"),
 )
 
 
@@ -69,9 +76,10 @@ def _glgpgpu_in_scipys_place(request, monkeypatch, ctx):
     params = getattr(request.node, "callspec", None)
     if params is not None and params.params.get("pivoting") is True:
         node += "[pivoting]"
-    for key, reason in SKIPS:
+    for key, error, reason in REFUSED:
         if key in node:
-            pytest.skip(reason)
+            request.applymarker(pytest.mark.xfail(raises=error, strict=True, reason=reason))
+            break
     if request.node.get_closest_marker("xslow"):
         pytest.skip("scipy marks it xslow (a 2^31-element matrix): scipy runs it only when SCIPY_XSLOW is set")
     for mod in (tdc, tb, td):
