@@ -103,14 +103,12 @@ def dependent_rows(A: np.ndarray, b: np.ndarray, rank_tol: float = 1e-9, rtol: f
 
 @dataclass
 class Tightened:
-    """A GeneralLP without its empty and singleton rows (each singleton row became a
-    bound of its variable), and what the dual postsolve needs to give those rows back
-    their multipliers."""
+    """A GeneralLP without the rows presolve settled (equality rows that fixed their one
+    variable, rows with none left), and what the dual postsolve needs to give those rows
+    back their multipliers."""
     lp: object                       # the reduced GeneralLP (same columns, fewer rows)
     rows: np.ndarray                 # original indices of the rows kept
-    lo_row: np.ndarray               # per column: the row whose singleton gave its lower bound, or -1
-    up_row: np.ndarray               # ... its upper bound
-    order: list = None               # (row, its one variable or -1) in the order the rows went
+    order: list = None               # (row, the variable it fixed or -1) in the order the rows went
     status: str = ""                 # "infeasible" when the rows contradict the bounds
     message: str = ""
 
@@ -134,7 +132,6 @@ def tighten(lp, passes: int = 4) -> Tightened:
     m, n = A.shape
     col_lo, col_up = np.array(lp.col_lo, float), np.array(lp.col_up, float)
     row_lo, row_up = np.array(lp.row_lo, float), np.array(lp.row_up, float)
-    lo_row, up_row = -np.ones(n, int), -np.ones(n, int)
     alive = np.ones(m, bool)
     checked = np.zeros(m, bool)                     # inequality singletons already checked
     nz = A != 0
@@ -142,7 +139,7 @@ def tighten(lp, passes: int = 4) -> Tightened:
     implied_lo, implied_up = col_lo.copy(), col_up.copy()     # bounds with the inequality rows' too
 
     def verdict(message):
-        return Tightened(lp, np.arange(m), lo_row, up_row, order, "infeasible", message)
+        return Tightened(lp, np.arange(m), order, "infeasible", message)
 
     for _ in range(passes):
         fixed = col_lo == col_up
@@ -172,19 +169,18 @@ def tighten(lp, passes: int = 4) -> Tightened:
                 checked[i] = True
                 continue
             col_lo[j] = col_up[j] = min(max(lo_j, col_lo[j]), col_up[j])
-            lo_row[j] = up_row[j] = i
             alive[i] = False
             order.append((int(i), j))
     rows = np.flatnonzero(alive)
     reduced = GeneralLP(lp.c, A[rows], row_lo[rows], row_up[rows], col_lo, col_up, lp.offset, lp.name)
-    return Tightened(reduced, rows, lo_row, up_row, order)
+    return Tightened(reduced, rows, order)
 
 
-def row_duals(t: Tightened, lp, y_kept: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """Multipliers for every row of the original lp: the solver's for the rows kept, and
-    for a dropped singleton row whose bound is the one that holds its variable, the
-    variable's reduced cost over the row's coefficient (so that reduced cost moves from
-    the bound to the row, where it belongs); 0 for the other dropped rows.  The rows are
+def row_duals(t: Tightened, lp, y_kept: np.ndarray) -> np.ndarray:
+    """Multipliers for every row of the original lp: the solver's for the rows kept; for a
+    dropped row that fixed its variable, that variable's reduced cost over the row's
+    coefficient (the reduced cost moves from the fixed variable to the row that fixed it);
+    0 for the rows with no variable left.  The rows are
     visited last-dropped first: a row dropped later may hold a variable an earlier one
     fixed, and its multiplier changes that variable's reduced cost."""
     A = np.asarray(lp.A, float)
@@ -193,7 +189,5 @@ def row_duals(t: Tightened, lp, y_kept: np.ndarray, x: np.ndarray) -> np.ndarray
     for i, j in reversed(t.order):
         if j < 0:
             continue
-        d = float(lp.c[j] - A[:, j] @ y)
-        if (d > 0 and t.lo_row[j] == i) or (d < 0 and t.up_row[j] == i):
-            y[i] = d / A[i, j]
+        y[i] = float(lp.c[j] - A[:, j] @ y) / A[i, j]
     return y

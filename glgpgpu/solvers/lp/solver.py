@@ -59,7 +59,7 @@ def solve_general(lp: GeneralLP, *, tol: float | None = None, precision: str = "
     if res.status == "unbounded":
         res = _unbounded_or_infeasible(t.lp if t else lp, res, opts)
     if res.y is not None:
-        y = rows_presolve.row_duals(t, lp, res.y, res.x) if t else res.y
+        y = rows_presolve.row_duals(t, lp, res.y) if t else res.y
         res.y, res.reduced_costs = _held_by_bounds(lp, y) if res.status == "optimal" else (y, lp.c - lp.A.T @ y)
     return res
 
