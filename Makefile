@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint check-egl check-xvfb venv bench-cpu clean help
+.PHONY: demo test lint check-egl check-xvfb check-colamd venv bench-cpu clean help
 
 help:
 	@echo "make demo   - set up .venv and run the main example headless"
@@ -49,6 +49,17 @@ check-xvfb:
 	  echo "       Debian/Ubuntu: sudo apt-get install xvfb xauth"; \
 	  exit 1; fi
 
+# Sparse QR orders columns with COLAMD (SuiteSparse's libcolamd, BSD), loaded at run
+# time: installed here where we can (root + apt), else the command is named.
+check-colamd:
+	@if ! ldconfig -p 2>/dev/null | grep -q 'libcolamd\.so' && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcolamd2 || \
+	   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcolamd3) >/dev/null 2>&1 || true; fi
+	@if ! ldconfig -p 2>/dev/null | grep -q 'libcolamd\.so'; then \
+	  echo "ERROR: libcolamd not found: sparse_qr's default ordering (COLAMD) needs it."; \
+	  echo "       Debian/Ubuntu: sudo apt-get install libcolamd2"; \
+	  exit 1; fi
+
 demo: check-egl $(STAMP)
 	$(VENV)/bin/glgpgpu info
 	$(PY) examples/assemble_adat.py
@@ -60,7 +71,7 @@ demo: check-egl $(STAMP)
 	$(PY) examples/three_methods.py
 	$(VENV)/bin/glgpgpu demo --out demo_out
 
-test: check-egl check-xvfb $(STAMP)
+test: check-egl check-xvfb check-colamd $(STAMP)
 	$(PY) -m pytest -q
 
 lint: $(STAMP)

@@ -9,6 +9,7 @@ High-level API (numpy in, numpy out; everything in between stays on the GPU):
     cholesky(C, packed=False, variant=)  L with L L^T = C
     cho_solve(L, B), solve_triangular(L, B, lower=, trans=)
     qr(A, mode=), apply_q(F, tau, C), lstsq(A, b)   Householder QR, least squares
+    sparse_qr(A, b=), sparse_lstsq(A, b)  multifrontal QR of a scipy.sparse A (Yeralan et al. 2015)
     wls(A, d2, b), linprog(c, ...), solve_mps(path)
     pack(L), unpack(P, m)                the rectangular packed format
 The layers (docs/ARCHITECTURE.md): gl/ (the GL engine), layouts/, figures/
@@ -25,6 +26,7 @@ from .solvers import LPResult, LstsqInfo, WLSInfo, linprog, solve_mps
 from .solvers.lstsq import lstsq
 from . import linalg  # noqa: F401 -- scipy.linalg's signatures (glgpgpu.linalg)
 from .solvers.wls import wls
+from .solvers.sparse_lstsq import sparse_lstsq, sparse_qr
 from .solvers import lp  # noqa: F401 -- glgpgpu.lp: the LP package (problem, presolve, solver)
 
 from importlib.metadata import PackageNotFoundError, version as _version
@@ -41,6 +43,7 @@ __all__ = [
     "adat", "assemble_texture", "kernel_matrix",
     "cholesky", "factor_texture", "check_pivots", "NotPositiveDefiniteError",
     "cho_solve", "solve_triangular", "qr", "apply_q", "qr_batched", "lstsq", "LstsqInfo", "substitute_texture",
+    "sparse_qr", "sparse_lstsq",
     "wls", "WLSInfo", "linprog", "solve_mps", "LPResult", "LSSVC", "LSSVR",
 ]
 

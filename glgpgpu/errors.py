@@ -69,6 +69,11 @@ class GPUMemoryError(MemoryError):
     (gl/memory.py): names the bytes needed and available."""
 
 
+class OrderingUnavailableError(RuntimeError):
+    """A sparse ordering's system library (COLAMD) is not installed; the message
+    names the package and the orderings that need nothing."""
+
+
 class MissingExtraError(ImportError):
     """An optional dependency is not installed; the message names the extra to install."""
 

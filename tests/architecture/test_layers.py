@@ -18,6 +18,7 @@ ALLOWED = {
     "layouts": {"parallel"},
     "figures": {"layouts"},
     "scheduling": set(),
+    "symbolic": {"errors"},
     "gl": {"errors", "parallel", "layouts"},
     "methods": {"gl", "errors"},
     "vectors": {"gl", "figures"},
@@ -27,12 +28,12 @@ ALLOWED = {
     "compute": {"gl", "layouts", "errors", "methods", "tiled"},
     "dispatch": {"paper", "blocked", "compute", "methods"},
     "api": {"dispatch", "gl", "layouts", "validate", "paper"},
-    "solvers": {"dispatch", "gl", "vectors", "errors", "validate", "paper", "layouts"},
+    "solvers": {"dispatch", "gl", "vectors", "errors", "validate", "paper", "layouts", "symbolic"},
     "linalg": {"api", "solvers"},
     "optimize": {"solvers"},
     "teach": {"gl", "figures", "layouts", "paper", "errors"},
     "bench": {"gl", "figures", "layouts", "paper", "blocked", "compute", "tiled", "teach", "solvers", "api",
-              "dispatch", "vectors", "errors", "validate", "methods"},
+              "dispatch", "vectors", "errors", "validate", "methods", "symbolic"},
     "cli": {"gl", "errors", "bench", "teach", "solvers"},
 }
 

@@ -1,0 +1,180 @@
+"""The user's calls for sparse matrices: `sparse_qr` (R, the column order, the rank,
+Q^T b) and `sparse_lstsq` (min ||b - A x|| to float64 accuracy).
+
+sparse_lstsq factors [A b] in float32 by the multifrontal QR (sparse_qr.py), takes
+x0 = R^-1 (Q^T b), then refines in float64 by LSMR on A P R^-1 (R, the float32
+factor, as a right preconditioner: A P R^-1 is nearly orthogonal, so a few
+iterations reach float64's accuracy) -- never forming A^T A.  Columns whose |R_kk|
+falls at or below the tolerance (Heath's rule) are declared dependent: they are
+dropped, the rest re-factored, and x is the basic solution (zero on them).
+"""
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator, lsmr, spsolve_triangular
+
+from ..dispatch import METHODS, choose, implementation
+from ..gl import resolve
+from .. import validate as check
+from .sparse_qr import INTENSITY_THRESHOLD, HostQR, SparseQRFactor, default_tol, factorize_rank
+from ..symbolic import analyze
+
+SPARSE_METHODS = (*METHODS, "host")
+
+
+def _sparse(A, name="A") -> sp.csc_matrix:
+    """A as CSC float64: any scipy.sparse matrix or array; a dense 2-D array is
+    accepted (converted).  Non-finite entries, empty shapes, complex values refused."""
+    if sp.issparse(A):
+        if A.ndim != 2:
+            raise ValueError(f"{name} must be 2-D, got {A.ndim}-D")
+        if np.iscomplexobj(A.data if hasattr(A, "data") else np.zeros(0)):
+            raise ValueError(f"{name} is complex; sparse QR here is real (float32 on the GPU)")
+        M = sp.csc_matrix(A, dtype=np.float64)
+    else:
+        M = sp.csc_matrix(check.array(A, name, 2, dtype=np.float64))
+    M.sum_duplicates()
+    if not np.all(np.isfinite(M.data)):
+        bad = int(np.count_nonzero(~np.isfinite(M.data)))
+        raise ValueError(f"{name} has {bad} non-finite entries (NaN or inf); sparse QR needs finite values")
+    m, n = M.shape
+    if m == 0 or n == 0:
+        raise ValueError(f"{name} is {m} x {n}: it needs at least one row and one column")
+    return M
+
+
+def sparse_qr(A, b=None, *, ordering="colamd", tol=None, method: str = "auto", memory_budget=None,
+              ctx=None) -> SparseQRFactor:
+    """Multifrontal QR of a sparse A (m x n) on the GPU: A[:, E] = Q R, float32.
+
+    Returns a SparseQRFactor: `R` (n x n, CSC), `E` (the column order), `rank` and
+    `dead` (columns with |R_kk| <= tol, Heath's rule; default tol =
+    20 (m + n) eps32 max_j ||A_j||; tol < 0 keeps every column, as the paper's GPU
+    path), `qtb` ((Q^T b)[:n] when b (m,) or (m, k) is given: b is factored as the
+    last columns of [A b], as SuiteSparseQR does) and `info` (ordering, fronts,
+    rounds, flops, intensity, the path taken, phase times).
+    ordering: "colamd" (default), "natural" or a permutation.  method: "auto"
+    (the host's LAPACK below Fig. 15's intensity threshold of 10, the GPU above),
+    "blocked", "paper", "compute" or "host".  memory_budget: bytes the fronts of one
+    stage may take on the GPU (section 3.4); R does not depend on it.
+    """
+    A = _sparse(A)
+    m, n = A.shape
+    B = None
+    if b is not None:
+        B = check.array(b, "b", (1, 2), dtype=np.float64)
+        if B.shape[0] != m:
+            raise ValueError(f"b has {B.shape[0]} rows but A has {m}")
+        B = B.reshape(m, -1)
+    tol = default_tol(A) if tol is None else check.real(tol, "tol", -np.inf, np.inf)
+    if memory_budget is not None:
+        memory_budget = check.integer(memory_budget, "memory_budget", lo=1)
+    impl, ctx, path = _choose(method, ctx, A, ordering)
+    fac = factorize_rank(A, B, ordering=ordering, tol=tol, impl=impl, ctx=ctx, memory_budget=memory_budget)
+    fac.info["path"] = path
+    if b is not None and np.ndim(b) == 1:
+        fac.qtb = fac.qtb[:, 0]
+    return fac
+
+
+def _choose(method, ctx, A, ordering):
+    method = check.choice(method, "method", SPARSE_METHODS)
+    if method == "host":
+        return HostQR(), None, "host (method='host')"
+    if method == "auto":
+        intensity = analyze(A, ordering).intensity
+        if intensity < INTENSITY_THRESHOLD:
+            return HostQR(), None, f"host (auto: intensity {intensity:.3g} < {INTENSITY_THRESHOLD:g}, Fig. 15)"
+    ctx = resolve(check.context(ctx))
+    name = choose(method, ctx)
+    return implementation(name), ctx, f"GPU, {name}" + (" (auto)" if method == "auto" else "")
+
+
+@dataclass
+class SparseLstsqInfo:
+    status: str = "iteration limit"          # converged | iteration limit
+    rank: int = 0
+    dead: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))   # columns of A set to zero
+    iterations: int = 0                     # LSMR iterations in float64
+    optimality: float = np.inf              # ||A^T r|| / (||A||_F ||r||)
+    refactorizations: int = 0
+    factor: SparseQRFactor | None = None
+    times: dict = field(default_factory=dict)
+
+    @property
+    def converged(self) -> bool:
+        return self.status == "converged"
+
+
+def _optimality(A, x, b):
+    r = b - A @ x
+    nr = np.linalg.norm(r)
+    if nr == 0:
+        return 0.0, r
+    return float(np.linalg.norm(A.T @ r) / (sp.linalg.norm(A) * nr)), r
+
+
+def sparse_lstsq(A, b, *, atol: float = 1e-12, tol=None, max_iter: int = 100, ordering="colamd",
+                 method: str = "auto", memory_budget=None, ctx=None):
+    """min_x ||b - A x||_2 for a sparse A (m x n, m >= n or rank deficient), float64.
+
+    Factors [A b] by sparse_qr (float32, GPU or host per `method`), then LSMR in
+    float64 preconditioned by R until ||A^T r|| <= atol ||A||_F ||r|| (or r = 0).
+    Columns found dependent (|R_kk| <= tol) are dropped and x is the basic solution,
+    zero there.  Returns (x, SparseLstsqInfo).
+    """
+    A = _sparse(A)
+    m, n = A.shape
+    b = check.array(b, "b", 1, dtype=np.float64)
+    if b.shape[0] != m:
+        raise ValueError(f"b has {b.shape[0]} entries but A has {m} rows")
+    atol = check.real(atol, "atol", 0.0, 1.0, open_lo=False)
+    max_iter = check.integer(max_iter, "max_iter", lo=1)
+    tol = default_tol(A) if tol is None else check.real(tol, "tol", -np.inf, np.inf)
+    info = SparseLstsqInfo()
+    t0 = time.perf_counter()
+    impl, ctx, path = _choose(method, ctx, A, ordering)
+    fac = factorize_rank(A, b[:, None], ordering=ordering, tol=tol, impl=impl, ctx=ctx, memory_budget=memory_budget)
+    fac.info["path"] = path
+    info.factor = fac
+    info.refactorizations = fac.info["passes"] - 1
+    info.times["factor"] = time.perf_counter() - t0
+    cols = fac.perm[:fac.rank]                  # A's independent columns, in R's order
+    x = np.zeros(n)
+    info.rank, info.dead = fac.rank, fac.dead
+    if cols.size == 0:
+        info.status, info.optimality = "converged", _optimality(A, x, b)[0]
+        return x, info
+    t1 = time.perf_counter()
+    R = fac.R.astype(np.float64).tocsr()
+    AP = A[:, cols].tocsc()
+    Rt = R.T.tocsr()
+    k = AP.shape[1]
+    solve = lambda y: spsolve_triangular(R, y, lower=False)          # noqa: E731
+    solve_t = lambda y: spsolve_triangular(Rt, y, lower=True)        # noqa: E731
+    op = LinearOperator((m, k), matvec=lambda y: AP @ solve(y), rmatvec=lambda z: solve_t(AP.T @ z),
+                        dtype=np.float64)
+    z = solve(fac.qtb[:, 0])
+    normA = sp.linalg.norm(AP)
+    for _ in range(4):
+        r = b - AP @ z
+        y, istop, itn = lsmr(op, r, atol=atol * 0.1, btol=atol * 0.1, maxiter=max_iter)[:3]
+        info.iterations += int(itn)
+        z = z + solve(y)
+        r = b - AP @ z
+        nr = np.linalg.norm(r)
+        info.optimality = 0.0 if nr == 0 else float(np.linalg.norm(AP.T @ r) / (normA * nr))
+        if info.optimality <= atol or nr <= atol * np.linalg.norm(b):
+            info.status = "converged"
+            break
+    x[cols] = z
+    info.times["refine"] = time.perf_counter() - t1
+    if not info.converged:
+        warnings.warn(f"sparse_lstsq: ||A^T r|| / (||A|| ||r||) = {info.optimality:.3g} after {info.iterations} "
+                      f"LSMR iterations, above atol={atol:g}", RuntimeWarning, stacklevel=2)
+    return x, info

@@ -1,0 +1,272 @@
+"""Sparse multifrontal QR (Yeralan, Davis, Sid-Lakhdar, Ranka 2015): the numeric phase.
+
+The symbolic analysis (symbolic/) gives the fronts; here each front is assembled
+from its rows of A and its children's contribution blocks (concatenation: every
+row has one source, section 3.3.1) and factored by the method's dense QR of many
+fronts in one atlas (`qr_batched`, many fronts per launch, section 3).  Fronts go
+in rounds: a front is factored in the first round after all its children are
+(so fronts of different subtrees and depths share a round; a round waits only for
+what it needs).  R of a front is final once it is factored (its frank rows); its
+contribution block waits on the host for the parent's round.
+
+This first version assembles on the host between rounds; the paper assembles on
+the GPU (S-assembly and pack-assembly kernels) and keeps blocks there.
+
+Every front's QR is the same arithmetic whatever the round, the atlas it lands in
+or the memory budget (qr_batched's results are bit-identical to one front alone),
+so R does not depend on any of them.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator, lsmr, spsolve_triangular
+
+from ..symbolic import Analysis, analyze, plan_stages
+
+#: Fig. 15's threshold: below this arithmetic intensity the GPU can be skipped (section 4)
+INTENSITY_THRESHOLD = 10.0
+
+
+class HostQR:
+    """Fronts factored by LAPACK's sgeqrf (float32, the GPU path's layout): method="host",
+    and what "auto" picks below Fig. 15's threshold."""
+    name = "host"
+
+    def qr_batched(self, mats, *, ctx=None) -> list:
+        out = []
+        for a in mats:
+            if a.shape[0] == 0 or a.shape[1] == 0:
+                out.append((a.copy(), np.zeros(0, np.float32)))
+                continue
+            F, tau = scipy.linalg.qr(a, mode="raw", overwrite_a=False, check_finite=False)[0]
+            out.append((np.asarray(F, np.float32), np.asarray(tau, np.float32)))
+        return out
+
+
+@dataclass
+class SparseQRFactor:
+    """R (n x n, CSC, float32 values) with A[:, perm] = Q R; `rank` from R's diagonal
+    (the columns in `dead` are declared dependent); `qtb` = (Q^T b)[:n] when b was given."""
+    R: sp.csc_matrix
+    perm: np.ndarray
+    rank: int
+    dead: np.ndarray
+    analysis: Analysis
+    qtb: np.ndarray | None = None
+    info: dict = field(default_factory=dict)
+
+    @property
+    def E(self) -> np.ndarray:
+        """The column permutation as scipy/SPQR name it (A[:, E] = Q R)."""
+        return self.perm
+
+
+def _assemble(an: Analysis, f: int, AP: sp.csr_matrix, blocks: dict) -> np.ndarray:
+    """Front f's dense fm x fn matrix: its rows of A scattered to its columns, its
+    children's contribution blocks placed through Rjmap -- in staircase order."""
+    pat = an.pattern[f]
+    M = np.zeros((int(an.fm[f]), pat.shape[0]), np.float32)
+    src, srow = an.sources[f], an.source_row[f]
+    mine = np.flatnonzero(src == -1)
+    if mine.size:
+        ip = AP.indptr
+        rows = srow[mine]
+        lens = ip[rows + 1] - ip[rows]
+        where = np.repeat(mine, lens)
+        idx = np.concatenate([np.arange(ip[r], ip[r + 1]) for r in rows])
+        M[where, np.searchsorted(pat, AP.indices[idx])] = AP.data[idx]
+    for c in an.children[f]:
+        at = np.flatnonzero(src == c)
+        if at.size:
+            M[np.ix_(at, an.rjmap[c])] = blocks.pop(c)[srow[at]]
+        else:
+            blocks.pop(c, None)
+    return M
+
+
+def _rounds(an: Analysis, fronts: np.ndarray) -> list:
+    """Fronts grouped into rounds: each front in the round after its last child's."""
+    level = {}
+    for f in fronts:                        # postorder: children first
+        ch = an.children[f]
+        level[f] = 1 + max((level.get(c, -1) for c in ch), default=-1)
+    out = {}
+    for f in fronts:
+        out.setdefault(level[f], []).append(int(f))
+    return [out[k] for k in sorted(out)]
+
+
+def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, times=None) -> tuple:
+    """Factor every front; returns (R as CSC, the per-round front counts)."""
+    times = times if times is not None else {}
+    if ctx is not None and an.nfronts and an.fm.max() > ctx.max_texture_size:
+        f = int(np.argmax(an.fm))
+        raise ValueError(f"front {f} has {an.fm[f]} rows, more than this GPU's texture limit "
+                         f"({ctx.max_texture_size}): use method='host' (fronts split into row blocks are not "
+                         "done yet)")
+    blocks = {}
+    r_rows, r_cols, r_vals = [], [], []
+    per_round = []
+    for stage in plan_stages(an, memory_budget):
+        for rnd in _rounds(an, stage):
+            t0 = time.perf_counter()
+            work = [f for f in rnd if an.fm[f] > 0]
+            mats = [_assemble(an, f, AP, blocks) for f in work]
+            for f in rnd:
+                if an.fm[f] == 0:
+                    for c in an.children[f]:
+                        blocks.pop(c, None)
+            t1 = time.perf_counter()
+            res = impl.qr_batched(mats, ctx=ctx) if mats else []
+            t2 = time.perf_counter()
+            for f, (F, _tau) in zip(work, res):
+                fp, fr, k = int(an.fp[f]), int(an.frank[f]), int(an.cm[f])
+                pat = an.pattern[f]
+                if fr:
+                    U = np.triu(F[:fr])
+                    ii, jj = np.nonzero(np.triu(np.ones((fr, pat.shape[0]), bool)))
+                    r_rows.append(an.super[f] + ii)
+                    r_cols.append(pat[jj])
+                    r_vals.append(U[ii, jj])
+                if k:
+                    blocks[f] = np.triu(F[fr:fr + k, fp:])
+            per_round.append(len(work))
+            times["assemble"] = times.get("assemble", 0.0) + t1 - t0
+            times["factor"] = times.get("factor", 0.0) + t2 - t1
+            times["extract"] = times.get("extract", 0.0) + time.perf_counter() - t2
+    n = AP.shape[1]
+    if r_rows:
+        R = sp.csc_matrix((np.concatenate(r_vals), (np.concatenate(r_rows), np.concatenate(r_cols))), shape=(n, n))
+    else:
+        R = sp.csc_matrix((n, n), dtype=np.float32)
+    return R, per_round
+
+
+def column_norms(A: sp.spmatrix) -> np.ndarray:
+    return np.sqrt(np.asarray(A.multiply(A).sum(axis=0)).ravel()) if A.nnz else np.zeros(A.shape[1])
+
+
+def default_tol(A: sp.spmatrix) -> float:
+    """SuiteSparseQR's default rank tolerance (Heath's rule), 20 (m + n) eps max_j ||A_j||."""
+    m, n = A.shape
+    return 20.0 * (m + n) * float(np.finfo(np.float64).eps) * float(column_norms(A).max(initial=0.0))
+
+
+#: |R_kk| of a float32 factor below this fraction of its own column's norm may be a
+#: dependency or noise: Householder QR is columnwise backward stable (Higham, Thm
+#: 19.4), but a dependent column's |R_kk| also carries the previous columns' errors
+#: times its coefficients, so the net is wide (sqrt(u32)) and float64 decides
+NOISE = 2.0 ** -12
+
+
+def _distance(AP: sp.csc_matrix, R: sp.spmatrix, lo: int, k: int) -> float:
+    """||(I - P) a_k|| in float64, P the projector on columns lo..k-1 of A P -- the
+    exact |R_kk| when those are k's subtree (R_ik = 0 outside it): least squares by
+    LSMR preconditioned with the float32 factor's block R[lo:k, lo:k]."""
+    a = AP[:, k].toarray().ravel()
+    if k == lo:
+        return float(np.linalg.norm(a))
+    S = AP[:, lo:k].tocsc()
+    Rb = R[lo:k, lo:k].astype(np.float64).tocsr()
+    if np.any(Rb.diagonal() == 0):
+        return np.inf
+    Rt = Rb.T.tocsr()
+    op = LinearOperator(S.shape, matvec=lambda y: S @ spsolve_triangular(Rb, y, lower=False),
+                        rmatvec=lambda z: spsolve_triangular(Rt, S.T @ z, lower=True), dtype=np.float64)
+    y = lsmr(op, a, atol=1e-14, btol=1e-14, maxiter=200)[0]
+    return float(np.linalg.norm(a - S @ spsolve_triangular(Rb, y, lower=False)))
+
+
+def dependent(an: Analysis, R: sp.spmatrix, AP: sp.csc_matrix, norms: np.ndarray, tol: float) -> np.ndarray:
+    """Pivots (columns of A P) that are dependent by Heath's rule at `tol`: a pivot
+    whose float32 |R_kk| is within float32's noise of its column (NOISE ||A_k||, or
+    at most tol) is measured again in float64 (its distance from the columns of its
+    subtree) and dead if that is <= tol.  Only the first dead pivot of a subtree is
+    decided per factorization: a dense front cannot skip a dead column as Heath's
+    method does (its pivot row stays unused), so a later small pivot there may be
+    the row this leaves missing -- it is decided after re-factoring without it."""
+    d = np.abs(R.diagonal()).astype(np.float64)
+    small = d <= np.maximum(tol, NOISE * norms)
+    first = np.zeros(an.nfronts, np.int64)            # first column of each front's subtree
+    for f in range(an.nfronts):
+        first[f] = min([an.super[f]] + [first[c] for c in an.children[f]])
+    out, tainted = [], np.zeros(an.nfronts, bool)
+    for f in range(an.nfronts):                  # postorder: children first
+        dirty = any(tainted[c] for c in an.children[f])
+        if not dirty:
+            for k in range(an.super[f], min(an.super[f + 1], d.shape[0])):
+                if small[k] and (d[k] == 0 or _distance(AP, R, int(first[f]), k) <= tol):
+                    out.append(k)
+                    dirty = True
+                    break
+        tainted[f] = dirty
+    return np.asarray(out, np.int64)
+
+
+def factorize(A: sp.spmatrix, B: np.ndarray | None, *, ordering, tol: float, impl, ctx,
+              memory_budget=None, relax: bool = True) -> SparseQRFactor:
+    """Analysis + numeric phase of [A B] (B's columns kept last, as SuiteSparseQR
+    appends b to get Q^T b without Q)."""
+    m, n = A.shape
+    times = {}
+    t0 = time.perf_counter()
+    if B is not None:
+        nb = B.shape[1]
+        from ..symbolic import column_order
+        q, name = column_order(A, ordering)
+        aug = sp.hstack([A[:, q], sp.csc_matrix(B)], format="csc")
+        an = analyze(aug, np.arange(n + nb), relax=relax)
+        an.ordering = name
+        perm_aug = an.perm
+        body = perm_aug[perm_aug < n]
+        perm = q[body]
+    else:
+        an = analyze(A, ordering, relax=relax)
+        perm = an.perm
+        aug = A
+    times["analyze"] = time.perf_counter() - t0
+    AP = aug[:, an.perm].tocsr().astype(np.float32)
+    R, per_round = numeric(an, AP, impl, ctx, memory_budget=memory_budget, times=times)
+    qtb = None
+    if B is not None:
+        cols = an.perm[n:] - n              # B's columns after the analysis' postorder
+        Rf = R.tocsc()
+        qtb = Rf[:n, n:].toarray()[:, np.argsort(cols)].astype(np.float64)
+        R = Rf[:n, :n].tocsc()
+    dead = dependent(an, R, A[:, perm].tocsc(), column_norms(A)[perm], tol) if tol >= 0 else np.zeros(0, np.int64)
+    info = {"ordering": an.ordering, "fronts": an.nfronts, "rounds": len(per_round), "fronts_per_round": per_round,
+            "flops": an.flops, "intensity": an.intensity, "nnz_r": int(R.nnz), "times": times,
+            "method": getattr(impl, "name", "?"), "tol": tol}
+    return SparseQRFactor(R=R.tocsc(), perm=perm, rank=n - dead.shape[0], dead=dead, analysis=an, qtb=qtb, info=info)
+
+
+def factorize_rank(A: sp.spmatrix, B, *, ordering, tol: float, impl, ctx, memory_budget=None) -> SparseQRFactor:
+    """factorize, then drop the columns found dependent and factor the rest again
+    until none is (Heath's rule, decided on re-factored fronts).  The result's R is
+    rank x rank for A[:, E[:rank]]; `dead` = E[rank:], A's dependent columns."""
+    n = A.shape[1]
+    cols = np.arange(n)
+    passes, total = 0, {}
+    while True:
+        order = ordering
+        if not isinstance(ordering, str) and cols.size < n:      # the caller's order, without the dropped
+            kept = np.asarray(ordering)[np.isin(ordering, cols)]
+            order = np.searchsorted(cols, kept)
+        fac = factorize(A[:, cols] if cols.size < n else A, B, ordering=order, tol=tol, impl=impl, ctx=ctx,
+                        memory_budget=memory_budget)
+        passes += 1
+        for k, v in fac.info["times"].items():
+            total[k] = total.get(k, 0.0) + v
+        if fac.dead.size == 0 or tol < 0 or fac.dead.size == cols.size:
+            break
+        cols = np.delete(cols, fac.perm[fac.dead])
+    dead = np.setdiff1d(np.arange(n), cols)
+    fac.perm = np.concatenate([cols[fac.perm], dead])
+    fac.dead, fac.rank = dead, int(cols.size)
+    fac.info.update(passes=passes, times=total)
+    return fac

@@ -1,0 +1,274 @@
+"""Fronts of the multifrontal QR (Yeralan et al. 2015, section 2.1.1, Figs. 1-4).
+
+After the fill-reducing order and the column elimination tree's postorder:
+
+* the pattern of each row of R (one pass in column order: row j of R is column j
+  plus the rows of A whose leftmost nonzero is column j plus each child's pattern
+  without the child -- the symbolic Cholesky of A^T A, computed from A);
+* fundamental supernodes (a column joins its only child when its row of R is the
+  child's without the child) and CHOLMOD's relaxed amalgamation (nrelax, zrelax:
+  merge a child into its parent while the explicit zeros stay few) -- the fronts;
+* the rows of A each front assembles (by leftmost column), the children's
+  contribution blocks, every front's staircase (its rows sorted by leftmost
+  column, Fig. 4) and the maps that put a child's columns into its parent's
+  (Rjmap, section 3.3.1: each parent row has exactly one source, nothing is summed);
+* the flop count on the staircases and the paper's arithmetic intensity (flops
+  per byte of the fronts, section 4, Fig. 15).
+
+Front f's dense matrix is fm x fn: its pivot columns are the first fp entries of
+`pattern[f]` (columns of A P), the rest are where its contribution block goes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .etree import column_etree, postorder
+from .ordering import column_order
+
+#: CHOLMOD's defaults (t_cholmod_defaults: nrelax 4, 16, 48; zrelax 0.8, 0.1, 0.05)
+NRELAX = (4, 16, 48)
+ZRELAX = (0.8, 0.1, 0.05)
+
+
+@dataclass
+class Analysis:
+    """Everything the numeric phase needs, for A P with P = `perm`."""
+    m: int
+    n: int
+    perm: np.ndarray                  # A P = A[:, perm]
+    ordering: str
+    col_parent: np.ndarray            # the column elimination tree of A P
+    col_count: np.ndarray             # nonzeros in each row of R (the pattern's length)
+    super: np.ndarray                 # front f's pivots are columns super[f] .. super[f+1]-1
+    pattern: list                     # front f's columns (of A P), sorted; the first fp are its pivots
+    parent: np.ndarray                # parent front, -1 at roots
+    children: list                    # child fronts, increasing
+    fm: np.ndarray                    # rows of front f (its rows of A + its children's contribution rows)
+    frank: np.ndarray                 # rows of R front f produces: min(fm, fp)
+    cm: np.ndarray                    # rows of its contribution block: min(fm, fn) - frank
+    s_rows: list                      # rows of A front f assembles (indices into A), in staircase order
+    sources: list                     # per front row: -1 for a row of A, else the child front it comes from
+    source_row: list                  # per front row: the row of A, or the row of that child's block
+    leftmost: list                    # per front row: its leftmost local column (non-decreasing: the staircase)
+    rjmap: list                       # child c: where its block's columns sit among its parent's
+    flops: float = 0.0                # Householder flops on the staircases
+    relax: tuple = (NRELAX, ZRELAX)
+    stats: dict = field(default_factory=dict)
+
+    @property
+    def nfronts(self) -> int:
+        return len(self.pattern)
+
+    @property
+    def fp(self) -> np.ndarray:
+        return np.diff(self.super)
+
+    @property
+    def fn(self) -> np.ndarray:
+        return np.array([p.shape[0] for p in self.pattern], np.int64)
+
+    @property
+    def front_entries(self) -> int:
+        """sum fm fn: the fronts' entries (the paper's memory for its intensity)."""
+        return int(np.dot(self.fm, self.fn))
+
+    @property
+    def intensity(self) -> float:
+        """flops per byte of the fronts in double precision (Yeralan et al. 2015,
+        section 4: "flops / memory required"; Fig. 15's axis, threshold 10)."""
+        return self.flops / max(1, 8 * self.front_entries)
+
+    @property
+    def nnz_r(self) -> int:
+        """Entries of R's pattern (each front's frank rows, upper trapezoidal)."""
+        fn, fr = self.fn, self.frank
+        return int(np.sum(fr * fn - fr * (fr - 1) // 2))
+
+    def front_of_column(self) -> np.ndarray:
+        return np.repeat(np.arange(self.nfronts), self.fp)
+
+    def postorder_ok(self) -> bool:
+        return bool(np.all((self.parent == -1) | (self.parent > np.arange(self.nfronts))))
+
+
+def _rows_by_leftmost(AP_csr, n):
+    """For each column j, the rows of A P whose leftmost nonzero is j; empty rows get -1."""
+    ip = AP_csr.indptr
+    nonempty = np.diff(ip) > 0
+    left = np.full(AP_csr.shape[0], -1, np.int64)
+    left[nonempty] = AP_csr.indices[ip[:-1][nonempty]]
+    order = np.argsort(left, kind="stable")
+    order = order[left[order] >= 0]
+    starts = np.searchsorted(left[order], np.arange(n + 1))
+    return left, order, starts
+
+
+def _row_patterns(AP, n):
+    """One pass over the columns: the pattern of each row of R, stored once per
+    fundamental supernode (a chain's later columns are slices of its first)."""
+    csr = AP.tocsr()
+    csr.sort_indices()
+    left, order, starts = _rows_by_leftmost(csr, n)
+    ip, ind = csr.indptr, csr.indices
+    kids = [[] for _ in range(n)]
+    count = np.zeros(n, np.int64)
+    parent = np.full(n, -1, np.int64)
+    first = np.zeros(n, np.int64)            # first column of j's fundamental supernode
+    stored = {}
+    for j in range(n):
+        parts = [np.array([j])]
+        for c in kids[j]:
+            s = first[c]
+            parts.append(stored[s][c - s + 1:])
+        rows = order[starts[j]:starts[j + 1]]
+        if rows.size:
+            parts.append(np.concatenate([ind[ip[r]:ip[r + 1]] for r in rows]))
+        pat = np.unique(np.concatenate(parts)) if len(parts) > 1 else parts[0]
+        count[j] = pat.shape[0]
+        if pat.shape[0] > 1:
+            parent[j] = pat[1]
+            kids[pat[1]].append(j)
+        if len(kids[j]) == 1 and kids[j][0] == j - 1 and count[j] == count[j - 1] - 1:
+            first[j] = first[j - 1]          # the child's row without the child: same supernode
+        else:
+            first[j] = j
+            stored[j] = pat
+    return csr, left, parent, count, first, stored
+
+
+def _amalgamate(fund_start, count, parent_col, nrelax, zrelax):
+    """CHOLMOD's relaxed amalgamation over the fundamental supernodes (cholmod_super.c):
+    supernode s+1 is merged into s when s+1 is s's parent and either the result is
+    small (ns <= nrelax[0]) or its fraction of explicit zeros is under zrelax."""
+    nf = fund_start.shape[0] - 1
+    fmap = np.repeat(np.arange(nf), np.diff(fund_start))
+    sparent = np.full(nf, -1, np.int64)
+    last = fund_start[1:] - 1
+    has = parent_col[last] >= 0
+    sparent[has] = fmap[parent_col[last][has]]
+    merged = np.full(nf, -1, np.int64)
+    nscol = np.diff(fund_start).astype(np.int64)
+    snz = count[fund_start[:-1]].astype(np.int64)
+    zeros = np.zeros(nf, np.float64)
+    for s in range(nf - 2, -1, -1):
+        if sparent[s] < 0:
+            continue
+        ss = sparent[s]
+        while merged[ss] != -1:
+            ss = merged[ss]
+        top, ss = ss, sparent[s]
+        while merged[ss] != -1:
+            nxt = merged[ss]
+            merged[ss] = top
+            ss = nxt
+        if top != s + 1:
+            continue
+        n0, n1 = nscol[s], nscol[s + 1]
+        ns = n0 + n1
+        tot = zeros[s + 1]
+        if ns <= nrelax[0]:
+            merge = True
+        else:
+            new = float(n0) * (snz[s + 1] + n0 - snz[s])
+            if new == 0:
+                merge = True
+            else:
+                size = ns * (ns + 1) / 2.0 + ns * (float(snz[s + 1]) - n1)
+                z = (tot + new) / size
+                tot += new
+                merge = (ns <= nrelax[1] and z < zrelax[0]) or (ns <= nrelax[2] and z < zrelax[1]) or z < zrelax[2]
+        if merge:
+            zeros[s] = tot
+            merged[s + 1] = s
+            snz[s] = n0 + snz[s + 1]
+            nscol[s] += nscol[s + 1]
+    keep = np.flatnonzero(merged == -1)
+    return np.append(fund_start[keep], fund_start[-1])
+
+
+def analyze(A, ordering="colamd", *, relax: bool = True, nrelax=NRELAX, zrelax=ZRELAX) -> Analysis:
+    """The symbolic analysis of A (scipy.sparse, m x n): order, tree, fronts, maps, flops.
+    relax=False keeps the fundamental supernodes (R's pattern is then exactly the
+    symbolic factor's, no explicit zeros)."""
+    A = A.tocsc()
+    m, n = A.shape
+    q, name = column_order(A, ordering)
+    post = postorder(column_etree(A[:, q]))
+    perm = q[post]
+    AP = A[:, perm]
+    csr, left, col_parent, count, first, stored = _row_patterns(AP, n)
+    fund_start = np.append(np.flatnonzero(first == np.arange(n)), n)
+    if relax:
+        sup = _amalgamate(fund_start, count, col_parent, nrelax, zrelax)
+    else:
+        sup = fund_start
+    nf = sup.shape[0] - 1
+    colfront = np.repeat(np.arange(nf), np.diff(sup))
+    pattern = []
+    for f in range(nf):
+        members = fund_start[(fund_start >= sup[f]) & (fund_start < sup[f + 1])]
+        pat = stored[members[0]] if members.shape[0] == 1 else np.unique(np.concatenate([stored[s] for s in members]))
+        pattern.append(pat.astype(np.int64))
+    parent = np.full(nf, -1, np.int64)
+    lastcol = sup[1:] - 1
+    has = col_parent[lastcol] >= 0
+    parent[has] = colfront[col_parent[lastcol][has]]
+    children = [[] for _ in range(nf)]
+    for f in range(nf):
+        if parent[f] >= 0:
+            children[parent[f]].append(f)
+    fp = np.diff(sup)
+    fn = np.array([p.shape[0] for p in pattern], np.int64)
+    fm = np.zeros(nf, np.int64)
+    frank = np.zeros(nf, np.int64)
+    cm = np.zeros(nf, np.int64)
+    rowfront = np.where(left >= 0, colfront[np.maximum(left, 0)], -1)
+    by_front = np.argsort(rowfront, kind="stable")
+    by_front = by_front[rowfront[by_front] >= 0]
+    fstart = np.searchsorted(rowfront[by_front], np.arange(nf + 1))
+    s_rows, sources, source_row, leftmost, rjmap = [], [], [], [], [None] * nf
+    flops = 0.0
+    for f in range(nf):
+        pat = pattern[f]
+        rows = by_front[fstart[f]:fstart[f + 1]]
+        lo = [np.searchsorted(pat, left[rows])]
+        src = [np.full(rows.shape[0], -1, np.int64)]
+        srow = [rows.astype(np.int64)]
+        for c in children[f]:
+            cmap = np.searchsorted(pat, pattern[c][fp[c]:])
+            rjmap[c] = cmap
+            k = int(cm[c])
+            lo.append(cmap[:k])                     # a block's row t starts at its column t
+            src.append(np.full(k, c, np.int64))
+            srow.append(np.arange(k, dtype=np.int64))
+        lo, src, srow = np.concatenate(lo), np.concatenate(src), np.concatenate(srow)
+        order = np.argsort(lo, kind="stable")
+        lo, src, srow = lo[order], src[order], srow[order]
+        leftmost.append(lo)
+        sources.append(src)
+        source_row.append(srow)
+        s_rows.append(srow[src == -1])
+        fm[f] = lo.shape[0]
+        frank[f] = min(fm[f], fp[f])
+        cm[f] = min(fm[f], fn[f]) - frank[f]
+        flops += _house_flops(lo, int(fn[f]), int(frank[f]))
+    return Analysis(m=m, n=n, perm=perm, ordering=name, col_parent=col_parent, col_count=count, super=sup,
+                    pattern=pattern, parent=parent, children=children, fm=fm, frank=frank, cm=cm, s_rows=s_rows,
+                    sources=sources, source_row=source_row, leftmost=leftmost, rjmap=rjmap, flops=flops,
+                    relax=(tuple(nrelax), tuple(zrelax)) if relax else None,
+                    stats={"fundamental_supernodes": int(fund_start.shape[0] - 1)})
+
+
+def _house_flops(leftmost: np.ndarray, fn: int, frank: int) -> float:
+    """Householder QR flops of one front on its staircase: reflector k spans the h
+    rows from k down to the last row whose leftmost column is <= k, and costs 4 h
+    flops on each of the fn - k - 1 columns right of it, 3 h for itself."""
+    if frank == 0:
+        return 0.0
+    k = np.arange(frank)
+    reach = np.searchsorted(leftmost, k, side="right")     # rows whose leftmost column <= k
+    h = np.maximum(reach - k, 0).astype(np.float64)
+    h[h <= 1] = 0.0                                         # nothing below the diagonal: no reflector
+    return float(np.sum(h * (4.0 * (fn - k - 1) + 3.0)))

@@ -1,0 +1,47 @@
+"""Stages (Yeralan et al. 2015, section 3.4, Figs. 13-14): walk the fronts in
+postorder keeping a running sum of what the GPU must hold -- each front, its
+children's contribution blocks and its rows of A -- and start a new stage when
+the next front would pass the memory budget.  A front whose parent lies in a
+later stage sends its contribution block back to the host with its R; the parent's
+stage sends it down again."""
+from __future__ import annotations
+
+import numpy as np
+
+from .fronts import Analysis
+
+BYTES = 4        # float32 entries
+
+
+def front_bytes(an: Analysis) -> np.ndarray:
+    """What front f needs on the GPU while it is assembled and factored: its dense
+    fm x fn matrix, its rows of A (as values), and its children's blocks."""
+    fn = an.fn
+    own = an.fm * fn
+    s = np.array([r.shape[0] for r in an.s_rows], np.int64) * fn
+    cb = np.zeros(an.nfronts, np.int64)
+    blocks = an.cm * (fn - an.fp)
+    for f in range(an.nfronts):
+        if an.children[f]:
+            cb[f] = blocks[an.children[f]].sum()
+    return BYTES * (own + s + cb)
+
+
+def plan_stages(an: Analysis, budget: int | None) -> list:
+    """Fronts (postorder) split into consecutive stages whose summed front_bytes fit
+    `budget` bytes (None: one stage).  A front that alone needs more is refused."""
+    if budget is None:
+        return [np.arange(an.nfronts)]
+    need = front_bytes(an)
+    if an.nfronts and need.max() > budget:
+        f = int(np.argmax(need))
+        raise MemoryError(f"front {f} ({an.fm[f]} x {an.fn[f]}) with its children's blocks needs {need[f]:,} bytes, "
+                          f"more than memory_budget={budget:,}; give at least that much")
+    out, start, total = [], 0, 0
+    for f in range(an.nfronts):
+        if total + need[f] > budget and f > start:
+            out.append(np.arange(start, f))
+            start, total = f, 0
+        total += need[f]
+    out.append(np.arange(start, an.nfronts))
+    return out

@@ -1,0 +1,129 @@
+"""sparse_qr and sparse_lstsq on the GPU (every method): R's float32 backward
+error, R bit-identical whatever the memory budget and the atlas placement, float64
+least squares after refinement, rank decisions against the SVD, named errors."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import glgpgpu
+from glgpgpu.bench.matrices import chessboard, grid, netlib_at, nug
+from glgpgpu.bench import lp_table3
+from glgpgpu.symbolic import front_bytes
+
+METHODS = ["blocked", "paper", "compute"]
+
+
+def backward_error(A, fac):
+    AP = A[:, fac.perm[:fac.rank]].toarray()
+    R = fac.R.toarray().astype(np.float64)
+    return np.linalg.norm(R.T @ R - AP.T @ AP) / np.linalg.norm(A.toarray()) ** 2
+
+
+def cases():
+    rng = np.random.default_rng(5)
+    out = {"1x1": sp.csc_matrix([[3.0]]), "2x1": sp.csc_matrix([[1.0], [2.0]]),
+           "3x2": sp.csc_matrix([[1.0, 0], [0, 2.0], [1.0, 1.0]]),
+           "grid2d_5": grid(5, 2), "grid3d_3": grid(3, 3), "nug4": nug(4), "ch3-4-b1": chessboard(3, 4, 1)}
+    A = sp.random(57, 31, density=0.08, random_state=rng, format="lil")
+    A[np.arange(31) + 10, np.arange(31)] = 1.0
+    out["random57x31"] = A.tocsc()
+    return out
+
+
+CASES = cases()
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_r_backward_error(ctx, method, name):
+    A = CASES[name]
+    fac = glgpgpu.sparse_qr(A, method=method, tol=-1)
+    assert fac.R.shape == (A.shape[1], A.shape[1])
+    assert backward_error(A, fac) <= 1e-5
+
+
+@pytest.mark.parametrize("method", ["blocked", "paper"])
+def test_r_is_bit_identical_whatever_the_budget_and_the_atlas(ctx, method):
+    A = grid(6, 2)
+    ref = glgpgpu.sparse_qr(A, method=method, tol=-1)
+    need = front_bytes(ref.analysis)
+    for budget in (int(need.max()), int(need.sum() // 4) + int(need.max())):
+        fac = glgpgpu.sparse_qr(A, method=method, tol=-1, memory_budget=budget)
+        assert fac.info["rounds"] >= ref.info["rounds"]
+        assert (fac.R != ref.R).nnz == 0 and np.array_equal(fac.perm, ref.perm)
+    small = glgpgpu.Context(max_texture_size=64 if method == "paper" else 128)   # other atlas placements
+    fac = glgpgpu.sparse_qr(A, method=method, tol=-1, ctx=small)
+    assert (fac.R != ref.R).nnz == 0
+
+
+def table3_matrices():
+    folder = lp_table3.data_dir()
+    return {p.name[:-len(".mps.gz")]: folder / p.name for p in sorted(folder.glob("*.mps.gz"))}
+
+
+NETLIB = table3_matrices()
+
+
+@pytest.mark.parametrize("name", sorted(NETLIB))
+def test_lstsq_on_netlib_reaches_float64(ctx, name):
+    """Every Table 3 LP's A^T (tall): ||A^T r|| / (||A||_F ||r||) <= 1e-12, the rank the
+    SVD gives (numpy.linalg.matrix_rank), and the residual of numpy's lstsq."""
+    A = netlib_at(NETLIB[name])
+    b = np.random.default_rng(0).standard_normal(A.shape[0])
+    x, info = glgpgpu.sparse_lstsq(A, b, method="blocked")
+    Ad = A.toarray()
+    assert info.converged and info.optimality <= 1e-12
+    assert info.rank == np.linalg.matrix_rank(Ad)
+    xr = np.linalg.lstsq(Ad, b, rcond=None)[0]
+    assert np.linalg.norm(b - A @ x) <= (1 + 1e-10) * np.linalg.norm(b - Ad @ xr)
+    assert np.all(x[info.dead] == 0)
+
+
+def test_qtb_and_the_auto_path(ctx):
+    A = grid(7, 2)
+    b = np.arange(A.shape[0], dtype=float)
+    fac = glgpgpu.sparse_qr(A, b, method="blocked")
+    x = np.linalg.solve(fac.R.toarray().astype(float), fac.qtb)
+    xr = np.linalg.lstsq(A.toarray(), b, rcond=None)[0]
+    assert np.linalg.norm(x - xr[fac.perm]) <= 1e-4 * np.linalg.norm(xr)
+    small = glgpgpu.sparse_qr(A, method="auto")                    # intensity < 10: the host
+    assert small.info["path"].startswith("host (auto")
+    x2, info = glgpgpu.sparse_lstsq(A, b)
+    assert info.converged and np.linalg.norm(x2 - xr) <= 1e-10 * np.linalg.norm(xr)
+
+
+def test_rank_deficient_gives_the_basic_solution(ctx):
+    rng = np.random.default_rng(1)
+    B = sp.random(40, 12, density=0.3, random_state=rng, format="csc") + sp.eye(40, 12)
+    A = sp.hstack([B, B[:, [2]] * 3 - B[:, [5]], sp.csc_matrix((40, 1))], format="csc")   # dependent + zero column
+    b = rng.standard_normal(40)
+    x, info = glgpgpu.sparse_lstsq(A, b, method="blocked")
+    assert info.rank == 12 and len(info.dead) == 2 and 13 in info.dead
+    assert np.all(x[info.dead] == 0) and info.converged
+    xr = np.linalg.lstsq(A.toarray(), b, rcond=None)[0]
+    assert np.linalg.norm(b - A @ x) <= (1 + 1e-10) * np.linalg.norm(b - A.toarray() @ xr)
+
+
+@pytest.mark.parametrize("call,err,match", [
+    (lambda: glgpgpu.sparse_qr(sp.csc_matrix([[np.nan, 1.0]])), ValueError, "non-finite"),
+    (lambda: glgpgpu.sparse_qr(sp.csc_matrix((0, 3))), ValueError, "at least one row"),
+    (lambda: glgpgpu.sparse_qr(sp.csc_matrix([[1j, 1.0]])), ValueError, "complex"),
+    (lambda: glgpgpu.sparse_qr(sp.eye(3), b=np.ones(4)), ValueError, "b has 4 rows"),
+    (lambda: glgpgpu.sparse_lstsq(sp.eye(3), np.ones(2)), ValueError, "b has 2 entries"),
+    (lambda: glgpgpu.sparse_qr(sp.eye(3), ordering="amd"), ValueError, "ordering"),
+    (lambda: glgpgpu.sparse_qr(sp.eye(3), method="gpu"), ValueError, "method"),
+    (lambda: glgpgpu.sparse_qr(sp.eye(3), memory_budget=0), ValueError, "memory_budget"),
+    (lambda: glgpgpu.sparse_qr(grid(4, 2), method="host", memory_budget=10), MemoryError, "memory_budget"),
+    (lambda: glgpgpu.sparse_lstsq(sp.eye(3), np.ones(3), max_iter=0), ValueError, "max_iter"),
+    (lambda: glgpgpu.sparse_qr(grid(6, 2), method="blocked", ctx=glgpgpu.Context(max_texture_size=16)),
+     ValueError, "texture limit"),
+])
+def test_bad_input_is_named(call, err, match):
+    with pytest.raises(err, match=match):
+        call()
+
+
+def test_dense_input_works(ctx):
+    A = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    x, info = glgpgpu.sparse_lstsq(A, np.array([1.0, 2.0, 3.0]), method="host")
+    np.testing.assert_allclose(x, np.linalg.lstsq(A, [1.0, 2.0, 3.0], rcond=None)[0], rtol=1e-12)
