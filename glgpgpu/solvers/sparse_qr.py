@@ -89,6 +89,20 @@ def _assemble(an: Analysis, f: int, AP: sp.csr_matrix, blocks: dict) -> np.ndarr
     return M
 
 
+def _rows_within(M: np.ndarray, limit: int, impl, ctx) -> np.ndarray:
+    """A front taller than the texture limit, reduced to the same R by row blocks:
+    each block of at most `limit` rows is factored (in one batch) and the blocks' R
+    stacked, until the stack fits (a TSQR tree; Q changes, R does not up to signs)."""
+    while M.shape[0] > limit:
+        step = max(limit, 2 * M.shape[1])
+        if step > limit:
+            raise ValueError(f"a front of {M.shape[0]} x {M.shape[1]} cannot be split into row blocks of at most "
+                             f"{limit} rows (the texture limit) each holding its R: use method='host'")
+        parts = [M[i:i + step] for i in range(0, M.shape[0], step)]
+        M = np.concatenate([np.triu(F[:min(F.shape)]) for F, _ in impl.qr_batched(parts, ctx=ctx)])
+    return M
+
+
 def _rounds(an: Analysis, fronts: np.ndarray) -> list:
     """Fronts grouped into rounds: each front in the round after its last child's."""
     level = {}
@@ -104,11 +118,11 @@ def _rounds(an: Analysis, fronts: np.ndarray) -> list:
 def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, times=None) -> tuple:
     """Factor every front; returns (R as CSC, the per-round front counts)."""
     times = times if times is not None else {}
-    if ctx is not None and an.nfronts and an.fm.max() > ctx.max_texture_size:
-        f = int(np.argmax(an.fm))
-        raise ValueError(f"front {f} has {an.fm[f]} rows, more than this GPU's texture limit "
-                         f"({ctx.max_texture_size}): use method='host' (fronts split into row blocks are not "
-                         "done yet)")
+    limit = ctx.max_texture_size if ctx is not None else None
+    if limit is not None and an.nfronts and (an.fn.max() + 3) // 4 > limit:
+        f = int(np.argmax(an.fn))
+        raise ValueError(f"front {f} has {an.fn[f]} columns, more than this GPU's texture holds "
+                         f"({4 * limit}): use method='host'")
     blocks = {}
     r_rows, r_cols, r_vals = [], [], []
     per_round = []
@@ -122,6 +136,8 @@ def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, t
                     for c in an.children[f]:
                         blocks.pop(c, None)
             t1 = time.perf_counter()
+            if limit is not None:
+                mats = [_rows_within(M, limit, impl, ctx) for M in mats]
             res = impl.qr_batched(mats, ctx=ctx) if mats else []
             t2 = time.perf_counter()
             for f, (F, _tau) in zip(work, res):

@@ -1,0 +1,93 @@
+"""Sparse multifrontal QR on a GPU against SuiteSparseQR on the same host, one run.
+
+    python benchmarks/sparse_qr_gpu.py OUT.csv [--netlib DIR] [--generated NAMES] [--method blocked]
+
+For each matrix (the NETLIB LPs' A^T in the tall orientation, then generated
+members of the paper's families): the symbolic analysis, R by `glgpgpu.sparse_qr`
+(tol < 0: R only, as the paper's GPU path), R's float32 backward error
+||R^T R - (AP)^T (AP)||_F / ||A||_F^2 where affordable, phase times, and
+SuiteSparseQR's time through `pyspqr` when installed (it keeps H, so it does more
+than R: a generous baseline for us; its ordering is COLAMD as ours).  Times
+include the analysis and all transfers (Table IV's rule); the analysis is also
+given on its own.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+import glgpgpu
+from glgpgpu.bench import matrices
+
+GENERATED = {"nug05": lambda: matrices.nug(5), "nug08": lambda: matrices.nug(8), "nug12": lambda: matrices.nug(12),
+             "nug15": lambda: matrices.nug(15), "nug20": lambda: matrices.nug(20),
+             "ch5-6-b2": lambda: matrices.chessboard(5, 6, 2), "ch6-7-b3": lambda: matrices.chessboard(6, 7, 3),
+             "ch7-8-b3": lambda: matrices.chessboard(7, 8, 3), "grid2d_200": lambda: matrices.grid(200, 2),
+             "grid3d_20": lambda: matrices.grid(20, 3), "grid3d_30": lambda: matrices.grid(30, 3),
+             "grid3d_40": lambda: matrices.grid(40, 3)}
+
+
+def backward_error(A, fac):
+    AP = A[:, fac.perm].tocsc()
+    R = fac.R.astype(np.float64)
+    D = (R.T @ R - AP.T @ AP)
+    return sp.linalg.norm(D) / sp.linalg.norm(A) ** 2
+
+
+def spqr_seconds(A):
+    try:
+        import pyspqr
+    except ImportError:
+        return float("nan")
+    t = time.perf_counter()
+    pyspqr.qr(A.tocsc(), ordering="COLAMD")
+    return time.perf_counter() - t
+
+
+def one(name, A, method, writer, check_limit=2e10):
+    t = time.perf_counter()
+    fac = glgpgpu.sparse_qr(A, tol=-1, method=method)
+    total = time.perf_counter() - t
+    info = fac.info
+    err = backward_error(A, fac) if info["flops"] <= check_limit else float("nan")
+    ref = spqr_seconds(A) if info["flops"] <= 2e11 else float("nan")
+    row = dict(matrix=name, m=A.shape[0], n=A.shape[1], nnz=A.nnz, fronts=info["fronts"], rounds=info["rounds"],
+               flops=f"{info['flops']:.4g}", intensity=f"{info['intensity']:.3g}", nnz_r=info["nnz_r"],
+               seconds=f"{total:.3f}", analyze=f"{info['times'].get('analyze', 0):.3f}",
+               assemble=f"{info['times'].get('assemble', 0):.3f}", factor=f"{info['times'].get('factor', 0):.3f}",
+               extract=f"{info['times'].get('extract', 0):.3f}", gflops=f"{info['flops'] / total / 1e9:.3g}",
+               backward_error=f"{err:.2e}", spqr_seconds=f"{ref:.3f}", speedup=f"{ref / total:.3g}",
+               method=info["method"])
+    writer.writerow(row)
+    print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("out")
+    ap.add_argument("--netlib", default=None, help="folder of NETLIB .mps.gz files")
+    ap.add_argument("--generated", default="", help="comma-separated: " + ",".join(GENERATED))
+    ap.add_argument("--method", default="blocked")
+    a = ap.parse_args()
+    fields = ["matrix", "m", "n", "nnz", "fronts", "rounds", "flops", "intensity", "nnz_r", "seconds", "analyze",
+              "assemble", "factor", "extract", "gflops", "backward_error", "spqr_seconds", "speedup", "method"]
+    with open(a.out, "w", newline="") as f:
+        w = csv.DictWriter(f, fields)
+        w.writeheader()
+        glgpgpu.sparse_qr(matrices.grid(4, 2), method=a.method, tol=-1)         # warm: compile the kernels
+        if a.netlib:
+            for p in sorted(Path(a.netlib).glob("*.mps.gz"), key=lambda p: p.stat().st_size):
+                one(p.name[:-len(".mps.gz")], matrices.netlib_at(p), a.method, w)
+                f.flush()
+        for name in filter(None, a.generated.split(",")):
+            one(name, GENERATED[name](), a.method, w)
+            f.flush()
+
+
+if __name__ == "__main__":
+    main()
