@@ -11,39 +11,21 @@ generators for the families of two of the paper's matrices, built exactly:
 """
 from __future__ import annotations
 
-import gzip
 import itertools
 import os
-import tempfile
 from math import comb, factorial
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import optional_import
+from ..solvers.lp.problem import read_model
 
 
 def netlib_at(path) -> sp.csc_matrix:
     """The constraint matrix of an MPS file, transposed when it has fewer rows than
     columns (the tall orientation the paper factors), as CSC float64."""
-    highspy = optional_import("highspy", "lp", "reading MPS files")
-    path = str(path)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    tmp = None
-    try:
-        read = path
-        if path.endswith(".gz"):
-            fd, tmp = tempfile.mkstemp(suffix=".mps")
-            with os.fdopen(fd, "wb") as out, gzip.open(path, "rb") as src:
-                out.write(src.read())
-            read = tmp
-        h.readModel(read)
-    finally:
-        if tmp:
-            os.unlink(tmp)
-    lp = h.getLp()
+    lp = read_model(path)
     a = lp.a_matrix_
     A = sp.csc_matrix((np.array(a.value_), np.array(a.index_), np.array(a.start_)),
                       shape=(lp.num_row_, lp.num_col_))

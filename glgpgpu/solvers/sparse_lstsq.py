@@ -16,13 +16,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import LinearOperator, lsmr, spsolve_triangular
+from scipy.sparse.linalg import lsmr
 
 from ..dispatch import METHODS, choose, implementation
 from ..gl import resolve
 from .. import validate as check
-from .sparse_qr import INTENSITY_THRESHOLD, HostQR, SparseQRFactor, default_tol, factorize_rank
-from ..symbolic import analyze
+from .sparse_qr import INTENSITY_THRESHOLD, HostQR, SparseQRFactor, default_tol, factorize_rank, preconditioned
 
 SPARSE_METHODS = (*METHODS, "host")
 
@@ -71,28 +70,36 @@ def sparse_qr(A, b=None, *, ordering="colamd", tol=None, method: str = "auto", m
         if B.shape[0] != m:
             raise ValueError(f"b has {B.shape[0]} rows but A has {m}")
         B = B.reshape(m, -1)
-    tol = default_tol(A) if tol is None else check.real(tol, "tol", -np.inf, np.inf)
-    if memory_budget is not None:
-        memory_budget = check.integer(memory_budget, "memory_budget", lo=1)
-    impl, ctx, path = _choose(method, ctx, A, ordering)
-    fac = factorize_rank(A, B, ordering=ordering, tol=tol, impl=impl, ctx=ctx, memory_budget=memory_budget)
-    fac.info["path"] = path
+    tol, memory_budget, engine = _options(A, tol, memory_budget, method, ctx)
+    fac = factorize_rank(A, B, ordering=ordering, tol=tol, engine=engine, memory_budget=memory_budget)
     if b is not None and np.ndim(b) == 1:
         fac.qtb = fac.qtb[:, 0]
     return fac
 
 
-def _choose(method, ctx, A, ordering):
+def _options(A, tol, memory_budget, method, ctx):
+    """(tol, memory_budget, engine): the checked options, and engine(analysis) ->
+    (implementation, ctx, path), decided on the first analysis: "auto" sends an
+    intensity below Fig. 15's threshold to the host (Yeralan et al. 2015, section 4)."""
+    tol = default_tol(A) if tol is None else check.real(tol, "tol", -np.inf, np.inf)
+    if memory_budget is not None:
+        memory_budget = check.integer(memory_budget, "memory_budget", lo=1)
     method = check.choice(method, "method", SPARSE_METHODS)
-    if method == "host":
-        return HostQR(), None, "host (method='host')"
-    if method == "auto":
-        intensity = analyze(A, ordering).intensity
-        if intensity < INTENSITY_THRESHOLD:
-            return HostQR(), None, f"host (auto: intensity {intensity:.3g} < {INTENSITY_THRESHOLD:g}, Fig. 15)"
-    ctx = resolve(check.context(ctx))
-    name = choose(method, ctx)
-    return implementation(name), ctx, f"GPU, {name}" + (" (auto)" if method == "auto" else "")
+    chosen = []
+
+    def engine(an):
+        if not chosen:
+            if method == "host":
+                chosen.append((HostQR(), None, "host (method='host')"))
+            elif method == "auto" and an.intensity < INTENSITY_THRESHOLD:
+                chosen.append((HostQR(), None, f"host (auto: intensity {an.intensity:.3g} < "
+                                               f"{INTENSITY_THRESHOLD:g}, Fig. 15)"))
+            else:
+                c = resolve(check.context(ctx))
+                name = choose(method, c)
+                chosen.append((implementation(name), c, f"GPU, {name}" + (" (auto)" if method == "auto" else "")))
+        return chosen[0]
+    return tol, memory_budget, engine
 
 
 @dataclass
@@ -111,12 +118,10 @@ class SparseLstsqInfo:
         return self.status == "converged"
 
 
-def _optimality(A, x, b):
-    r = b - A @ x
-    nr = np.linalg.norm(r)
-    if nr == 0:
-        return 0.0, r
-    return float(np.linalg.norm(A.T @ r) / (sp.linalg.norm(A) * nr)), r
+def _optimality(A, r) -> float:
+    """||A^T r|| / (||A||_F ||r||); 0 when r = 0 or A = 0 (every x is then optimal)."""
+    scale = np.linalg.norm(r) * sp.linalg.norm(A)
+    return 0.0 if scale == 0 else float(np.linalg.norm(A.T @ r) / scale)
 
 
 def sparse_lstsq(A, b, *, atol: float = 1e-12, tol=None, max_iter: int = 100, ordering="colamd",
@@ -135,12 +140,10 @@ def sparse_lstsq(A, b, *, atol: float = 1e-12, tol=None, max_iter: int = 100, or
         raise ValueError(f"b has {b.shape[0]} entries but A has {m} rows")
     atol = check.real(atol, "atol", 0.0, 1.0, open_lo=False)
     max_iter = check.integer(max_iter, "max_iter", lo=1)
-    tol = default_tol(A) if tol is None else check.real(tol, "tol", -np.inf, np.inf)
+    tol, memory_budget, engine = _options(A, tol, memory_budget, method, ctx)
     info = SparseLstsqInfo()
     t0 = time.perf_counter()
-    impl, ctx, path = _choose(method, ctx, A, ordering)
-    fac = factorize_rank(A, b[:, None], ordering=ordering, tol=tol, impl=impl, ctx=ctx, memory_budget=memory_budget)
-    fac.info["path"] = path
+    fac = factorize_rank(A, b[:, None], ordering=ordering, tol=tol, engine=engine, memory_budget=memory_budget)
     info.factor = fac
     info.refactorizations = fac.info["passes"] - 1
     info.times["factor"] = time.perf_counter() - t0
@@ -148,28 +151,19 @@ def sparse_lstsq(A, b, *, atol: float = 1e-12, tol=None, max_iter: int = 100, or
     x = np.zeros(n)
     info.rank, info.dead = fac.rank, fac.dead
     if cols.size == 0:
-        info.status, info.optimality = "converged", _optimality(A, x, b)[0]
+        info.status, info.optimality = "converged", _optimality(A, b)
         return x, info
     t1 = time.perf_counter()
-    R = fac.R.astype(np.float64).tocsr()
     AP = A[:, cols].tocsc()
-    Rt = R.T.tocsr()
-    k = AP.shape[1]
-    solve = lambda y: spsolve_triangular(R, y, lower=False)          # noqa: E731
-    solve_t = lambda y: spsolve_triangular(Rt, y, lower=True)        # noqa: E731
-    op = LinearOperator((m, k), matvec=lambda y: AP @ solve(y), rmatvec=lambda z: solve_t(AP.T @ z),
-                        dtype=np.float64)
+    op, solve = preconditioned(AP, fac.R)
     z = solve(fac.qtb[:, 0])
-    normA = sp.linalg.norm(AP)
     for _ in range(4):
-        r = b - AP @ z
-        y, istop, itn = lsmr(op, r, atol=atol * 0.1, btol=atol * 0.1, maxiter=max_iter)[:3]
+        y, _istop, itn = lsmr(op, b - AP @ z, atol=atol * 0.1, btol=atol * 0.1, maxiter=max_iter)[:3]
         info.iterations += int(itn)
         z = z + solve(y)
         r = b - AP @ z
-        nr = np.linalg.norm(r)
-        info.optimality = 0.0 if nr == 0 else float(np.linalg.norm(AP.T @ r) / (normA * nr))
-        if info.optimality <= atol or nr <= atol * np.linalg.norm(b):
+        info.optimality = _optimality(AP, r)
+        if info.optimality <= atol or np.linalg.norm(r) <= atol * np.linalg.norm(b):
             info.status = "converged"
             break
     x[cols] = z

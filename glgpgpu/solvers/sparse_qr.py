@@ -26,7 +26,7 @@ import scipy.linalg
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, lsmr, spsolve_triangular
 
-from ..symbolic import Analysis, analyze, plan_stages
+from ..symbolic import Analysis, analyze, column_order, plan_stages
 
 #: Fig. 15's threshold: below this arithmetic intensity the GPU can be skipped (section 4)
 INTENSITY_THRESHOLD = 10.0
@@ -40,9 +40,6 @@ class HostQR:
     def qr_batched(self, mats, *, ctx=None) -> list:
         out = []
         for a in mats:
-            if a.shape[0] == 0 or a.shape[1] == 0:
-                out.append((a.copy(), np.zeros(0, np.float32)))
-                continue
             F, tau = scipy.linalg.qr(a, mode="raw", overwrite_a=False, check_finite=False)[0]
             out.append((np.asarray(F, np.float32), np.asarray(tau, np.float32)))
         return out
@@ -81,11 +78,9 @@ def _assemble(an: Analysis, f: int, AP: sp.csr_matrix, blocks: dict) -> np.ndarr
         idx = np.concatenate([np.arange(ip[r], ip[r + 1]) for r in rows])
         M[where, np.searchsorted(pat, AP.indices[idx])] = AP.data[idx]
     for c in an.children[f]:
-        at = np.flatnonzero(src == c)
-        if at.size:
+        if an.cm[c]:                        # a block with no rows was never kept
+            at = np.flatnonzero(src == c)
             M[np.ix_(at, an.rjmap[c])] = blocks.pop(c)[srow[at]]
-        else:
-            blocks.pop(c, None)
     return M
 
 
@@ -131,10 +126,6 @@ def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, t
             t0 = time.perf_counter()
             work = [f for f in rnd if an.fm[f] > 0]
             mats = [_assemble(an, f, AP, blocks) for f in work]
-            for f in rnd:
-                if an.fm[f] == 0:
-                    for c in an.children[f]:
-                        blocks.pop(c, None)
             t1 = time.perf_counter()
             if limit is not None:
                 mats = [_rows_within(M, limit, impl, ctx) for M in mats]
@@ -180,6 +171,20 @@ def default_tol(A: sp.spmatrix) -> float:
 NOISE = 2.0 ** -12
 
 
+def preconditioned(S: sp.spmatrix, R: sp.spmatrix) -> tuple:
+    """(S R^-1 as a LinearOperator, y -> R^-1 y), float64: LSMR on S R^-1 converges in
+    a few iterations when R is a QR factor of S, even a float32 one."""
+    Ru = R.astype(np.float64).tocsr()
+    Rt = Ru.T.tocsr()
+
+    def solve(y):
+        return spsolve_triangular(Ru, y, lower=False)
+
+    op = LinearOperator(S.shape, matvec=lambda y: S @ solve(y),
+                        rmatvec=lambda z: spsolve_triangular(Rt, S.T @ z, lower=True), dtype=np.float64)
+    return op, solve
+
+
 def _distance(AP: sp.csc_matrix, R: sp.spmatrix, lo: int, k: int) -> float:
     """||(I - P) a_k|| in float64, P the projector on columns lo..k-1 of A P -- the
     exact |R_kk| when those are k's subtree (R_ik = 0 outside it): least squares by
@@ -187,15 +192,13 @@ def _distance(AP: sp.csc_matrix, R: sp.spmatrix, lo: int, k: int) -> float:
     a = AP[:, k].toarray().ravel()
     if k == lo:
         return float(np.linalg.norm(a))
-    S = AP[:, lo:k].tocsc()
-    Rb = R[lo:k, lo:k].astype(np.float64).tocsr()
+    Rb = R[lo:k, lo:k]
     if np.any(Rb.diagonal() == 0):
         return np.inf
-    Rt = Rb.T.tocsr()
-    op = LinearOperator(S.shape, matvec=lambda y: S @ spsolve_triangular(Rb, y, lower=False),
-                        rmatvec=lambda z: spsolve_triangular(Rt, S.T @ z, lower=True), dtype=np.float64)
+    S = AP[:, lo:k].tocsc()
+    op, solve = preconditioned(S, Rb)
     y = lsmr(op, a, atol=1e-14, btol=1e-14, maxiter=200)[0]
-    return float(np.linalg.norm(a - S @ spsolve_triangular(Rb, y, lower=False)))
+    return float(np.linalg.norm(a - S @ solve(y)))
 
 
 def dependent(an: Analysis, R: sp.spmatrix, AP: sp.csc_matrix, norms: np.ndarray, tol: float) -> np.ndarray:
@@ -224,44 +227,40 @@ def dependent(an: Analysis, R: sp.spmatrix, AP: sp.csc_matrix, norms: np.ndarray
     return np.asarray(out, np.int64)
 
 
-def factorize(A: sp.spmatrix, B: np.ndarray | None, *, ordering, tol: float, impl, ctx,
-              memory_budget=None, relax: bool = True) -> SparseQRFactor:
+def factorize(A: sp.spmatrix, B: np.ndarray | None, *, ordering, tol: float, engine,
+              memory_budget=None) -> SparseQRFactor:
     """Analysis + numeric phase of [A B] (B's columns kept last, as SuiteSparseQR
-    appends b to get Q^T b without Q)."""
+    appends b to get Q^T b without Q).  engine(analysis) -> (implementation, ctx,
+    path): the method, chosen once the intensity is known."""
     m, n = A.shape
     times = {}
     t0 = time.perf_counter()
     if B is not None:
-        nb = B.shape[1]
-        from ..symbolic import column_order
         q, name = column_order(A, ordering)
         aug = sp.hstack([A[:, q], sp.csc_matrix(B)], format="csc")
-        an = analyze(aug, np.arange(n + nb), relax=relax)
+        an = analyze(aug, np.arange(n + B.shape[1]))
         an.ordering = name
-        perm_aug = an.perm
-        body = perm_aug[perm_aug < n]
-        perm = q[body]
+        perm = q[an.perm[:n]]               # the postorder keeps B's columns (the tree's tops) last
     else:
-        an = analyze(A, ordering, relax=relax)
+        aug, an = A, analyze(A, ordering)
         perm = an.perm
-        aug = A
     times["analyze"] = time.perf_counter() - t0
+    impl, ctx, path = engine(an)
     AP = aug[:, an.perm].tocsr().astype(np.float32)
     R, per_round = numeric(an, AP, impl, ctx, memory_budget=memory_budget, times=times)
     qtb = None
     if B is not None:
         cols = an.perm[n:] - n              # B's columns after the analysis' postorder
-        Rf = R.tocsc()
-        qtb = Rf[:n, n:].toarray()[:, np.argsort(cols)].astype(np.float64)
-        R = Rf[:n, :n].tocsc()
+        qtb = R[:n, n:].toarray()[:, np.argsort(cols)].astype(np.float64)
+        R = R[:n, :n].tocsc()
     dead = dependent(an, R, A[:, perm].tocsc(), column_norms(A)[perm], tol) if tol >= 0 else np.zeros(0, np.int64)
     info = {"ordering": an.ordering, "fronts": an.nfronts, "rounds": len(per_round), "fronts_per_round": per_round,
             "flops": an.flops, "intensity": an.intensity, "nnz_r": int(R.nnz), "times": times,
-            "method": getattr(impl, "name", "?"), "tol": tol}
-    return SparseQRFactor(R=R.tocsc(), perm=perm, rank=n - dead.shape[0], dead=dead, analysis=an, qtb=qtb, info=info)
+            "method": getattr(impl, "name", "?"), "path": path, "tol": tol}
+    return SparseQRFactor(R=R, perm=perm, rank=n - dead.shape[0], dead=dead, analysis=an, qtb=qtb, info=info)
 
 
-def factorize_rank(A: sp.spmatrix, B, *, ordering, tol: float, impl, ctx, memory_budget=None) -> SparseQRFactor:
+def factorize_rank(A: sp.spmatrix, B, *, ordering, tol: float, engine, memory_budget=None) -> SparseQRFactor:
     """factorize, then drop the columns found dependent and factor the rest again
     until none is (Heath's rule, decided on re-factored fronts).  The result's R is
     rank x rank for A[:, E[:rank]]; `dead` = E[rank:], A's dependent columns."""
@@ -273,12 +272,19 @@ def factorize_rank(A: sp.spmatrix, B, *, ordering, tol: float, impl, ctx, memory
         if not isinstance(ordering, str) and cols.size < n:      # the caller's order, without the dropped
             kept = np.asarray(ordering)[np.isin(ordering, cols)]
             order = np.searchsorted(cols, kept)
-        fac = factorize(A[:, cols] if cols.size < n else A, B, ordering=order, tol=tol, impl=impl, ctx=ctx,
+        fac = factorize(A[:, cols] if cols.size < n else A, B, ordering=order, tol=tol, engine=engine,
                         memory_budget=memory_budget)
         passes += 1
         for k, v in fac.info["times"].items():
             total[k] = total.get(k, 0.0) + v
-        if fac.dead.size == 0 or tol < 0 or fac.dead.size == cols.size:
+        if fac.dead.size == 0 or tol < 0:
+            break
+        if fac.dead.size == cols.size:              # nothing independent: A is zero
+            cols = cols[:0]
+            fac.R = sp.csc_matrix((0, 0), dtype=np.float32)
+            fac.perm = np.zeros(0, np.int64)
+            if fac.qtb is not None:
+                fac.qtb = fac.qtb[:0]
             break
         cols = np.delete(cols, fac.perm[fac.dead])
     dead = np.setdiff1d(np.arange(n), cols)

@@ -20,7 +20,7 @@ Front f's dense matrix is fm x fn: its pivot columns are the first fp entries of
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -54,8 +54,7 @@ class Analysis:
     leftmost: list                    # per front row: its leftmost local column (non-decreasing: the staircase)
     rjmap: list                       # child c: where its block's columns sit among its parent's
     flops: float = 0.0                # Householder flops on the staircases
-    relax: tuple = (NRELAX, ZRELAX)
-    stats: dict = field(default_factory=dict)
+    relax: tuple | None = (NRELAX, ZRELAX)  # the amalgamation's parameters, None when off
 
     @property
     def nfronts(self) -> int:
@@ -85,9 +84,6 @@ class Analysis:
         """Entries of R's pattern (each front's frank rows, upper trapezoidal)."""
         fn, fr = self.fn, self.frank
         return int(np.sum(fr * fn - fr * (fr - 1) // 2))
-
-    def front_of_column(self) -> np.ndarray:
-        return np.repeat(np.arange(self.nfronts), self.fp)
 
     def postorder_ok(self) -> bool:
         return bool(np.all((self.parent == -1) | (self.parent > np.arange(self.nfronts))))
@@ -257,8 +253,7 @@ def analyze(A, ordering="colamd", *, relax: bool = True, nrelax=NRELAX, zrelax=Z
     return Analysis(m=m, n=n, perm=perm, ordering=name, col_parent=col_parent, col_count=count, super=sup,
                     pattern=pattern, parent=parent, children=children, fm=fm, frank=frank, cm=cm, s_rows=s_rows,
                     sources=sources, source_row=source_row, leftmost=leftmost, rjmap=rjmap, flops=flops,
-                    relax=(tuple(nrelax), tuple(zrelax)) if relax else None,
-                    stats={"fundamental_supernodes": int(fund_start.shape[0] - 1)})
+                    relax=(tuple(nrelax), tuple(zrelax)) if relax else None)
 
 
 def _house_flops(leftmost: np.ndarray, fn: int, frank: int) -> float:

@@ -150,3 +150,10 @@ def test_a_rank_deficient_front_from_bnl2(ctx, method):
     R = np.triu(F[:M.shape[0]]).astype(np.float64)
     Md = M.astype(np.float64)
     assert np.linalg.norm(R.T @ R - Md.T @ Md) <= 1e-5 * np.linalg.norm(Md) ** 2
+
+
+def test_a_zero_matrix_has_rank_zero():
+    x, info = glgpgpu.sparse_lstsq(sp.csc_matrix((5, 3)), np.ones(5), method="host")
+    assert info.rank == 0 and list(info.dead) == [0, 1, 2] and np.all(x == 0) and info.converged
+    fac = glgpgpu.sparse_qr(sp.csc_matrix((5, 3)), method="host")
+    assert fac.rank == 0 and fac.R.shape == (0, 0)

@@ -178,7 +178,7 @@ def test_numeric_phase_on_the_host_gives_r(make):
     """The multifrontal R equals the dense R of A P up to row signs (float32, full
     column rank cases) and R^T R = (A P)^T (A P) within float32's bound."""
     A = make()
-    fac = factorize(A, None, ordering="colamd", tol=-1, impl=HostQR(), ctx=None)
+    fac = factorize(A, None, ordering="colamd", tol=-1, engine=lambda an: (HostQR(), None, "host"))
     AP = A[:, fac.perm].toarray()
     R = fac.R.toarray().astype(np.float64)
     assert np.linalg.norm(R.T @ R - AP.T @ AP) <= 1e-5 * np.linalg.norm(AP) ** 2

@@ -66,12 +66,14 @@ def _quiet_stdout():
         os.close(devnull)
 
 
-def from_mps(path: str) -> GeneralLP:
-    """Read an MPS file (plain or .gz) with HiGHS."""
+def read_model(path: str):
+    """HiGHS's model (`highspy.HighsLp`) of an MPS file (plain or .gz); the path is
+    checked first (a folder, a missing file, a non-path are named)."""
     highspy = optional_import("highspy", "lp", "reading MPS files")
 
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a file name, got {type(path).__name__} {path!r}")
+    path = os.fspath(path)
     if os.path.isdir(path):
         raise ValueError(f"{path} is a folder; pass an MPS file (plain or .gz)")
     if not os.path.isfile(path):
@@ -97,7 +99,14 @@ def from_mps(path: str) -> GeneralLP:
     finally:
         if tmp:
             os.unlink(tmp)
-    lp = h.getLp()
+    return h.getLp()
+
+
+def from_mps(path: str) -> GeneralLP:
+    """Read an MPS file (plain or .gz) with HiGHS."""
+    highspy = optional_import("highspy", "lp", "reading MPS files")
+    lp = read_model(path)
+    path = os.fspath(path)
     ncol, nrow = lp.num_col_, lp.num_row_
     if ncol == 0:
         raise ValueError(f"{path} holds no variables (an empty or malformed MPS file)")
