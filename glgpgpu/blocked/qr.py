@@ -200,7 +200,9 @@ def _front(m: int, n: int, nb: int, chunk) -> BlockedFront:
 
 def qr_texture(a_tex, m: int, n: int, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = None):
     """Factor the RGBA matrix (m x n, n padded to a multiple of 4 in the texture)
-    in place: the one-front atlas.  Returns TT (the panels' T, tau on their diagonals)."""
+    in place: the one-front atlas.  Returns TT (the panels' T, tau on their diagonals).
+    A should be scaled to max |A| ~ 1 (power_of_two_scale): bqr_house treats sums of
+    squares under 2^-80 as zero."""
     nb = panel_width(engine(ctx), nb)
     return factor_atlas(a_tex, [_front(m, n, nb, chunk)], nb=nb, ctx=ctx)
 

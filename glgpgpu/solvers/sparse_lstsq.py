@@ -109,6 +109,7 @@ class SparseLstsqInfo:
     dead: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))   # columns of A set to zero
     iterations: int = 0                     # LSMR iterations in float64
     optimality: float = np.inf              # ||A^T r|| / (||A||_F ||r||)
+    floor: float = 0.0                      # what float64 can certify: u64 (1 + ||A||_F ||x|| / ||r||)
     refactorizations: int = 0
     factor: SparseQRFactor | None = None
     times: dict = field(default_factory=dict)
@@ -129,7 +130,9 @@ def sparse_lstsq(A, b, *, atol: float = 1e-12, tol=None, max_iter: int = 100, or
     """min_x ||b - A x||_2 for a sparse A (m x n, m >= n or rank deficient), float64.
 
     Factors [A b] by sparse_qr (float32, GPU or host per `method`), then LSMR in
-    float64 preconditioned by R until ||A^T r|| <= atol ||A||_F ||r|| (or r = 0).
+    float64 preconditioned by R until ||A^T r|| <= atol ||A||_F ||r|| (or r = 0), or
+    below what float64 can certify when x is large (info.floor: u64 (1 + ||A|| ||x|| /
+    ||r||), the rounding of r itself).
     Columns found dependent (|R_kk| <= tol) are dropped and x is the basic solution,
     zero there.  Returns (x, SparseLstsqInfo).
     """
@@ -166,6 +169,13 @@ def sparse_lstsq(A, b, *, atol: float = 1e-12, tol=None, max_iter: int = 100, or
         if info.optimality <= atol or np.linalg.norm(r) <= atol * np.linalg.norm(b):
             info.status = "converged"
             break
+    if not info.converged:
+        # r = b - A x itself carries rounding of u64 ||A|| ||x||: below that the
+        # optimality cannot be certified (an ill-conditioned basis with a large x)
+        nr = np.linalg.norm(b - AP @ z)
+        info.floor = float(np.finfo(float).eps * (1 + sp.linalg.norm(AP) * np.linalg.norm(z) / max(nr, 1e-300)))
+        if info.optimality <= info.floor:
+            info.status = "converged"
     x[cols] = z
     info.times["refine"] = time.perf_counter() - t1
     if not info.converged:

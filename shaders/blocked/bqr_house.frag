@@ -38,7 +38,11 @@ void main() {
     float sigma = (sk.x + sk.y) + (sk.z + sk.w);
     float dj = (sj.x + sj.y) + (sj.z + sj.w);
     vec4 h;
-    if (sigma == 0.0) {
+    // sigma under 2^-80 counts as zero (H = I): the matrix comes scaled to max |A| in [0.5, 1),
+    // so the sub-column left is under 2^-40, far below float32's backward error -- while sums
+    // of squares that small lose the terms the GPU flushes to zero, and a sigma that does not
+    // match v makes a reflector that is not orthogonal
+    if (sigma < 8.2718061e-25) {
         h = vec4(0.0, alpha, 0.0, 0.0);               // nothing to annihilate: H = I (tau = 0), R(k, k) = alpha
     } else {
         float beta = (alpha >= 0.0 ? -1.0 : 1.0) * sqrt(alpha * alpha + sigma);

@@ -34,7 +34,11 @@ void main() {
         if (t == 0) {
             float sigma = red[0][0];
             float alpha = qa[c * u_ld + c];
-            if (sigma == 0.0) {                      // nothing below the diagonal: H = I
+            // sigma under 2^-80 counts as zero (H = I): the matrix comes scaled to max |A| in [0.5, 1),
+            // so the sub-column left is under 2^-40, far below float32's backward error -- while sums
+            // of squares that small lose the terms the GPU flushes to zero, and a sigma that does not
+            // match v makes a reflector that is not orthogonal
+            if (sigma < 8.2718061e-25) {                      // nothing below the diagonal: H = I
                 s_tau = 0.0;
                 s_scale = 0.0;
             } else {

@@ -14,7 +14,11 @@ void main() {
     int col = front_ox() + u_k;
     float alpha = texelFetch(A, ivec2(col, u_k), 0).r;
     float sigma = texelFetch(G, ivec2(col, 0), 0).r;
-    if (sigma == 0.0) { result = vec4(alpha, 0.0, 0.0, 0.0); return; }
+    // sigma under 2^-80 counts as zero (H = I): the matrix comes scaled to max |A| in [0.5, 1),
+    // so the sub-column left is under 2^-40, far below float32's backward error -- while sums
+    // of squares that small lose the terms the GPU flushes to zero, and a sigma that does not
+    // match v makes a reflector that is not orthogonal
+    if (sigma < 8.2718061e-25) { result = vec4(alpha, 0.0, 0.0, 0.0); return; }
     float beta = (alpha >= 0.0 ? -1.0 : 1.0) * sqrt(alpha * alpha + sigma);
     result = vec4(beta, (beta - alpha) / beta, 1.0 / (alpha - beta), 0.0);
 }

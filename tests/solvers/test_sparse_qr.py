@@ -79,8 +79,15 @@ def test_lstsq_on_netlib_reaches_float64(ctx, name):
     b = np.random.default_rng(0).standard_normal(A.shape[0])
     x, info = glgpgpu.sparse_lstsq(A, b, method="blocked")
     Ad = A.toarray()
-    assert info.converged and info.optimality <= 1e-12
+    assert info.converged
     assert info.rank == np.linalg.matrix_rank(Ad)
+    if info.rank == A.shape[1]:
+        assert info.optimality <= 1e-12
+    else:                       # the basis kept can be ill-conditioned (agg3: 4e8); LAPACK's own answer reaches
+        kept = Ad[:, info.factor.perm[:info.rank]]                 # 1.4e-10 there
+        r = b - kept @ np.linalg.lstsq(kept, b, rcond=None)[0]
+        lapack = np.linalg.norm(kept.T @ r) / (np.linalg.norm(kept) * np.linalg.norm(r))
+        assert info.optimality <= max(1e-12, lapack)
     xr = np.linalg.lstsq(Ad, b, rcond=None)[0]
     assert np.linalg.norm(b - A @ x) <= (1 + 1e-10) * np.linalg.norm(b - Ad @ xr)
     assert np.all(x[info.dead] == 0)
@@ -134,16 +141,12 @@ def test_dense_input_works(ctx):
     np.testing.assert_allclose(x, np.linalg.lstsq(A, [1.0, 2.0, 3.0], rcond=None)[0], rtol=1e-12)
 
 
-@pytest.mark.parametrize("method", [
-    pytest.param("blocked", marks=pytest.mark.xfail(strict=True, reason="known defect: the blocked dense QR "
-                                                    "loses R^T R on this rank-deficient front (7e-2)")),
-    pytest.param("paper", marks=pytest.mark.xfail(strict=True, reason="known defect: the paper's dense QR "
-                                                  "reaches 2.3e-5 on this rank-deficient front")),
-    "compute"])
+@pytest.mark.parametrize("method", METHODS)
 def test_a_rank_deficient_front_from_bnl2(ctx, method):
     """A 49 x 94 front of bnl2's A^T (entries 1e-14 .. 48, exact zero pivots): the
-    dense QR must keep R^T R = M^T M to float32's bound -- the compute path does,
-    the fragment paths do not yet (bnl2's sparse R: 1.6e-4 on the H100)."""
+    dense QR must keep R^T R = M^T M to float32's bound.  Its sub-columns fall to ~1e-18,
+    whose squares the GPU flushes to zero: the blocked path gave 7e-2 and the paper's
+    2.3e-5 until such sums count as zero (H = I)."""
     from pathlib import Path
     M = np.load(Path(__file__).resolve().parents[1] / "data" / "qr_front_bnl2.npy")
     F, _ = glgpgpu.qr(M, mode="raw", method=method)
