@@ -219,7 +219,7 @@ def panel_width(ctx, nb: int = NB) -> int:
     return max(4, min(nb, ctx.max_texture_size // 4 * 4))
 
 
-def qr_batched(mats, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = None) -> list:
+def qr_batched(mats, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = None, stairs=None) -> list:
     """[(F, tau), ...] for float32 matrices of any shapes: fronts side by side in one
     RGBA atlas (several when the texture limit says so), every launch's draws
     covering all of them (many fronts per launch, as Yeralan et al. (2015) do, Fig. 5).  Each result

@@ -38,19 +38,31 @@ def _build_t(ctx, F, tau, T, m, j0, kb) -> None:
                                    "u_toff": (j0 // NBQ) * NBQ * NBQ})
 
 
-def factor_buffer(ctx, F, m: int, n: int):
-    """Householder QR of the m x n matrix in F, in place; returns the (tau, T) buffers."""
+def _rows_reached(m: int, j0: int, kb: int, leftmost) -> int:
+    """The rows panel j0..j0+kb-1 works on: all m, or with a staircase (rows sorted by
+    their leftmost nonzero column) only down to the last row some column of the panel
+    reaches -- below it the panel's columns are zero, so are its reflectors' entries."""
+    if leftmost is None:
+        return m
+    return int(min(m, max(j0 + kb, np.searchsorted(leftmost, j0 + kb - 1, side="right"))))
+
+
+def factor_buffer(ctx, F, m: int, n: int, leftmost=None):
+    """Householder QR of the m x n matrix in F, in place; returns the (tau, T) buffers.
+    leftmost: the rows' leftmost nonzero columns when they form a staircase (each
+    panel then stops at the rows it reaches: the same F and tau, fewer flops)."""
     k = min(m, n)
     tau = take(ctx, 1, max(k, 1), "QR tau")
     T = take(ctx, max(1, -(-k // NBQ)) * NBQ, NBQ, "QR T")
     W = take(ctx, NBQ, max(n, 1), "QR W")
     try:
         for j0, kb in _panels(k):
+            mp = _rows_reached(m, j0, kb, leftmost)
             ctx.kernels.dispatch("qr_panel", (1, 1, 1), buffers={0: F.buf, 1: tau.buf}, defines={"NBQ": NBQ},
-                                 uniforms={"u_m": m, "u_ld": F.ld, "u_j0": j0, "u_kb": kb},
-                                 work=(m - j0) * kb * kb // 64)
-            _build_t(ctx, F, tau, T, m, j0, kb)
-            _apply_panel(ctx, F, F, W, T, m, j0, kb, j0 + kb, n - j0 - kb, trans=True)
+                                 uniforms={"u_m": mp, "u_ld": F.ld, "u_j0": j0, "u_kb": kb},
+                                 work=(mp - j0) * kb * kb // 64)
+            _build_t(ctx, F, tau, T, mp, j0, kb)
+            _apply_panel(ctx, F, F, W, T, mp, j0, kb, j0 + kb, n - j0 - kb, trans=True)
     except BaseException:
         tau.give()
         T.give()
@@ -60,15 +72,15 @@ def factor_buffer(ctx, F, m: int, n: int):
     return tau, T
 
 
-def qr_raw(A32: np.ndarray, *, ctx):
+def qr_raw(A32: np.ndarray, *, ctx, leftmost=None):
     """(F, tau) in geqrf's layout; A scaled by a power of two first (exact), as the
-    other methods."""
+    other methods.  leftmost: its rows' staircase, if it has one (factor_buffer)."""
     require(ctx)
     m, n = A32.shape
     A, sc = power_of_two_scale(A32)
     F = upload(ctx, A, "the QR factorization")
     try:
-        tau, T = factor_buffer(ctx, F, m, n)
+        tau, T = factor_buffer(ctx, F, m, n, leftmost)
         try:
             out = download(ctx, F)
             taus = download(ctx, tau)[0, :min(m, n)].copy()
@@ -80,9 +92,11 @@ def qr_raw(A32: np.ndarray, *, ctx):
     return scale_r(out, sc), taus
 
 
-def qr_batched(mats, *, ctx) -> list:
-    """One qr_raw per matrix (the compute stage needs no atlas: each call fills the chip)."""
-    return [qr_raw(A, ctx=ctx) for A in mats]
+def qr_batched(mats, *, ctx, stairs=None) -> list:
+    """One qr_raw per matrix (the compute stage needs no atlas: each call fills the chip),
+    each on its staircase where `stairs` gives one."""
+    stairs = stairs if stairs is not None else [None] * len(mats)
+    return [qr_raw(A, ctx=ctx, leftmost=s) for A, s in zip(mats, stairs)]
 
 
 def _apply(ctx, F, tau, C, m, k, p, trans: bool) -> None:

@@ -48,8 +48,12 @@ class Method(Protocol):
     def apply_q(self, F: np.ndarray, tau: np.ndarray, C: np.ndarray, *, trans: bool, ctx) -> np.ndarray:
         """Q C (or Q^T C) for Q held as (F, tau)."""
 
-    def qr_batched(self, mats: list, *, ctx) -> list:
-        """[(F, tau), ...] of many matrices factored by the same draws."""
+    def qr_batched(self, mats: list, *, ctx, stairs=None) -> list:
+        """[(F, tau), ...] of many matrices factored by the same draws.  stairs: None, or
+        per matrix None or its rows' leftmost nonzero columns, non-decreasing (a
+        staircase, the sparse QR's fronts): a panel then skips the rows no column up to
+        its end reaches -- their updates are exact zeros, so the results are the same.
+        A hint: the compute method uses it, the fragment methods factor every row."""
 
     # -- objects that keep a factor on the GPU between calls ------------------------------
     def normal_system(self, A: np.ndarray, *, packed: bool, variant: str, ctx, watch):

@@ -47,9 +47,9 @@ class DelegatingMethod:
         with self._scope(ctx):
             return self.qr.apply_q(F, tau, C, trans=trans, ctx=ctx)
 
-    def qr_batched(self, mats, *, ctx):
+    def qr_batched(self, mats, *, ctx, stairs=None):
         with self._scope(ctx):
-            return self.qr.qr_batched(mats, ctx=ctx)
+            return self.qr.qr_batched(mats, ctx=ctx, stairs=stairs)
 
     def normal_system(self, A, *, packed=False, variant="outer", ctx, watch=None):
         with self._scope(ctx):

@@ -78,10 +78,11 @@ def _release(ctx, textures, hh):
     ctx.pool.give(*seen, hh)
 
 
-def qr_batched(mats, *, chunk: int = CHUNK, ctx: Context | None = None):
+def qr_batched(mats, *, chunk: int = CHUNK, ctx: Context | None = None, stairs=None):
     """[(F, tau), ...] for float32 matrices of any shapes, factored together: the
     matrices share one atlas (several when their widths pass the texture limit)
-    and every draw covers all of them (many fronts per launch, as Yeralan et al. (2015) do)."""
+    and every draw covers all of them (many fronts per launch, as Yeralan et al. (2015) do).
+    `stairs` (staircases, methods/contract.py) is not used: every row is factored."""
     ctx = engine(ctx)
     shapes = [a.shape for a in mats]
     out = [None] * len(mats)

@@ -37,7 +37,7 @@ class HostQR:
     and what "auto" picks below Fig. 15's threshold."""
     name = "host"
 
-    def qr_batched(self, mats, *, ctx=None) -> list:
+    def qr_batched(self, mats, *, ctx=None, stairs=None) -> list:
         out = []
         for a in mats:
             F, tau = scipy.linalg.qr(a, mode="raw", overwrite_a=False, check_finite=False)[0]
@@ -84,18 +84,24 @@ def _assemble(an: Analysis, f: int, AP: sp.csr_matrix, blocks: dict) -> np.ndarr
     return M
 
 
-def _rows_within(M: np.ndarray, limit: int, impl, ctx) -> np.ndarray:
-    """A front taller than the texture limit, reduced to the same R by row blocks:
-    each block of at most `limit` rows is factored (in one batch) and the blocks' R
-    stacked, until the stack fits (a TSQR tree; Q changes, R does not up to signs)."""
+def _rows_within(M: np.ndarray, leftmost, limit: int, impl, ctx) -> tuple:
+    """(M, leftmost) for a front, or for one taller than the texture limit the same R
+    by row blocks: each block of at most `limit` rows is factored (in one batch, on
+    its staircase) and the blocks' R stacked, until the stack fits (a TSQR tree; Q
+    changes, R does not up to signs; the stack has no staircase)."""
+    if M.shape[0] <= limit:
+        return M, leftmost
     while M.shape[0] > limit:
         step = max(limit, 2 * M.shape[1])
         if step > limit:
             raise ValueError(f"a front of {M.shape[0]} x {M.shape[1]} cannot be split into row blocks of at most "
                              f"{limit} rows (the texture limit) each holding its R: use method='host'")
-        parts = [M[i:i + step] for i in range(0, M.shape[0], step)]
-        M = np.concatenate([np.triu(F[:min(F.shape)]) for F, _ in impl.qr_batched(parts, ctx=ctx)])
-    return M
+        starts = range(0, M.shape[0], step)
+        parts = [M[i:i + step] for i in starts]
+        stairs = [leftmost[i:i + step] for i in starts] if leftmost is not None else None
+        M = np.concatenate([np.triu(F[:min(F.shape)]) for F, _ in impl.qr_batched(parts, ctx=ctx, stairs=stairs)])
+        leftmost = None
+    return M, None
 
 
 def _rounds(an: Analysis, fronts: np.ndarray) -> list:
@@ -127,9 +133,11 @@ def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, t
             work = [f for f in rnd if an.fm[f] > 0]
             mats = [_assemble(an, f, AP, blocks) for f in work]
             t1 = time.perf_counter()
+            stairs = [an.leftmost[f] for f in work]
             if limit is not None:
-                mats = [_rows_within(M, limit, impl, ctx) for M in mats]
-            res = impl.qr_batched(mats, ctx=ctx) if mats else []
+                mats, stairs = zip(*[_rows_within(M, s, limit, impl, ctx) for M, s in zip(mats, stairs)]) \
+                    if mats else ((), ())
+            res = impl.qr_batched(list(mats), ctx=ctx, stairs=list(stairs)) if mats else []
             t2 = time.perf_counter()
             for f, (F, _tau) in zip(work, res):
                 fp, fr, k = int(an.fp[f]), int(an.frank[f]), int(an.cm[f])

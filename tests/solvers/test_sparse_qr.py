@@ -160,3 +160,22 @@ def test_a_zero_matrix_has_rank_zero():
     assert info.rank == 0 and list(info.dead) == [0, 1, 2] and np.all(x == 0) and info.converged
     fac = glgpgpu.sparse_qr(sp.csc_matrix((5, 3)), method="host")
     assert fac.rank == 0 and fac.R.shape == (0, 0)
+
+
+def test_staircase_skips_rows_and_keeps_r_bit_identical(ctx, monkeypatch):
+    """The compute method stops each panel at the rows its columns reach (the fronts'
+    staircases): the same R, bit for bit, as factoring every row -- and rows are skipped."""
+    import glgpgpu.compute.qr as cq
+    A = grid(8, 2)
+    reached = []
+    real = cq._rows_reached
+
+    def spy(m, j0, kb, leftmost):
+        reached.append((real(m, j0, kb, leftmost), m))
+        return reached[-1][0]
+    monkeypatch.setattr(cq, "_rows_reached", spy)
+    stairs = glgpgpu.sparse_qr(A, method="compute", tol=-1)
+    assert any(r < m for r, m in reached)
+    monkeypatch.setattr(cq, "_rows_reached", lambda m, j0, kb, leftmost: m)
+    dense = glgpgpu.sparse_qr(A, method="compute", tol=-1)
+    assert (stairs.R != dense.R).nnz == 0
