@@ -166,7 +166,7 @@ def test_staircase_skips_rows_and_keeps_r_bit_identical(ctx, monkeypatch):
     """The compute method stops each panel at the rows its columns reach (the fronts'
     staircases): the same R, bit for bit, as factoring every row -- and rows are skipped."""
     import glgpgpu.compute.qr as cq
-    A = grid(8, 2)
+    A = grid(5, 3)                                                  # fronts wider than a panel
     reached = []
     real = cq._rows_reached
 
