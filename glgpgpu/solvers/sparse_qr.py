@@ -84,18 +84,31 @@ def _assemble(an: Analysis, f: int, AP: sp.csr_matrix, blocks: dict) -> np.ndarr
     return M
 
 
-def _rows_within(M: np.ndarray, leftmost, limit: int, impl, ctx) -> tuple:
-    """(M, leftmost) for a front, or for one taller than the texture limit the same R
-    by row blocks: each block of at most `limit` rows is factored (in one batch, on
-    its staircase) and the blocks' R stacked, until the stack fits (a TSQR tree; Q
-    changes, R does not up to signs; the stack has no staircase)."""
-    if M.shape[0] <= limit:
+def _row_limit(impl, ctx, n: int) -> int | None:
+    """The most rows of an n-column front the method's dense QR holds: a texture's
+    height for the fragment methods, one storage block's bytes for the compute method,
+    no limit on the host."""
+    if ctx is None:
+        return None
+    if impl.name == "compute":
+        lim = ctx.caps.max_storage_block
+        return lim // (4 * (-(-n // 4) * 4)) if lim else None
+    return ctx.max_texture_size
+
+
+def _rows_within(M: np.ndarray, leftmost, impl, ctx) -> tuple:
+    """(M, leftmost) for a front, or for one taller than the method holds (_row_limit)
+    the same R by row blocks: each block of at most that many rows is factored (in one
+    batch, on its staircase) and the blocks' R stacked, until the stack fits (a TSQR
+    tree; Q changes, R does not up to signs; the stack has no staircase)."""
+    limit = _row_limit(impl, ctx, M.shape[1])
+    if limit is None or M.shape[0] <= limit:
         return M, leftmost
     while M.shape[0] > limit:
         step = max(limit, 2 * M.shape[1])
         if step > limit:
             raise ValueError(f"a front of {M.shape[0]} x {M.shape[1]} cannot be split into row blocks of at most "
-                             f"{limit} rows (the texture limit) each holding its R: use method='host'")
+                             f"{limit} rows (the method's limit) each holding its R: use method='host'")
         starts = range(0, M.shape[0], step)
         parts = [M[i:i + step] for i in starts]
         stairs = [leftmost[i:i + step] for i in starts] if leftmost is not None else None
@@ -119,7 +132,7 @@ def _rounds(an: Analysis, fronts: np.ndarray) -> list:
 def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, times=None) -> tuple:
     """Factor every front; returns (R as CSC, the per-round front counts)."""
     times = times if times is not None else {}
-    limit = ctx.max_texture_size if ctx is not None else None
+    limit = ctx.max_texture_size if ctx is not None and impl.name != "compute" else None
     if limit is not None and an.nfronts and (an.fn.max() + 3) // 4 > limit:
         f = int(np.argmax(an.fn))
         raise ValueError(f"front {f} has {an.fn[f]} columns, more than this GPU's texture holds "
@@ -134,9 +147,8 @@ def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, t
             mats = [_assemble(an, f, AP, blocks) for f in work]
             t1 = time.perf_counter()
             stairs = [an.leftmost[f] for f in work]
-            if limit is not None:
-                mats, stairs = zip(*[_rows_within(M, s, limit, impl, ctx) for M, s in zip(mats, stairs)]) \
-                    if mats else ((), ())
+            if mats:
+                mats, stairs = zip(*[_rows_within(M, s, impl, ctx) for M, s in zip(mats, stairs)])
             res = impl.qr_batched(list(mats), ctx=ctx, stairs=list(stairs)) if mats else []
             t2 = time.perf_counter()
             for f, (F, _tau) in zip(work, res):
