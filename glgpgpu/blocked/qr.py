@@ -34,6 +34,7 @@ The result is geqrf's layout, as paper/qr.py's, and the same QRFactor operation.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -219,6 +220,15 @@ def panel_width(ctx, nb: int = NB) -> int:
     return max(4, min(nb, ctx.max_texture_size // 4 * 4))
 
 
+def _with_reach(fr: BlockedFront, leftmost, nb: int) -> BlockedFront:
+    """fr with the rows each of its panels reaches on its staircase (None: all)."""
+    if leftmost is None:
+        return fr
+    ends = [kb + fr.bw(kb, nb) for kb in range(0, fr.steps, nb)]
+    reach = tuple(int(min(fr.m, max(e, np.searchsorted(leftmost, e - 1, side="right")))) for e in ends)
+    return replace(fr, reach=reach)
+
+
 def qr_batched(mats, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = None, stairs=None) -> list:
     """[(F, tau), ...] for float32 matrices of any shapes: fronts side by side in one
     RGBA atlas (several when the texture limit says so), every launch's draws
@@ -231,6 +241,8 @@ def qr_batched(mats, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = 
     out = [None] * len(mats)
     for atlas in place_blocked([a.shape for a in mats], ctx.max_texture_size, nb,
                                lambda m: _check_nb(nb, chunk, m)):
+        if stairs is not None:
+            atlas = [(idx, _with_reach(fr, stairs[idx], nb)) for idx, fr in atlas]
         fronts = [fr for _, fr in atlas]
         W = max(fr.ox + fr.texels for fr in fronts)
         H = max(fr.m for fr in fronts)

@@ -17,7 +17,7 @@ Per column k there are four draws (paper/qr.py):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .vertices import Geometry, rectangle
 
@@ -135,13 +135,21 @@ class BlockedFront:
     """One matrix of the blocked QR's atlas.  ox: its first texel column (4 matrix
     columns a texel; A and C alike); f: its slot in the scratch textures (panel
     textures NB/4 texels a slot, YZ and TT NB texels); chunk: its rows per fragment
-    in the chunked reductions."""
+    in the chunked reductions.  reach: for a front with a staircase (rows sorted by
+    their leftmost nonzero), the rows each panel works on -- below them its columns
+    are zero, and so are its reflectors' entries and their updates (empty: all m)."""
 
     ox: int
     m: int
     n: int
     f: int
     chunk: int
+    reach: tuple = ()
+
+    def at(self, kb: int, nb: int) -> "BlockedFront":
+        """The front as panel kb sees it: m cut to the rows the panel reaches."""
+        p = kb // nb
+        return replace(self, m=self.reach[p], reach=()) if p < len(self.reach) else self
 
     @property
     def steps(self) -> int:
@@ -187,7 +195,7 @@ def blocked_column_rects(fronts, kb: int, kl: int, nb: int):
     """Column kb + kl of every front whose panel at kb is wider than kl: (dots_reflect
     on the panel slots x chunks grid, house on the YZ grid), or None."""
     nbq = nb // 4
-    act = [fr for fr in fronts if fr.bw(kb, nb) > kl]
+    act = [fr.at(kb, nb) for fr in fronts if fr.bw(kb, nb) > kl]
     if not act:
         return None
     dr = [_brect(fr, fr.f * nbq, kb // fr.chunk, fr.f * nbq + -(-fr.bw(kb, nb) // 4), fr.chunks(), fr.bw(kb, nb),
@@ -200,7 +208,7 @@ def blocked_column_rects(fronts, kb: int, kl: int, nb: int):
 def blocked_panel_end_rects(fronts, kb: int, nb: int):
     """The end of panel kb: (store into A's texels, T into TT: the front's NB columns,
     rows kb .. kb + bw) for every front with a panel there."""
-    act = [fr for fr in fronts if fr.bw(kb, nb) > 0]
+    act = [fr.at(kb, nb) for fr in fronts if fr.bw(kb, nb) > 0]
     if not act:
         return None
     store = [_brect(fr, fr.ox + kb // 4, kb, fr.ox + kb // 4 + -(-fr.bw(kb, nb) // 4), fr.m, fr.bw(kb, nb),
@@ -217,6 +225,7 @@ def blocked_apply_rects(fronts, kb: int, nb: int, *, c_texels: int | None = None
     None when no front has columns left to update."""
     parts = ([], [], [])
     for fr in fronts:
+        fr = fr.at(kb, nb)
         bw = fr.bw(kb, nb)
         if bw == 0 or (c_texels is None and kb + bw >= fr.n):
             continue

@@ -53,7 +53,7 @@ class Method(Protocol):
         per matrix None or its rows' leftmost nonzero columns, non-decreasing (a
         staircase, the sparse QR's fronts): a panel then skips the rows no column up to
         its end reaches -- their updates are exact zeros, so the results are the same.
-        A hint: the compute method uses it, the fragment methods factor every row."""
+        A hint (the paper's kernels factor every row; blocked and compute use it)."""
 
     # -- objects that keep a factor on the GPU between calls ------------------------------
     def normal_system(self, A: np.ndarray, *, packed: bool, variant: str, ctx, watch):

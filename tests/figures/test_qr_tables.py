@@ -129,3 +129,18 @@ def test_blocked_atlas_rectangles_cover_each_front_with_its_parameters():
     assert (count[:2, 5:11] == 1).all()               # front 1: texels 3 + (8 >> 2) .. 3 + 8, rows 6 / 4
     assert count[:, 11:].sum() == 0                   # front 2: 5 columns, one panel: nothing to apply
     assert np.allclose(t1[0, 5], (1, 6, 0))
+
+
+def test_a_front_with_a_staircase_draws_each_panel_down_to_its_reach():
+    """BlockedFront.reach: panel kb's rectangles (dots, store, apply) stop at the rows
+    it reaches, and carry that as the front's m (the kernels' row bound)."""
+    from glgpgpu.figures.qr import BlockedFront, blocked_apply_rects, blocked_column_rects, blocked_panel_end_rects
+    fr = BlockedFront(0, 200, 96, 0, 16, reach=(64, 130, 200))
+    assert fr.at(0, 32).m == 64 and fr.at(32, 32).m == 130 and fr.at(64, 32).m == 200 and fr.at(96, 32) is fr
+    dots, _ = blocked_column_rects([fr], 32, 0, 32)
+    assert dots.vertices[:, 1].max() == -(-130 // 16)               # chunks of the 130 rows reached
+    store, _ = blocked_panel_end_rects([fr], 32, 32)
+    assert store.vertices[:, 1].max() == 130
+    *_, update = blocked_apply_rects([fr], 0, 32)
+    assert update.vertices[:, 1].max() == -(-(64 - 0) // 4)
+    assert set(update.vertices[:, 3].round().astype(int)) == {64}    # T0.y = m as the kernels see it

@@ -23,7 +23,8 @@ def cases():
     rng = np.random.default_rng(5)
     out = {"1x1": sp.csc_matrix([[3.0]]), "2x1": sp.csc_matrix([[1.0], [2.0]]),
            "3x2": sp.csc_matrix([[1.0, 0], [0, 2.0], [1.0, 1.0]]),
-           "grid2d_5": grid(5, 2), "grid3d_3": grid(3, 3), "nug4": nug(4), "ch3-4-b1": chessboard(3, 4, 1)}
+           "grid2d_5": grid(5, 2), "grid3d_3": grid(3, 3),
+           "grid3d_5": grid(5, 3), "ch4-5-b2": chessboard(4, 5, 2), "nug4": nug(4), "ch3-4-b1": chessboard(3, 4, 1)}
     A = sp.random(57, 31, density=0.08, random_state=rng, format="lil")
     A[np.arange(31) + 10, np.arange(31)] = 1.0
     out["random57x31"] = A.tocsc()
