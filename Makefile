@@ -69,6 +69,7 @@ demo: check-egl $(STAMP)
 	$(PY) examples/lssvm_digits.py
 	$(PY) examples/tiled_cholesky.py
 	$(PY) examples/three_methods.py
+	$(PY) examples/sparse_least_squares.py
 	$(VENV)/bin/glgpgpu demo --out demo_out
 
 test: check-egl check-xvfb check-colamd $(STAMP)

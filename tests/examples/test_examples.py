@@ -19,6 +19,7 @@ ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
     ("examples/lssvm_digits.py", [], set()),
     ("examples/tiled_cholesky.py", ["100", "32"], set()),
     ("examples/three_methods.py", ["40"], set()),
+    ("examples/sparse_least_squares.py", ["12"], set()),
 ])
 def test_example(ctx, script, args, writes, tmp_path, monkeypatch, capsys):
     before = untracked_files(ROOT)
