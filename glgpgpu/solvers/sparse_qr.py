@@ -205,46 +205,52 @@ def preconditioned(S: sp.spmatrix, R: sp.spmatrix) -> tuple:
     return op, solve
 
 
-def _distance(AP: sp.csc_matrix, R: sp.spmatrix, lo: int, k: int) -> float:
-    """||(I - P) a_k|| in float64, P the projector on columns lo..k-1 of A P -- the
-    exact |R_kk| when those are k's subtree (R_ik = 0 outside it): least squares by
-    LSMR preconditioned with the float32 factor's block R[lo:k, lo:k]."""
+def _distance(AP: sp.csc_matrix, R: sp.spmatrix, cols: np.ndarray, k: int, norms: np.ndarray) -> float:
+    """||(I - P) a_k|| in float64, P the projector on the columns `cols` of A P (k's
+    subtree before k, less the columns already found dead) -- the exact |R_kk| of
+    Heath's method, since R_ik = 0 outside the subtree: least squares by LSMR
+    preconditioned with the float32 factor's block R[cols, cols] (a zero on its
+    diagonal -- a pivot the dense front had no row for -- replaced by the column's
+    norm: any nonsingular triangle gives the exact distance, a good one in few steps).
+    inf when LSMR does not settle (undecided: the next factorization decides)."""
     a = AP[:, k].toarray().ravel()
-    if k == lo:
+    if cols.size == 0:
         return float(np.linalg.norm(a))
-    Rb = R[lo:k, lo:k]
-    if np.any(Rb.diagonal() == 0):
+    Rb = R[cols][:, cols].tolil()
+    dg = np.abs(Rb.diagonal())
+    zero = np.flatnonzero(dg <= NOISE * norms[cols])
+    for i in zero:
+        Rb[i, i] = max(norms[cols[i]], 1.0)
+    S = AP[:, cols].tocsc()
+    op, solve = preconditioned(S, Rb.tocsr())
+    y, istop = lsmr(op, a, atol=1e-14, btol=1e-14, maxiter=500)[:2]
+    if istop not in (0, 1, 2, 4, 5):
         return np.inf
-    S = AP[:, lo:k].tocsc()
-    op, solve = preconditioned(S, Rb)
-    y = lsmr(op, a, atol=1e-14, btol=1e-14, maxiter=200)[0]
     return float(np.linalg.norm(a - S @ solve(y)))
 
 
 def dependent(an: Analysis, R: sp.spmatrix, AP: sp.csc_matrix, norms: np.ndarray, tol: float) -> np.ndarray:
     """Pivots (columns of A P) that are dependent by Heath's rule at `tol`: a pivot
     whose float32 |R_kk| is within float32's noise of its column (NOISE ||A_k||, or
-    at most tol) is measured again in float64 (its distance from the columns of its
-    subtree) and dead if that is <= tol.  Only the first dead pivot of a subtree is
-    decided per factorization: a dense front cannot skip a dead column as Heath's
-    method does (its pivot row stays unused), so a later small pivot there may be
-    the row this leaves missing -- it is decided after re-factoring without it."""
+    at most tol) is measured again in float64 -- its distance from its subtree's
+    earlier columns that are not dead -- and is dead if that is <= tol.  A dense front
+    cannot skip a dead column as Heath's method does (its pivot row stays unused), so
+    pivots after one may be garbage; the float64 distance does not depend on them, but
+    a dependency they hide is only seen after re-factoring without the dead columns."""
+    n = R.shape[0]
     d = np.abs(R.diagonal()).astype(np.float64)
     small = d <= np.maximum(tol, NOISE * norms)
     first = np.zeros(an.nfronts, np.int64)            # first column of each front's subtree
     for f in range(an.nfronts):
         first[f] = min([an.super[f]] + [first[c] for c in an.children[f]])
-    out, tainted = [], np.zeros(an.nfronts, bool)
+    dead = np.zeros(n, bool)
     for f in range(an.nfronts):                  # postorder: children first
-        dirty = any(tainted[c] for c in an.children[f])
-        if not dirty:
-            for k in range(an.super[f], min(an.super[f + 1], d.shape[0])):
-                if small[k] and (d[k] == 0 or _distance(AP, R, int(first[f]), k) <= tol):
-                    out.append(k)
-                    dirty = True
-                    break
-        tainted[f] = dirty
-    return np.asarray(out, np.int64)
+        for k in range(an.super[f], min(an.super[f + 1], n)):
+            if small[k]:
+                cols = np.arange(first[f], k)
+                if _distance(AP, R, cols[~dead[cols]], k, norms) <= tol:
+                    dead[k] = True
+    return np.flatnonzero(dead)
 
 
 def factorize(A: sp.spmatrix, B: np.ndarray | None, *, ordering, tol: float, engine,
