@@ -43,6 +43,7 @@ from .. import figures as geo
 from ..scheduling import buckets
 from ..figures.qr import BlockedFront, place_blocked
 from ..layouts.scaling import power_of_two_scale, scale_r
+from ..layouts.staircase import rows_reached
 from ..gl import Context, Stopwatch, engine
 from ..layouts.rgba import padded, to_rgba
 from ..gl.transfer import read_rgba, upload_rgba
@@ -224,9 +225,7 @@ def _with_reach(fr: BlockedFront, leftmost, nb: int) -> BlockedFront:
     """fr with the rows each of its panels reaches on its staircase (None: all)."""
     if leftmost is None:
         return fr
-    ends = [kb + fr.bw(kb, nb) for kb in range(0, fr.steps, nb)]
-    reach = tuple(int(min(fr.m, max(e, np.searchsorted(leftmost, e - 1, side="right")))) for e in ends)
-    return replace(fr, reach=reach)
+    return replace(fr, reach=tuple(rows_reached(fr.m, kb + fr.bw(kb, nb), leftmost) for kb in range(0, fr.steps, nb)))
 
 
 def qr_batched(mats, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = None, stairs=None) -> list:

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..gl import Stopwatch
 from ..layouts.scaling import power_of_two_scale, scale_r
+from ..layouts.staircase import rows_reached
 from .blas import download, require, take, upload
 from .dense import solve_buffer
 
@@ -38,15 +39,6 @@ def _build_t(ctx, F, tau, T, m, j0, kb) -> None:
                                    "u_toff": (j0 // NBQ) * NBQ * NBQ})
 
 
-def _rows_reached(m: int, j0: int, kb: int, leftmost) -> int:
-    """The rows panel j0..j0+kb-1 works on: all m, or with a staircase (rows sorted by
-    their leftmost nonzero column) only down to the last row some column of the panel
-    reaches -- below it the panel's columns are zero, so are its reflectors' entries."""
-    if leftmost is None:
-        return m
-    return int(min(m, max(j0 + kb, np.searchsorted(leftmost, j0 + kb - 1, side="right"))))
-
-
 def factor_buffer(ctx, F, m: int, n: int, leftmost=None):
     """Householder QR of the m x n matrix in F, in place; returns the (tau, T) buffers.
     leftmost: the rows' leftmost nonzero columns when they form a staircase (each
@@ -57,7 +49,7 @@ def factor_buffer(ctx, F, m: int, n: int, leftmost=None):
     W = take(ctx, NBQ, max(n, 1), "QR W")
     try:
         for j0, kb in _panels(k):
-            mp = _rows_reached(m, j0, kb, leftmost)
+            mp = rows_reached(m, j0 + kb, leftmost)
             ctx.kernels.dispatch("qr_panel", (1, 1, 1), buffers={0: F.buf, 1: tau.buf}, defines={"NBQ": NBQ},
                                  uniforms={"u_m": mp, "u_ld": F.ld, "u_j0": j0, "u_kb": kb},
                                  work=(mp - j0) * kb * kb // 64)

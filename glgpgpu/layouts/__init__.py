@@ -2,6 +2,7 @@
 
 triangle  full and rectangular packed formats (2008 paper, section 3.3, Fig. 3), pack/unpack
 rgba      the blocked path's RGBA texels and blocked packed format
+staircase the rows a QR panel reaches on a sparse front's staircase
 
 Pure index arithmetic in numpy: no GL, no context (moving matrices between
 numpy and textures in these layouts is gl/transfer.py).

@@ -169,14 +169,14 @@ def test_staircase_skips_rows_and_keeps_r_bit_identical(ctx, monkeypatch):
     import glgpgpu.compute.qr as cq
     A = grid(5, 3)                                                  # fronts wider than a panel
     reached = []
-    real = cq._rows_reached
+    real = cq.rows_reached
 
-    def spy(m, j0, kb, leftmost):
-        reached.append((real(m, j0, kb, leftmost), m))
+    def spy(m, end, leftmost):
+        reached.append((real(m, end, leftmost), m))
         return reached[-1][0]
-    monkeypatch.setattr(cq, "_rows_reached", spy)
+    monkeypatch.setattr(cq, "rows_reached", spy)
     stairs = glgpgpu.sparse_qr(A, method="compute", tol=-1)
     assert any(r < m for r, m in reached)
-    monkeypatch.setattr(cq, "_rows_reached", lambda m, j0, kb, leftmost: m)
+    monkeypatch.setattr(cq, "rows_reached", lambda m, end, leftmost: m)
     dense = glgpgpu.sparse_qr(A, method="compute", tol=-1)
     assert (stairs.R != dense.R).nnz == 0
