@@ -14,11 +14,17 @@ Formatter = argparse.ArgumentDefaultsHelpFormatter
 
 
 def sizes(text: str):
-    """`--sizes 64,128` -> [64, 128], with a clear error for anything else."""
+    """`--sizes 64,128` -> [64, 128], `1-4,9` -> [1, 2, 3, 4, 9], with a clear error for anything else."""
     try:
-        out = [int(s) for s in text.split(",") if s.strip()]
+        out = []
+        for part in (s.strip() for s in text.split(",")):
+            if "-" in part[1:]:
+                lo, hi = (int(v) for v in part.split("-", 1))
+                out.extend(range(lo, hi + 1))
+            elif part:
+                out.append(int(part))
     except ValueError:
-        raise ValueError(f"--sizes takes comma-separated integers, got {text!r}") from None
+        raise ValueError(f"--sizes takes comma-separated integers or ranges (1-64), got {text!r}") from None
     if not out or any(v < 1 for v in out):
         raise ValueError(f"--sizes takes positive integers, got {text!r}")
     return out

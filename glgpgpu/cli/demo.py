@@ -1,4 +1,5 @@
-"""`glgpgpu demo [--window]`: pictures, GIFs and index.html of every pass, or a window."""
+"""`glgpgpu demo [--window | --web DIR]`: pictures, GIFs and index.html of every
+pass, a window, or the page that replays the passes in the reader's browser."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,9 +13,21 @@ def run(args) -> int:
 
         return window.run(algorithm=args.algorithm, m=args.m, packed=args.packed,
                           screenshot=args.screenshot, step=args.step)
+    if args.web:
+        from ..teach import web
+
+        chosen = tuple(sizes(args.sizes or "1-64"))
+        if max(chosen) > web.MAX_SIZE:
+            print(f"error: the web page replays m up to {web.MAX_SIZE} (its grids and files grow as m^2), "
+                  f"got {max(chosen)}")
+            return 2
+        index = web.write(Path(args.web), sizes=chosen)
+        print(f"wrote {index}: open it in a browser (no server needed), or serve the folder: "
+              f"python -m http.server -d {args.web}")
+        return 0
     from ..teach import demo
 
-    index = demo.build(Path(args.out), sizes=tuple(sizes(args.sizes)))
+    index = demo.build(Path(args.out), sizes=tuple(sizes(args.sizes or "6,7")))
     print(f"wrote the pictures, GIFs and {index}  (open it in a browser)")
     return 0
 
@@ -23,7 +36,10 @@ def register(sub):
     s = sub.add_parser("demo", help="pictures (or a window) of which fragments each triangle computes",
                        formatter_class=Formatter)
     s.add_argument("--out", default="demo_out", help="folder for PNG, GIF and index.html")
-    s.add_argument("--sizes", default="6,7", type=size_list, help="matrix orders to show (one even, one odd)")
+    s.add_argument("--sizes", default=None, type=size_list,
+                   help="matrix orders to show: pictures 6,7 (one even, one odd); --web 1-64")
+    s.add_argument("--web", default=None, metavar="DIR",
+                   help="write the WebGL2 page that replays every draw in the browser to DIR")
     s.add_argument("--window", action="store_true", help="interactive glfw window instead of files")
     s.add_argument("--algorithm", default="cholesky", choices=["assembly", "cholesky"],
                    help="(window) the algorithm to step through")

@@ -34,6 +34,9 @@ class DrawRecord:
     triangles: tuple
     names: tuple
     fragments: int = -1     # samples passed, from an occlusion query
+    inputs: dict = field(default_factory=dict)     # {sampler: (Recorder.key, its name then)}
+    uniforms: dict = field(default_factory=dict)   # {name: value} set for this draw
+    target_key: int = -1
 
 
 @dataclass
@@ -44,6 +47,18 @@ class Recorder:
     snapshots: bool = False          # also keep a copy of the target after each draw
     images: list = field(default_factory=list)
     dispatches: list = field(default_factory=list)   # (kernel, workgroups) of compute dispatches
+    contents: bool = False           # also keep each texture's contents when a draw first touches it
+    textures: dict = field(default_factory=dict)     # id(texture) -> (key, texture, name, contents or None)
+
+    def key(self, tex) -> int:
+        """A small stable number for `tex` within this recording (names change: L_S and
+        L_T swap roles); with `contents`, the texture is read when first seen, so a
+        replay (the web page) starts from exactly what the first draw found."""
+        entry = self.textures.get(id(tex))
+        if entry is None:
+            data = tex.read().copy() if self.contents and hasattr(tex, "read") else None
+            entry = self.textures[id(tex)] = (len(self.textures), tex, getattr(tex, "name", "?"), data)
+        return entry[0]
 
     def fragments(self, kernel: str | None = None) -> int:
         return sum(d.fragments for d in self.draws if kernel is None or d.kernel == kernel)
@@ -155,6 +170,10 @@ class Kernels:
         caller calls `barrier()` after the run).
         """
         self.ctx.make_current()         # never draw on a context that is not current here
+        rec = self.recorder
+        if rec is not None:       # keyed (with contents: read) before anything is bound or drawn
+            keys = {name: (rec.key(tex), getattr(tex, "name", "?")) for name, tex in (inputs or {}).items()}
+            rec.key(target)
         prog = self.programs.get(kernel, defines)
         self._bind(prog, kernel, target, inputs, uniforms, images, buffers)
         target.fbo.use()   # also sets the viewport to the whole target
@@ -168,7 +187,6 @@ class Kernels:
         self.queued += target.cols * target.rows * max(1, int(weight))
         if self.queued > self.QUEUE_LIMIT:
             self.wait()
-        rec = self.recorder
         if rec is None:
             vao.render(moderngl.TRIANGLES, vertices=count, first=first)
         else:
@@ -183,7 +201,8 @@ class Kernels:
         if rec is not None:
             rec.draws.append(DrawRecord(kernel, getattr(target, "name", "?"), (target.cols, target.rows),
                                         geom.label, geom.corners.copy(), tuple(geom.triangles),
-                                        geom.names, int(self._query.samples)))
+                                        geom.names, int(self._query.samples), keys, dict(uniforms or {}),
+                                        rec.key(target)))
             if rec.snapshots:
                 rec.images.append(target.read())
 
@@ -214,14 +233,15 @@ class Kernels:
         run of draw(..., barrier=False))."""
         self.gl.memory_barrier(self.barrier_bits)
 
-    def recording(self, snapshots: bool = False):
-        """Context manager: record every draw issued inside it."""
+    def recording(self, snapshots: bool = False, contents: bool = False):
+        """Context manager: record every draw issued inside it (`contents`: and what
+        each texture held when a draw first touched it)."""
         kernels = self
 
         class _Rec:
             def __enter__(self):
                 self.prev = kernels.recorder
-                kernels.recorder = Recorder(snapshots=snapshots)
+                kernels.recorder = Recorder(snapshots=snapshots, contents=contents)
                 return kernels.recorder
 
             def __exit__(self, *exc):

@@ -35,11 +35,12 @@ def sample_problem(algorithm: str, m: int, n: int | None = None, seed: int = 6):
 
 
 def record(algorithm: str, m: int, *, packed: bool = False, n: int | None = None,
-           snapshots: bool = False, ctx=None):
-    """Run `algorithm` on a small sample problem with the draw recorder attached."""
+           snapshots: bool = False, contents: bool = False, ctx=None):
+    """Run `algorithm` on a small sample problem with the draw recorder attached
+    (`snapshots`: the target after each draw; `contents`: each texture as first drawn with)."""
     ctx = resolve(ctx)
     K = ctx.kernels
-    with K.recording(snapshots=snapshots) as rec:
+    with K.recording(snapshots=snapshots, contents=contents) as rec:
         if algorithm == "assembly":
             A, d2 = sample_problem("assembly", m, n)
             out = assemble_texture(A, d2, packed=packed, ctx=ctx)
