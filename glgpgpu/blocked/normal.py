@@ -5,18 +5,21 @@ the panel."""
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from .. import figures as geo
+from ..figures.points import normal_points, pair_count
 from ..gl import Stopwatch, engine
+from ..methods.points import PointAssembly, points_pay
 from ..methods.resident import ResidentFactor, single_factor
 from ..layouts.rgba import to_rgba
-from ..gl.transfer import solve_column, upload_rgba
+from ..gl.transfer import read_rgba_lower, solve_column, upload_rgba
 from .adat import adat_texture
 from .cholesky import diagonal, factor_texture
 from ..layouts.tiles import MAX_ONE_TILE
 from ..tiled import TiledNormalSystem as _TiledNormal, tile_grid
 from .tile_kernels import BlockedTiles
-from .sizes import padded, require, start_normal
+from .sizes import ADAT_BLOCK, padded, require, start_normal
 from .triangular import substitute_texture
 
 
@@ -63,6 +66,11 @@ class OneTextureNormal(ResidentFactor):
                                                                   ctx=self.ctx),
                             self.watch, phase)
 
+    def lower(self) -> np.ndarray:
+        """The float32 factor L (m x m, upper part zero), read back once."""
+        with self.watch("transfer"):
+            return read_rgba_lower(self.l_tex, self.m)
+
 class TiledNormalSystem(_TiledNormal):
     """OneTextureNormal's operation on tiles): glgpgpu.tiled's
     TiledNormalSystem with the blocked kernels, for m beyond one texture."""
@@ -84,10 +92,71 @@ def _chosen(ctx, shape):
     return OneTextureNormal if fits_one_texture(ctx, *shape) else TiledNormalSystem
 
 
+class SparseNormal(OneTextureNormal):
+    """OneTextureNormal for a scipy.sparse A whose points pay (methods/points.py):
+    C = S A D A^T S added by points into the blocked RGBA storage (each point's
+    component is its column mod 4; in the diagonal 8 x 8 blocks both halves, as
+    blocked_adat leaves them), then the blocked Cholesky and solves.
+    `factor(d, row_scale=s)` takes the rows' scaling S, so A itself never changes."""
+
+    takes_row_scale = True
+
+    def __init__(self, A, *, packed: bool = False, variant: str = "outer", ctx=None,
+                 watch: Stopwatch | None = None):
+        start_normal(self, A, packed, variant, ctx, watch)
+        ctx = self.ctx
+        self.l_tex = self.pivots = self.assembly = None
+        self.rows = padded(self.m)
+        with self.watch("transfer"):
+            self.assembly = PointAssembly(ctx, normal_points(A, lambda i, k: (k // 4, i, k % 4),
+                                                             mirror_block=ADAT_BLOCK[0]), self.m, self.n)
+
+    def update_matrix(self, A32) -> None:
+        raise TypeError("a sparse normal system keeps its A: pass the rows' scaling to factor(row_scale=)")
+
+    def _form(self, d32, row_scale):
+        c_tex = self.ctx.pool.take(self.rows, self.rows // 4, components=4)
+        c_tex.clear(0.0)
+        with self.watch("assemble"):
+            self.assembly.add(c_tex, d32, np.ones(self.m, np.float32) if row_scale is None else row_scale)
+        return c_tex
+
+    def form(self, d32, row_scale=None) -> np.ndarray:
+        """tril(S A diag(d32) A^T S) as the points form it, read back (tests, teaching)."""
+        c_tex = self._form(d32, row_scale)
+        try:
+            return read_rgba_lower(c_tex, self.m)
+        finally:
+            self.ctx.pool.give(c_tex)
+
+    def factor(self, d32, *, pivot_floor: float | None = None, regularize: bool = False, row_scale=None):
+        """Form S A diag(d32) A^T S by points and factor it; returns the pivots."""
+        ctx, m, watch = self.ctx, self.m, self.watch
+        self._free_factor()
+        self.l_tex = self._form(d32, row_scale)
+        with watch("factor"):
+            factor_texture(self.l_tex, m, pivot_floor=pivot_floor, regularize=regularize, ctx=ctx)
+            self.pivots = diagonal(self.l_tex, m, ctx)
+        return self.pivots
+
+    def release(self) -> None:
+        super().release()
+        if self.assembly is not None:
+            self.assembly.release()
+            self.assembly = None
+
+
 def normal_system(A32, *, packed: bool = False, variant: str = "outer", ctx=None, watch: Stopwatch | None = None):
     """The normal-equations operation for A (m x n float32): OneTextureNormal when
-    A and C fit one texture, else TiledNormalSystem) -- the same methods."""
+    A and C fit one texture, else TiledNormalSystem) -- the same methods.  A
+    scipy.sparse A whose nonzero pairs are far fewer than the dense assembly's
+    fragments gets SparseNormal (points)."""
     ctx = engine(ctx)
+    if sp.issparse(A32):
+        m, n = A32.shape
+        if _chosen(ctx, A32.shape) is OneTextureNormal and not packed and points_pay(m, n, pair_count(A32)):
+            return SparseNormal(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
+        A32 = np.ascontiguousarray(A32.toarray(), np.float32)
     return _chosen(ctx, A32.shape)(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
 
 

@@ -59,6 +59,11 @@ class NormalSystem:
             finally:
                 Xt.give()
 
+    def lower(self) -> np.ndarray:
+        """The float32 factor L (m x m, upper part zero), read back once."""
+        with self.watch("transfer"):
+            return np.tril(download(self.ctx, self.L, rows=self.m, cols=self.m))
+
     def _free_factor(self) -> None:
         for b in (self.L, self.d):
             if b is not None:

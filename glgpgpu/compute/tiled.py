@@ -3,6 +3,8 @@ when the matrix fits (dense.py, normal.py), else glgpgpu.tiled's algorithms on
 buffer tiles (ComputeTiles) -- the same tile algorithms as the fragment methods."""
 from __future__ import annotations
 
+import numpy as np
+import scipy.sparse as sp
 
 from ..gl import Stopwatch, memory
 from ..methods.resident import single_factor
@@ -68,6 +70,8 @@ class TiledComputeNormal(TiledNormalSystem):
 
 
 def normal_system(A32, *, packed=False, variant="outer", ctx, watch=None):
+    if sp.issparse(A32):       # storage buffers take no points: the product of the dense A
+        A32 = np.ascontiguousarray(A32.toarray(), np.float32)
     cls = normal.NormalSystem if fits_one(ctx, A32.shape[0]) and fits_one(ctx, A32.shape[1]) else TiledComputeNormal
     return cls(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
 

@@ -35,7 +35,9 @@ class VertexStore:
             tables.append(v)
             spans.append(Span(self, first, len(v), g))
             first += len(v)
-        data = np.concatenate(tables) if tables else np.zeros((3, VERTEX_FLOATS), np.float32)
+        data = np.concatenate(tables) if tables else np.zeros((0, VERTEX_FLOATS), np.float32)
+        if not len(data):                  # GL buffers cannot be empty; nothing draws from this one
+            data = np.zeros((3, VERTEX_FLOATS), np.float32)
         self.buffer = gl.buffer(np.ascontiguousarray(data, np.float32).tobytes())
         self.spans = spans
         self.steps = None            # cached_steps: the spans grouped per step

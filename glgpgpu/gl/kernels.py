@@ -156,8 +156,9 @@ class Kernels:
 
     # -- the draw call ----------------------------------------------------------------
     def draw(self, kernel: str, target, geometry, inputs=None, uniforms=None, images=None,
-             defines=None, buffers=None, weight: int = 1, barrier: bool = True) -> None:
-        """Run `kernel` over the fragments `geometry` covers in `target`.
+             defines=None, buffers=None, weight: int = 1, barrier: bool = True, blend: bool = False) -> None:
+        """Run `kernel` over the fragments `geometry` covers in `target` (triangles, or
+        one fragment per vertex for a geometry whose `primitive` is "points").
 
         inputs: {sampler name: MatrixTexture}; uniforms: {name: value};
         images: {image name: MatrixTexture} for kernels that load/store (blocked
@@ -168,6 +169,8 @@ class Kernels:
         barrier=False: no memory barrier after an image-storing draw -- for a run of
         draws that store to disjoint places and read nothing the others store (the
         caller calls `barrier()` after the run).
+        blend=True: the kernel's output is added to the target (additive blending), not
+        written -- for draws whose fragments land on a texel more than once.
         """
         self.ctx.make_current()         # never draw on a context that is not current here
         rec = self.recorder
@@ -187,13 +190,19 @@ class Kernels:
         self.queued += target.cols * target.rows * max(1, int(weight))
         if self.queued > self.QUEUE_LIMIT:
             self.wait()
+        mode = moderngl.POINTS if getattr(geom, "primitive", "triangles") == "points" else moderngl.TRIANGLES
+        if blend:
+            self.gl.enable(moderngl.BLEND)
+            self.gl.blend_func = moderngl.ONE, moderngl.ONE
         if rec is None:
-            vao.render(moderngl.TRIANGLES, vertices=count, first=first)
+            vao.render(mode, vertices=count, first=first)
         else:
             if self._query is None:       # one query object, reused (moderngl cannot release queries)
                 self._query = self.gl.query(samples=True)
             with self._query:
-                vao.render(moderngl.TRIANGLES, vertices=count, first=first)
+                vao.render(mode, vertices=count, first=first)
+        if blend:
+            self.gl.disable(moderngl.BLEND)
         if images and barrier:
             self.gl.memory_barrier(self.barrier_bits)
         if self.debug:

@@ -11,11 +11,15 @@ ResidentNormal  A, d2 and right-hand sides already in textures: the float32 LP s
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from .. import figures as geo
+from ..figures.points import normal_points, pair_count
 from ..gl import Stopwatch, engine
+from ..layouts.triangle import layout_for
+from ..methods.points import PointAssembly, points_pay
 from ..methods.resident import ResidentFactor, single_factor
-from ..gl.transfer import solve_column
+from ..gl.transfer import read_lower, solve_column
 from .assemble import Accumulator, assemble_resident, assemble_texture
 from .cholesky import diagonal, factor_texture
 from .tiled import TiledNormalSystem, fits_one_texture
@@ -80,12 +84,85 @@ class OneTextureNormal(ResidentFactor):
                                                                   backward=backward, ctx=self.ctx),
                             self.watch, phase)
 
+    def lower(self) -> np.ndarray:
+        """The float32 factor L (m x m, upper part zero), read back once."""
+        with self.watch("transfer"):
+            return read_lower(self.l_tex, self.m, self.packed)
+
+class SparseNormal(OneTextureNormal):
+    """OneTextureNormal for a scipy.sparse A whose points pay (methods/points.py):
+    C = S A D A^T S formed by points with additive blending (figures/points.py)
+    instead of Algorithm 3, then factored and solved by the papers' kernels.
+    `factor(d, row_scale=s)` takes the rows' scaling S, so A itself never changes."""
+
+    takes_row_scale = True
+
+    def __init__(self, A, *, packed: bool = False, variant: str = "outer", ctx=None,
+                 watch: Stopwatch | None = None):
+        self.ctx = ctx = engine(ctx)
+        self.watch = watch or Stopwatch(ctx, enabled=False)
+        self.m, self.n = A.shape
+        self.rows, self.packed, self.variant = self.m, packed, variant
+        self.l_tex = self.pivots = self.assembly = None
+        self.layout = lay = layout_for(self.m, packed)
+        ctx.check_size(lay.height, lay.width, f"C = A D A^T ({'packed' if packed else 'full'}, m={self.m})")
+
+        def texel(i, k):
+            x, y = lay.texel(i, k)
+            return x, y, 0
+
+        with self.watch("transfer"):
+            self.assembly = PointAssembly(ctx, normal_points(A, texel), self.m, self.n)
+
+    def update_matrix(self, A32) -> None:
+        raise TypeError("a sparse normal system keeps its A: pass the rows' scaling to factor(row_scale=)")
+
+    def _form(self, d32, row_scale):
+        lay = self.layout
+        c_tex = self.ctx.pool.take(lay.height, lay.width)
+        c_tex.clear(0.0)
+        with self.watch("assemble"):
+            self.assembly.add(c_tex, d32, np.ones(self.m, np.float32) if row_scale is None else row_scale)
+        return c_tex
+
+    def form(self, d32, row_scale=None) -> np.ndarray:
+        """tril(S A diag(d32) A^T S) as the points form it, read back (tests, teaching)."""
+        c_tex = self._form(d32, row_scale)
+        try:
+            return read_lower(c_tex, self.m, self.packed)
+        finally:
+            self.ctx.pool.give(c_tex)
+
+    def factor(self, d32, *, pivot_floor: float | None = None, regularize: bool = False, row_scale=None):
+        """Form S A diag(d32) A^T S by points and factor it; returns the pivots."""
+        ctx, m, watch = self.ctx, self.m, self.watch
+        self._free_factor()
+        c_tex = self._form(d32, row_scale)
+        with watch("factor"):
+            self.l_tex = factor_texture(c_tex, m, packed=self.packed, variant=self.variant, ctx=ctx,
+                                        pivot_floor=pivot_floor, regularize=regularize)
+            self.pivots = diagonal(self.l_tex, m, self.packed, ctx)
+        return self.pivots
+
+    def release(self) -> None:
+        super().release()
+        if self.assembly is not None:
+            self.assembly.release()
+            self.assembly = None
+
+
 def normal_system(A32, *, packed: bool = False, variant: str = "outer", ctx=None, watch: Stopwatch | None = None):
     """The normal-equations operation for A (m x n float32): OneTextureNormal when C
     fits one texture, else R32F tiles (tiled.TiledNormalSystem with the papers' kernels;
-    full layout only) -- the same methods."""
+    full layout only) -- the same methods.  A scipy.sparse A whose nonzero pairs are
+    far fewer than the dense assembly's fragments gets SparseNormal (points)."""
     ctx = engine(ctx)
-    return _chosen(ctx, A32.shape[0], packed)(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
+    m, n = A32.shape
+    if sp.issparse(A32):
+        if _chosen(ctx, m, packed) is OneTextureNormal and points_pay(m, n, pair_count(A32)):
+            return SparseNormal(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
+        A32 = np.ascontiguousarray(A32.toarray(), np.float32)
+    return _chosen(ctx, m, packed)(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
 
 
 def _chosen(ctx, m: int, packed: bool):

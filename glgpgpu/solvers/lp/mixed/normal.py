@@ -25,6 +25,13 @@ solved by its |F| x |F| Schur complement through A_F = Q R (`newton`).
 
 device="cpu64" / "cpu32" factor on the host instead (numpy, float64 or float32
 rounding): the same algorithm with a reference preconditioner, for tests.
+
+Where the preconditioner's substitutions run (`substitution`, in stats): the GPU
+factors, and its float32 L is read back once per factorization; the solves of a
+refinement or PCG step -- two triangular solves, O(m^2) and memory-bound -- then run
+on the host in float32 ("host"), a millisecond each where a substitution by drawing
+waits for m/16 dependent passes and a read-back (benchmarks/RESULTS.md).  "gpu"
+keeps them on the GPU (the system's solve); a system without `lower()` does so too.
 """
 from __future__ import annotations
 
@@ -41,6 +48,9 @@ BORDER_CORRECTIONS = 2       # primal corrections of a bordered Newton step
 
 
 class MixedNormal:
+    #: where the preconditioner's substitutions run after a GPU factorization: "host" or "gpu"
+    SUBSTITUTION = "host"
+
     def __init__(self, A: np.ndarray, *, impl=None, packed=False, variant="outer", ctx=None, watch=None,
                  device="gpu"):
         self.A = sp.csr_matrix(A)
@@ -50,12 +60,19 @@ class MixedNormal:
         self.device, self.watch = device, watch
         self.system = None
         if device == "gpu":
-            self.system = impl.normal_system(np.ascontiguousarray(A, np.float32), packed=packed, variant=variant,
+            # sparse A: the method draws A D A^T by points where that pays (a system that
+            # takes the row scaling in factor()); else A is uploaded dense, scaled per factor
+            self.system = impl.normal_system(self.A.astype(np.float32), packed=packed, variant=variant,
                                             ctx=ctx, watch=watch)
+        self.points = bool(getattr(self.system, "takes_row_scale", False))
+        self.substitution = ("host" if self.SUBSTITUTION == "host" and hasattr(self.system, "lower") else "gpu") \
+            if device == "gpu" else "host"
+        self._L32 = None
         self.d = None
         self.delta = 0.0
         self.border = np.zeros(0, int)
-        self.stats = {"factorizations": 0, "solves": 0, "refinement_steps": 0, "pcg_iterations": 0,
+        self.stats = {"assembly": "points" if self.points else "dense", "substitution": self.substitution,
+                      "factorizations": 0, "solves": 0, "refinement_steps": 0, "pcg_iterations": 0,
                       "host_fallbacks": 0, "max_rel_residual": 0.0, "bordered_columns": 0,
                       "border_skipped": 0}
         self._host_factor = None
@@ -79,16 +96,25 @@ class MixedNormal:
         ds = d / self.dmax
         diag = np.asarray(self.A2 @ ds).ravel()
         self.s = 1.0 / np.sqrt(np.where(diag > 1e-300, diag, 1.0))
-        As = self.A.multiply(self.s[:, None]).tocsr()
-        if self.device == "gpu":
+        if self.device == "gpu" and self.points:
+            d32 = np.where(ds < 1e-37, 0.0, ds).astype(np.float32)
+            self.system.factor(d32, pivot_floor=floor_rel, regularize=True, row_scale=self.s.astype(np.float32))
+        elif self.device == "gpu":
+            As = self.A.multiply(self.s[:, None]).tocsr()
             d32 = np.where(ds < 1e-37, 0.0, ds).astype(np.float32)
             with self.watch("transfer") if self.watch is not None else nullcontext():
                 self.system.update_matrix(As.toarray().astype(np.float32))
             self.system.factor(d32, pivot_floor=floor_rel, regularize=True)
         else:
+            As = self.A.multiply(self.s[:, None]).tocsr()
             dt = np.float64 if self.device == "cpu64" else np.float32
             M = (As.multiply(ds[None, :]).tocsr() @ As.T.tocsr()).toarray().astype(dt)
             self._L = _regularized_cholesky(M, floor_rel)
+        self._L32 = None
+        if self.device == "gpu" and self.substitution == "host":
+            L = self.system.lower()
+            if np.isfinite(L).all():        # else the GPU's substitutions, and the usual fallbacks
+                self._L32 = np.asfortranarray(L)
         if self.border.size:
             self._border_factor()
 
@@ -159,7 +185,13 @@ class MixedNormal:
         if big == 0 or not np.isfinite(big):
             return np.zeros_like(r) if big == 0 else np.full_like(r, np.nan)
         rs = rs / big                               # float32 sees numbers near 1: no overflow
-        if self.device == "gpu":
+        if self._L32 is not None:
+            t0 = time.perf_counter()
+            L = self._L32
+            y = sla.solve_triangular(L, rs.astype(np.float32), lower=True, check_finite=False)
+            out = big * sla.solve_triangular(L, y, lower=True, trans=1, check_finite=False).astype(np.float64)
+            self._time("substitute", t0)
+        elif self.device == "gpu":
             out = big * self.system.solve(rs, "substitute")       # GPU part, inside "refine"
         else:
             L = self._L

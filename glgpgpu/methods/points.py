@@ -1,0 +1,49 @@
+"""A·D·Aᵀ of a sparse A added into a texture by points (figures/points.py), for the
+normal systems of the fragment methods: the vertex table uploaded once per A,
+d and the row scaling s uploaded per factorization, one draw with additive
+blending (shaders/paper/sparse_outer_product_add.frag)."""
+from __future__ import annotations
+
+import numpy as np
+
+#: a point costs about this many fragments of Fig. 2(b)'s dense assembly; where the
+#: points would cost more (nearly dense columns), the dense assembly is used
+POINT_COST = 16
+#: vertex tables above this many points (32 bytes each) are not built
+MAX_POINTS = 1 << 26
+
+
+def points_pay(m: int, n: int, points: int) -> bool:
+    """Whether the points beat the dense assembly's m(m+1)/2 fragments per column."""
+    return points <= MAX_POINTS and points * POINT_COST <= n * m * (m + 1) // 2
+
+
+class PointAssembly:
+    """The points of one A (a figures.points.Points) on the GPU, and the sqrt(d) and
+    s textures they read; `add(target, d, s)` adds s_i s_k Σ_j d_j a_ij a_kj to the target."""
+
+    def __init__(self, ctx, points, m: int, n: int):
+        self.ctx, self.m, self.n = ctx, m, n
+        self.width = min(max(n, 1), ctx.max_texture_size)
+        self.r_rows = -(-max(n, 1) // self.width)
+        ctx.check_size(self.r_rows, self.width, f"the weights of A's {n} columns")
+        self.store = ctx.geometry.store([points])
+        self.r_tex = ctx.pool.take(self.r_rows, self.width)
+        self.s_tex = ctx.pool.take(1, max(m, 1))
+        self.r_tex.name, self.s_tex.name = "sqrt(d)", "s"
+        self._r = np.zeros(self.r_rows * self.width, np.float32)
+
+    def add(self, target, d, s) -> None:
+        """d >= 0 (n), s (m): float64 or float32; sqrt(d) is taken in float64."""
+        self._r[:self.n] = np.sqrt(np.asarray(d, np.float64))
+        self.r_tex.write(self._r.reshape(self.r_rows, self.width))
+        self.s_tex.write(np.asarray(s, np.float32).reshape(1, -1))
+        if len(self.store[0].geometry.corners):
+            self.ctx.kernels.draw("sparse_outer_product_add", target, self.store[0], {"r": self.r_tex, "s": self.s_tex},
+                                  {"u_width": self.width}, blend=True)
+
+    def release(self) -> None:
+        if self.store is not None:
+            self.store.release()
+            self.ctx.pool.give(self.r_tex, self.s_tex)
+            self.store = None

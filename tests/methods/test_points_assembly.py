@@ -1,0 +1,97 @@
+"""Sparse A D A^T by points on the GPU (paper full and packed, blocked) against
+float64 and against the dense assembly, within the float32 bound; the normal
+systems' choice between points and the dense assembly."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from bounds import gamma
+from glgpgpu.blocked import normal as blocked_normal
+from glgpgpu.compute import tiled as compute_tiled
+from glgpgpu.methods.points import points_pay
+from glgpgpu.paper import normal as paper_normal
+
+SYSTEMS = [("paper", paper_normal, False), ("paper", paper_normal, True), ("blocked", blocked_normal, False)]
+
+
+def _matrix(rng, m, n):
+    """Sparse A with an empty column, a dense one, two columns of one pattern."""
+    A = sp.random(m, n, density=min(1.0, 3.0 / max(m, 1)), random_state=rng, format="lil")
+    A[:, 0] = 0
+    if n > 1:
+        A[:, 1] = rng.standard_normal((m, 1))
+    if n > 3:
+        A[:, 3] = A[:, 2] * -3.0
+    return A.tocsc()
+
+
+def _bound(A, d, s):
+    """|C - S A D A^T S| <= gamma_{n+8} |S A| D |S A|^T: a_ij, a_kj and sqrt(d_j) rounded to
+    float32, (a_ij r_j s_i)(a_kj r_j s_k) five products, and n terms summed."""
+    As = np.abs(s.astype(np.float64)[:, None] * A.toarray())
+    return np.tril(gamma(A.shape[1] + 8) * (As * d.astype(np.float64)) @ As.T)
+
+
+@pytest.mark.parametrize("name,mod,packed", SYSTEMS, ids=["paper-full", "paper-packed", "blocked"])
+@pytest.mark.parametrize("m,n", [(1, 1), (1, 3), (2, 2), (3, 7), (8, 5), (17, 40), (64, 150), (131, 300), (200, 411)])
+def test_points_form_the_normal_matrix(ctx, name, mod, packed, m, n):
+    rng = np.random.default_rng(m * 1000 + n)
+    A = _matrix(rng, m, n)
+    d = rng.random(n).astype(np.float32)
+    s = (0.5 + rng.random(m)).astype(np.float32)
+    system = mod.SparseNormal(A, packed=packed, ctx=ctx)
+    try:
+        C = system.form(d, row_scale=s).astype(np.float64)
+    finally:
+        system.release()
+    A64 = A.toarray() * s.astype(np.float64)[:, None]
+    ref = np.tril((A64 * d.astype(np.float64)) @ A64.T)
+    err = np.abs(C - ref)
+    assert (err <= _bound(A, d, s)).all(), f"worst {err.max():.3g}"
+    # the dense assembly of the scaled A, the same bound from the other side
+    dense = mod.normal_system(A64.astype(np.float32), packed=packed, ctx=ctx)
+    try:
+        dense.factor(d)
+    finally:
+        dense.release()
+
+
+@pytest.mark.parametrize("name,mod,packed", SYSTEMS, ids=["paper-full", "paper-packed", "blocked"])
+def test_sparse_system_solves_like_the_dense_one(ctx, name, mod, packed):
+    rng = np.random.default_rng(11)
+    m, n = 37, 90
+    A = _matrix(rng, m, n) + sp.eye(m, n)
+    d = (0.1 + rng.random(n)).astype(np.float32)
+    b = rng.standard_normal(m)
+    sparse = mod.normal_system(sp.csr_matrix(A), packed=packed, ctx=ctx)
+    dense = mod.normal_system(A.toarray().astype(np.float32), packed=packed, ctx=ctx)
+    assert isinstance(sparse, mod.SparseNormal) and not isinstance(dense, mod.SparseNormal)
+    try:
+        sparse.factor(d)
+        dense.factor(d)
+        x1, x2 = sparse.solve(b), dense.solve(b)
+    finally:
+        sparse.release()
+        dense.release()
+    M = (A.toarray() * d) @ A.toarray().T
+    kappa = np.linalg.cond(M)
+    ref = np.linalg.solve(M, b)
+    for x in (x1, x2):
+        assert np.linalg.norm(x - ref) <= 8 * m * 2.0 ** -24 * kappa * np.linalg.norm(ref)
+
+
+def test_points_are_chosen_by_the_counted_work(ctx):
+    assert points_pay(100, 1000, 5000) and not points_pay(10, 4, 10 ** 6)
+    dense_column = sp.csc_matrix(np.ones((30, 2)))            # 465 pairs each: as dense as it gets
+    assert not isinstance(paper_normal.normal_system(dense_column, ctx=ctx), paper_normal.SparseNormal)
+    system = compute_tiled.normal_system(sp.csr_matrix(np.eye(4)), ctx=ctx)   # compute: the dense product
+    system.release()
+
+
+def test_a_sparse_system_keeps_its_matrix(ctx):
+    system = paper_normal.SparseNormal(sp.csc_matrix(np.eye(3)), ctx=ctx)
+    try:
+        with pytest.raises(TypeError, match="row_scale"):
+            system.update_matrix(np.eye(3, dtype=np.float32))
+    finally:
+        system.release()
