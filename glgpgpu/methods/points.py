@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-#: a point costs about this many fragments of Fig. 2(b)'s dense assembly; where the
-#: points would cost more (nearly dense columns), the dense assembly is used
-POINT_COST = 16
+#: a point costs about this many multiply-adds of the dense assembly (H100, blocked:
+#: points blend one at a time into texels many columns share; benchmarks/RESULTS.md);
+#: where the points would cost more (nearly dense columns), the dense assembly is used
+POINT_COST = 2048
 #: vertex tables above this many points (32 bytes each) are not built
 MAX_POINTS = 1 << 26
 

@@ -8,6 +8,7 @@ import scipy.sparse as sp
 from bounds import gamma
 from glgpgpu.blocked import normal as blocked_normal
 from glgpgpu.compute import tiled as compute_tiled
+from glgpgpu.figures.points import pair_count
 from glgpgpu.methods.points import points_pay
 from glgpgpu.paper import normal as paper_normal
 
@@ -59,8 +60,9 @@ def test_points_form_the_normal_matrix(ctx, name, mod, packed, m, n):
 @pytest.mark.parametrize("name,mod,packed", SYSTEMS, ids=["paper-full", "paper-packed", "blocked"])
 def test_sparse_system_solves_like_the_dense_one(ctx, name, mod, packed):
     rng = np.random.default_rng(11)
-    m, n = 37, 90
-    A = _matrix(rng, m, n) + sp.eye(m, n)
+    m, n = 150, 600
+    A = sp.random(m, n, density=1.5 / m, random_state=rng, format="csc") + sp.eye(m, n)
+    assert points_pay(m, n, pair_count(A))
     d = (0.1 + rng.random(n)).astype(np.float32)
     b = rng.standard_normal(m)
     sparse = mod.normal_system(sp.csr_matrix(A), packed=packed, ctx=ctx)
@@ -81,7 +83,7 @@ def test_sparse_system_solves_like_the_dense_one(ctx, name, mod, packed):
 
 
 def test_points_are_chosen_by_the_counted_work(ctx):
-    assert points_pay(100, 1000, 5000) and not points_pay(10, 4, 10 ** 6)
+    assert points_pay(1000, 10000, 10 ** 6) and not points_pay(10, 4, 10 ** 6)
     dense_column = sp.csc_matrix(np.ones((30, 2)))            # 465 pairs each: as dense as it gets
     assert not isinstance(paper_normal.normal_system(dense_column, ctx=ctx), paper_normal.SparseNormal)
     system = compute_tiled.normal_system(sp.csr_matrix(np.eye(4)), ctx=ctx)   # compute: the dense product

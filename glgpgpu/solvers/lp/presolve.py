@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg as sla
+import scipy.sparse as sp
 
 
 @dataclass
@@ -63,27 +64,43 @@ def reduce(A, b, c, *, scale_passes: int = 8, rank_tol: float = 1e-9) -> Reduced
     return Reduced(As, b * r, c * s, rows, cols, r, s, dropped_rows=dropped)
 
 
-def geometric_scaling(A: np.ndarray, passes: int = 8, power_of_two: bool = False):
+def geometric_scaling(A, passes: int = 8, power_of_two: bool = False):
     """Row and column factors r, s (Curtis-Reid style geometric passes) that bring
     the nonzeros of diag(r) A diag(s) near 1; power_of_two rounds them so that
-    scaling rounds nothing."""
-    r, s = np.ones(A.shape[0]), np.ones(A.shape[1])
-    if A.size == 0:
+    scaling rounds nothing.  A dense or scipy.sparse; the passes touch the nonzeros
+    only (O(nnz) each, where a dense pass costs m n)."""
+    m, n = A.shape
+    r, s = np.ones(m), np.ones(n)
+    S = sp.csr_matrix(A, dtype=np.float64)
+    S.eliminate_zeros()
+    if S.nnz == 0:
         return r, s
-    absA = np.abs(A)
-    nz = absA > 0
+    rows = np.repeat(np.arange(m), np.diff(S.indptr))
+    cols, a = S.indices, np.abs(S.data)
+    by_col = np.argsort(cols, kind="stable")
+    row_runs = _runs(rows)
+    col_runs = _runs(cols[by_col])
     for _ in range(passes):
-        M = absA * r[:, None] * s[None, :]
-        big = np.where(nz, M, 0).max(axis=1)
-        small = np.where(nz, M, np.inf).min(axis=1)
-        r = r / np.sqrt(np.maximum(big * small, 1e-300))
-        M = absA * r[:, None] * s[None, :]
-        big = np.where(nz, M, 0).max(axis=0)
-        small = np.where(nz, M, np.inf).min(axis=0)
-        s = s / np.sqrt(np.maximum(big * small, 1e-300))
+        r = r / _geometric_mid(a * r[rows] * s[cols], row_runs, m)
+        s = s / _geometric_mid((a * r[rows] * s[cols])[by_col], col_runs, n)
     if power_of_two:
         r, s = 2.0 ** np.round(np.log2(r)), 2.0 ** np.round(np.log2(s))
     return r, s
+
+
+def _runs(sorted_index):
+    """(which, starts): the distinct values of a sorted index array and where each run starts."""
+    starts = np.flatnonzero(np.r_[True, sorted_index[1:] != sorted_index[:-1]])
+    return sorted_index[starts], starts
+
+
+def _geometric_mid(values, runs, size):
+    """sqrt(max * min) of each run of `values` (1 where a row or column has none)."""
+    which, starts = runs
+    out = np.ones(size)
+    out[which] = np.sqrt(np.maximum(np.maximum.reduceat(values, starts) * np.minimum.reduceat(values, starts),
+                                    1e-300))
+    return out
 
 
 def dependent_rows(A: np.ndarray, b: np.ndarray, rank_tol: float = 1e-9, rtol: float = 1e-7):
