@@ -116,6 +116,7 @@ class SparseNormal(OneTextureNormal):
 
     def _form(self, d32, row_scale):
         c_tex = self.ctx.pool.take(self.rows, self.rows // 4, components=4)
+        c_tex.name = "C"
         c_tex.clear(0.0)
         with self.watch("assemble"):
             self.assembly.add(c_tex, d32, np.ones(self.m, np.float32) if row_scale is None else row_scale)

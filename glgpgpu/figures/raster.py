@@ -30,6 +30,13 @@ def rasterize(geom: Geometry, width: int, height: int):
     t0 = np.full((height, width, 3), np.nan)
     t1 = np.full((height, width, 3), np.nan)
     corners = np.asarray(geom.corners, dtype=np.float64)
+    if getattr(geom, "primitive", "triangles") == "points":
+        # a point of size 1 makes the one fragment whose texel holds it; its attributes as given
+        x, y = np.floor(corners[:, 0]).astype(int), np.floor(corners[:, 1]).astype(int)
+        ok = (0 <= x) & (x < width) & (0 <= y) & (y < height)
+        np.add.at(count, (y[ok], x[ok]), 1)
+        t0[y[ok], x[ok]], t1[y[ok], x[ok]] = corners[ok, 2:5], corners[ok, 5:8]
+        return count, t0, t1
     for tri in geom.triangles:
         v = corners[list(tri)]
         area = (v[1, 0] - v[0, 0]) * (v[2, 1] - v[0, 1]) - (v[2, 0] - v[0, 0]) * (v[1, 1] - v[0, 1])

@@ -37,6 +37,7 @@ class DrawRecord:
     inputs: dict = field(default_factory=dict)     # {sampler: (Recorder.key, its name then)}
     uniforms: dict = field(default_factory=dict)   # {name: value} set for this draw
     target_key: int = -1
+    primitive: str = "triangles"    # or "points" (figures.points)
 
 
 @dataclass
@@ -211,7 +212,7 @@ class Kernels:
             rec.draws.append(DrawRecord(kernel, getattr(target, "name", "?"), (target.cols, target.rows),
                                         geom.label, geom.corners.copy(), tuple(geom.triangles),
                                         geom.names, int(self._query.samples), keys, dict(uniforms or {}),
-                                        rec.key(target)))
+                                        rec.key(target), getattr(geom, "primitive", "triangles")))
             if rec.snapshots:
                 rec.images.append(target.read())
 

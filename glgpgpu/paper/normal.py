@@ -120,6 +120,7 @@ class SparseNormal(OneTextureNormal):
     def _form(self, d32, row_scale):
         lay = self.layout
         c_tex = self.ctx.pool.take(lay.height, lay.width)
+        c_tex.name = "C"
         c_tex.clear(0.0)
         with self.watch("assemble"):
             self.assembly.add(c_tex, d32, np.ones(self.m, np.float32) if row_scale is None else row_scale)

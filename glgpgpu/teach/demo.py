@@ -19,7 +19,7 @@ import numpy as np
 
 from . import runs
 
-CASES = [("assembly", False), ("assembly", True), ("cholesky", False), ("cholesky", True)]
+CASES = [("assembly", False), ("assembly", True), ("cholesky", False), ("cholesky", True), ("sparse-assembly", False)]
 
 
 def _label(corner, names, n):

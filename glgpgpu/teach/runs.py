@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import figures as geo
+from ..figures.points import Points
 from ..gl import resolve
 from ..gl.transfer import upload_lower
 from ..paper import assemble_texture, factor_texture, lu_texture
 
-ALGORITHMS = ("assembly", "cholesky", "cholesky-inner", "lu")
+ALGORITHMS = ("assembly", "cholesky", "cholesky-inner", "lu", "sparse-assembly")
 
 #: One line per kernel, for the trace, the pictures and the index page.
 EXPLAIN = {
@@ -22,6 +23,9 @@ EXPLAIN = {
     "outer_product_sub_triad": "Kernel 5 with one index triad: neighbour at T0.zy, pivot at T0.zx.",
     "inner_product_sub": "Inner-product subtraction: column k+1 updated by a loop over all earlier columns.",
     "lu_elimination": "LU elimination over the whole square trailing block (both triangles): the comparator.",
+    "sparse_outer_product_add": "Beyond the papers: A D A^T of a sparse A by points -- one point per nonzero pair "
+                                "(i >= k) of a column, on C(i, k)'s texel, T0 = (a_ij, a_kj, j); additive blending "
+                                "sums the columns (the LP's normal matrix).",
 }
 
 
@@ -30,6 +34,13 @@ def sample_problem(algorithm: str, m: int, n: int | None = None, seed: int = 6):
     if algorithm == "assembly":
         n = n or 3
         return rng.integers(1, 4, (m, n)).astype(np.float32), rng.integers(1, 3, n).astype(np.float32)
+    if algorithm == "sparse-assembly":         # three sparse columns, one pattern repeated
+        n = n or 3
+        A = np.zeros((m, n), np.float32)
+        for j in range(n):
+            rows = rng.choice(m, size=min(m, 2 + j % 2), replace=False) if j != 2 else np.flatnonzero(A[:, 0])
+            A[rows, j] = rng.integers(1, 4, len(rows))
+        return A, rng.integers(1, 3, n).astype(np.float32)
     L = np.tril(rng.integers(1, 3, (m, m))).astype(np.float64) + np.diag(np.full(m, 2.0))
     return (L @ L.T).astype(np.float32)
 
@@ -48,6 +59,18 @@ def record(algorithm: str, m: int, *, packed: bool = False, n: int | None = None
             variant = {"cholesky": "outer", "cholesky-inner": "inner", "cholesky-triad": "triad"}[algorithm]
             C = sample_problem("cholesky", m)
             out = factor_texture(upload_lower(C, packed, ctx, "C"), m, packed=packed, variant=variant, ctx=ctx)
+        elif algorithm == "sparse-assembly":
+            import scipy.sparse as sp
+
+            from ..paper.normal import SparseNormal
+
+            A, d2 = sample_problem("sparse-assembly", m, n)
+            system = SparseNormal(sp.csc_matrix(A), packed=packed, ctx=ctx)
+            try:
+                system.form(d2)
+            finally:
+                system.release()
+            return rec
         elif algorithm == "lu":
             C = sample_problem("cholesky", m)
             tex = ctx.pool.take(m, m)
@@ -85,7 +108,9 @@ def coverage_and_view(draw, margin: float):
     fragment (the numpy rasterizer) and the world box (x0, x1, y0, y1) around the
     target and the triangles, `margin` texels wide."""
     w, h = draw.size
-    count, _, _ = geo.rasterize(geo.Geometry(draw.corners, draw.triangles, draw.label, draw.names), w, h)
+    shape = (Points(draw.corners, draw.label, draw.names) if draw.primitive == "points"
+             else geo.Geometry(draw.corners, draw.triangles, draw.label, draw.names))
+    count, _, _ = geo.rasterize(shape, w, h)
     xs, ys = draw.corners[:, 0], draw.corners[:, 1]
     return count, (min(-1.0, xs.min() - margin), max(w + 1.0, xs.max() + margin),
                    min(-1.0, ys.min() - margin), max(h + 1.0, ys.max() + margin))
