@@ -66,3 +66,16 @@ def test_mirrored_points_fill_diagonal_blocks():
 def test_empty_matrix_has_no_points():
     P = normal_points(sp.csc_matrix((3, 2)), lambda i, k: (k, i, 0))
     assert P.corners.shape == (0, 8) and pair_count(sp.csc_matrix((3, 2))) == 0
+
+
+def test_numpy_rasterizer_counts_one_fragment_per_point():
+    from glgpgpu.figures.raster import rasterize
+
+    A = sp.csc_matrix(np.array([[1.0, 2.0], [3.0, 0.0], [4.0, 5.0]]))     # columns share rows 0 and 2
+    P = normal_points(A, lambda i, k: (k, i, 0))
+    count, t0, _ = rasterize(P, 3, 3)
+    expected = np.zeros((3, 3), int)
+    i, k, *_ = column_pairs(A)
+    np.add.at(expected, (i, k), 1)
+    assert np.array_equal(count, expected) and count[2, 0] == 2 and count.sum() == len(P.corners)
+    assert np.isnan(t0[0, 1]).all()                       # above the diagonal: no point
