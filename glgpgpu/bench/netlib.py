@@ -64,7 +64,7 @@ def highs_seconds(path) -> float:
 
 
 def run(folder, names=None, *, method="auto", precision="mixed", tol=None, max_rows=None, show=True,
-        ctx=None, csv_path=None, highs=True) -> list:
+        ctx=None, csv_path=None, highs=True, device="gpu") -> list:
     """Solve each problem; `csv_path`: rewrite the CSV after every problem (a long
     run stopped midway keeps what it measured); `highs`: time HiGHS's IPM beside it."""
     folder = Path(folder)
@@ -75,13 +75,13 @@ def run(folder, names=None, *, method="auto", precision="mixed", tol=None, max_r
         path = folder / f"{name}.mps.gz"
         path = path if path.exists() else folder / f"{name}.mps"
         t0 = time.perf_counter()
-        res = solve_mps(path, method=method, precision=precision, tol=tol, ctx=ctx)
+        res = solve_mps(path, method=method, precision=precision, tol=tol, ctx=ctx, device=device)
         seconds = time.perf_counter() - t0
         h_seconds = highs_seconds(path) if highs else float("nan")
         r_rows, r_cols, r_obj, r_it = ref.get(name, (None, None, float("nan"), None))
         t = res.times
         rows.append({
-            "problem": name, "rows": r_rows, "cols": r_cols, "solved_rows": res.size[0] if res.size else 0,
+            "problem": name, "device_kind": device, "rows": r_rows, "cols": r_cols, "solved_rows": res.size[0] if res.size else 0,
             "solved_cols": res.size[1] if res.size else 0, "method": method, "precision": precision,
             "status": res.status, "iterations": res.iterations, "highs_iterations": r_it,
             "iteration_ratio": res.iterations / r_it if r_it else float("nan"),

@@ -50,10 +50,10 @@ def run(args) -> int:
         print(f"NETLIB in {args.netlib}: method {args.method or 'auto'}, precision {args.precision}"
               + (f", {ctx.caps.renderer}" if ctx else ""))
         print(netlib.HEADER)
-        stem = f"lp-netlib-{args.method or 'auto'}-{args.precision}-{device_slug(ctx) if ctx else 'cpu'}"
+        stem = f"lp-netlib-{args.method or 'auto'}-{args.precision}-{device_slug(ctx) if ctx else args.device}"
         out = Path(args.out) / f"{stem}-{run_stamp()}.csv"
         rows = netlib.run(args.netlib, names, method=args.method or "auto", precision=args.precision,
-                          tol=args.tol, max_rows=args.max_rows, csv_path=out)
+                          tol=args.tol, max_rows=args.max_rows, csv_path=out, device=args.device)
         print(netlib.summary(rows, args.tol or 1e-8))
         print("wrote", write_csv([dict(r, device=ctx.caps.renderer if ctx else "cpu") for r in rows], out))
         return 0 if all(r["status"] == "optimal" for r in rows) else 1
