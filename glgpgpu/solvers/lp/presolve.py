@@ -106,16 +106,18 @@ def _geometric_mid(values, runs, size):
 def dependent_rows(A: np.ndarray, b: np.ndarray, rank_tol: float = 1e-9, rtol: float = 1e-7):
     """(rows to keep, whether the dropped rows' right-hand sides agree): a
     rank-revealing QR of A^T keeps the pivot rows; each dropped row is a
-    combination y of the kept ones, consistent when y^T b_kept = b_dropped."""
-    _, R, piv = sla.qr(A.T, mode="economic", pivoting=True)
+    combination y of the kept ones, consistent when y^T b_kept = b_dropped.
+    With A^T P = Q R, the dropped columns are Q1 R12 + Q2 R22 (R22 below the rank
+    tolerance), so y = R11^-1 R12 -- the least-squares combination, from R alone."""
+    R, piv = sla.qr(A.T, mode="r", pivoting=True)
     d = np.abs(np.diag(R))
     rank = int(np.sum(d > rank_tol * max(d.max(initial=0), 1e-300)))
     if rank == A.shape[0]:
         return np.arange(A.shape[0]), True
-    keep = np.sort(piv[:rank])
-    out = np.setdiff1d(np.arange(A.shape[0]), keep)
-    y, *_ = np.linalg.lstsq(A[keep].T, A[out].T, rcond=None)
-    return keep, bool(np.allclose(y.T @ b[keep], b[out], rtol=rtol, atol=rtol * (1 + np.abs(b).max())))
+    kept, dropped = piv[:rank], piv[rank:]
+    y = sla.solve_triangular(R[:rank, :rank], R[:rank, rank:A.shape[0]], check_finite=False)
+    consistent = np.allclose(y.T @ b[kept], b[dropped], rtol=rtol, atol=rtol * (1 + np.abs(b).max()))
+    return np.sort(kept), bool(consistent)
 
 
 @dataclass
