@@ -1,14 +1,14 @@
 """The `glgpgpu` command: thin argument parsing over the library, one module per
-subcommand (info, bench, wls, qr, lssvm, trace, demo, lp), each with `register(sub)` and `run(args)`."""
+subcommand (info, bench, wls, qr, sparseqr, lssvm, trace, demo, lp), each with `register(sub)` and `run(args)`."""
 from __future__ import annotations
 
 import argparse
 import sys
 
-from . import bench, demo, info, lp, lssvm, qr, trace, wls
+from . import bench, demo, info, lp, lssvm, qr, sparseqr, trace, wls
 from ..errors import GLUnavailableError, MissingExtraError
 
-SUBCOMMANDS = (info, bench, wls, qr, lssvm, trace, demo, lp)
+SUBCOMMANDS = (info, bench, wls, qr, sparseqr, lssvm, trace, demo, lp)
 
 
 def build_parser() -> argparse.ArgumentParser:
