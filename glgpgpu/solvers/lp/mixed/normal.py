@@ -114,7 +114,9 @@ class MixedNormal:
         if self.device == "gpu" and self.substitution == "host":
             L = self.system.lower()
             if np.isfinite(L).all():        # else the GPU's substitutions, and the usual fallbacks
-                self._L32 = L
+                # column-major for LAPACK: solving through L's transpose (row-oriented) instead
+                # rounds differently and cost cycle 32 iterations (experiments/lp_host_substitution.py)
+                self._L32 = np.asfortranarray(L)
         if self.border.size:
             self._border_factor()
 
@@ -187,9 +189,9 @@ class MixedNormal:
         rs = rs / big                               # float32 sees numbers near 1: no overflow
         if self._L32 is not None:
             t0 = time.perf_counter()
-            U = self._L32.T                 # L is row-major: L^T is LAPACK's column-major upper factor, no copy
-            y = sla.solve_triangular(U, rs.astype(np.float32), lower=False, trans=1, check_finite=False)
-            out = big * sla.solve_triangular(U, y, lower=False, check_finite=False).astype(np.float64)
+            L = self._L32
+            y = sla.solve_triangular(L, rs.astype(np.float32), lower=True, check_finite=False)
+            out = big * sla.solve_triangular(L, y, lower=True, trans=1, check_finite=False).astype(np.float64)
             self._time("substitute", t0)
         elif self.device == "gpu":
             out = big * self.system.solve(rs, "substitute")       # GPU part, inside "refine"
