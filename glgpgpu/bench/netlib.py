@@ -125,4 +125,14 @@ def summary(rows, tol: float = 1e-8) -> str:
     return (f"{len(ok)} of {len(rows)} optimal with relative objective error <= {tol:g}; iterations / HiGHS's: "
             f"max {max(ratios, default=float('nan')):.2f}, mean {sum(ratios) / max(len(ratios), 1):.2f}; "
             f"{sum(r['seconds'] for r in rows):.1f} s in all (HiGHS's IPM, no crossover, same machine: "
-            f"{sum(r['highs_s'] for r in rows):.2f} s)")
+            f"{sum(r['highs_s'] for r in rows):.2f} s)" + _paths(rows))
+
+
+def _paths(rows) -> str:
+    """How many problems took each A D A^T assembly and substitution (res.stats)."""
+    parts = []
+    for key, what in (("assembly", "A D A^T by"), ("substitution", "substitutions on the")):
+        seen = [r.get(key) for r in rows if r.get(key)]
+        if seen:
+            parts.append(f"{what} " + ", ".join(f"{v}: {seen.count(v)}" for v in sorted(set(seen))))
+    return "; " + "; ".join(parts) if parts else ""
