@@ -16,4 +16,5 @@ void main() {
     t0 = in_t0;
     t1 = in_t1;
     gl_Position = u_proj * vec4(in_pos, 0.0, 1.0);
+    gl_PointSize = 1.0;   // a point draw (figures/points.py) covers one texel; WebGL needs it said
 }

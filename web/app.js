@@ -49,6 +49,7 @@
           'than show numbers it cannot trust. (Desktop browsers on most GPUs have it; some phones do not.)');
       }
       this.gl = gl;
+      this.floatBlend = !!gl.getExtension('EXT_float_blend');   // additive blending into float textures
       this.renderer = gl.getParameter(gl.RENDERER);
       const dbg = gl.getExtension('WEBGL_debug_renderer_info');
       if (dbg) this.renderer = gl.getParameter(dbg.UNMASKED_RENDERER_WEBGL);
@@ -128,7 +129,8 @@
     geometry(draw) {
       const gl = this.gl;
       const data = [];
-      for (const tri of draw.triangles) for (const v of tri) data.push(...draw.corners[v]);
+      if (draw.primitive === 'points') for (const c of draw.corners) data.push(...c);
+      else for (const tri of draw.triangles) for (const v of tri) data.push(...draw.corners[v]);
       gl.bindVertexArray(this.vao);
       gl.bindBuffer(gl.ARRAY_BUFFER, this.vbo);
       gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(data), gl.STREAM_DRAW);
@@ -163,7 +165,7 @@
       const n = this.geometry(draw);
       gl.bindFramebuffer(gl.FRAMEBUFFER, target.fbo);
       gl.viewport(0, 0, w, h);
-      gl.drawArrays(gl.TRIANGLES, 0, n);
+      gl.drawArrays(draw.primitive === 'points' ? gl.POINTS : gl.TRIANGLES, 0, n);
     }
 
     /** fragments per texel: the draw again, into an 8-bit target with additive blending */
@@ -232,7 +234,18 @@
     const steps = run.draws.map((d) => {
       const inputs = {};
       for (const [sampler, [key]] of Object.entries(d.inputs)) inputs[sampler] = tex[key];
+      const gl = gpu.gl;
+      if (d.blend) {
+        if (!gpu.floatBlend) {
+          gpu.release(tex);
+          throw new PageError('This run adds its points into a float texture by blending, and this browser\'s ' +
+            'WebGL2 lacks EXT_float_blend: it cannot replay it (the papers\' own runs need no blending).');
+        }
+        gl.enable(gl.BLEND);
+        gl.blendFunc(gl.ONE, gl.ONE);
+      }
       gpu.run(d.kernel, tex[d.target], d, inputs, d.uniforms);
+      gl.disable(gl.BLEND);
       const after = gpu.read(tex[d.target]);
       const counts = gpu.count(d);
       return {after, counts, fragments: counts.reduce((a, b) => a + b, 0)};
@@ -267,7 +280,18 @@
     const w = tex(run.result).w;
     const got = lower(result, w);
     let ref;
-    if (run.reference.kind === 'adat') {
+    if (run.reference.kind === 'adat-values') {     // the points carry A: its values come with the run
+      const {A, d, n} = run.reference;
+      ref = [];
+      for (let i = 0; i < m; i++) {
+        ref.push(new Float64Array(m));
+        for (let j = 0; j <= i; j++) {
+          let s = 0;
+          for (let k = 0; k < n; k++) s += A[i * n + k] * d[k] * A[j * n + k];
+          ref[i][j] = s;
+        }
+      }
+    } else if (run.reference.kind === 'adat') {
       const A = tex(run.reference.A);
       const d = tex(run.reference.d).data;
       const n = A.w;
@@ -299,7 +323,7 @@
         scale = Math.max(scale, Math.abs(ref[i][j]));
       }
     }
-    return {relative: finite ? err / (scale || 1) : NaN, finite, what: run.reference.kind === 'adat' ? 'C' : 'L'};
+    return {relative: finite ? err / (scale || 1) : NaN, finite, what: run.reference.kind === 'cholesky' ? 'L' : 'C'};
   }
 
   // -- drawing a texture on a 2D canvas ---------------------------------------------------------
@@ -431,6 +455,8 @@
       ['target', `${esc(d.targetName)}, ${w} \u00d7 ${h} texels`],
       ['inputs', Object.entries(d.inputs).map(([smp, [, name]]) => `${esc(smp)} \u2190 ${esc(name)}`).join(', ') || 'none'],
       ['uniforms', Object.entries(d.uniforms).map(([k, v]) => `${esc(k)} = ${v}`).join(', ') || 'none'],
+      ['primitive', d.primitive === 'points' ? 'points, one fragment each' : 'triangles'],
+      ['output', d.blend ? 'added to the target (additive blending)' : 'written'],
       ['fragments (your GPU)', `<b id="fragments">${step.fragments}</b>`],
       ['the package\'s GL run', `${d.fragments} ${same(d.fragments)}`],
     ].map(([k, v]) => `<tr><th>${k}</th><td>${v}</td></tr>`).join('');

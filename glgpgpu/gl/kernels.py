@@ -38,6 +38,7 @@ class DrawRecord:
     uniforms: dict = field(default_factory=dict)   # {name: value} set for this draw
     target_key: int = -1
     primitive: str = "triangles"    # or "points" (figures.points)
+    blend: bool = False             # added to the target (additive blending), not written
 
 
 @dataclass
@@ -212,7 +213,7 @@ class Kernels:
             rec.draws.append(DrawRecord(kernel, getattr(target, "name", "?"), (target.cols, target.rows),
                                         geom.label, geom.corners.copy(), tuple(geom.triangles),
                                         geom.names, int(self._query.samples), keys, dict(uniforms or {}),
-                                        rec.key(target), getattr(geom, "primitive", "triangles")))
+                                        rec.key(target), getattr(geom, "primitive", "triangles"), bool(blend)))
             if rec.snapshots:
                 rec.images.append(target.read())
 

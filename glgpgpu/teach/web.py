@@ -24,7 +24,7 @@ from ..gl.programs import load_shader, shader_index
 from ..layouts.triangle import layout_for
 from . import runs
 
-ALGORITHMS = ("assembly", "cholesky")
+ALGORITHMS = ("assembly", "cholesky", "sparse-assembly")
 SIZES = tuple(range(1, 65))
 #: the largest m the page is written for: its grids and run files grow as m^2
 MAX_SIZE = 128
@@ -100,14 +100,20 @@ def export_run(algorithm: str, m: int, packed: bool, ctx=None) -> dict:
             "label": d.label, "explain": runs.EXPLAIN.get(d.kernel, d.kernel),
             "corners": [[float(v) for v in c] for c in d.corners], "triangles": [list(t) for t in d.triangles],
             "names": list(d.names), "inputs": {s: [k, n] for s, (k, n) in d.inputs.items()},
+            "primitive": d.primitive, "blend": d.blend,
             "uniforms": d.uniforms, "fragments": int(d.fragments),     # the package's GL run counted them
         })
     lay = layout_for(m, packed)
     i, j = np.tril_indices(m)
     x, y = lay.texel(i, j)
     by_name = {name: key for key, _, name, _ in textures}
-    reference = ({"kind": "adat", "A": by_name["A"], "d": by_name["d"]} if algorithm == "assembly"
-                 else {"kind": "cholesky", "C": draws[0]["inputs"]["L"][0]})
+    if algorithm == "assembly":
+        reference = {"kind": "adat", "A": by_name["A"], "d": by_name["d"]}
+    elif algorithm == "cholesky":
+        reference = {"kind": "cholesky", "C": draws[0]["inputs"]["L"][0]}
+    else:                  # the points carry A; its values and d come along for the check
+        A, d = runs.sample_problem("sparse-assembly", m, ASSEMBLY_COLUMNS)
+        reference = {"kind": "adat-values", "A": _floats(A), "n": ASSEMBLY_COLUMNS, "d": _floats(d)}
     return {"name": run_name(algorithm, packed, m), "algorithm": algorithm, "m": m, "packed": packed,
             "textures": tex_json, "draws": draws, "result": draws[-1]["target"],
             "layout": np.stack([np.atleast_1d(x), np.atleast_1d(y)], 1).astype(int).tolist(),

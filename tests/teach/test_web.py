@@ -13,6 +13,7 @@ import pytest
 
 from bounds import check_adat, check_factor
 from glgpgpu import figures as geo
+from glgpgpu.figures.points import Points
 from glgpgpu.cli.common import sizes as parse_sizes
 from glgpgpu.gl.programs import load_shader, shader_index
 from glgpgpu.layouts.triangle import layout_for
@@ -52,7 +53,7 @@ def test_exported_run_replays_what_the_package_drew(ctx, algorithm, packed, m):
     rec = runs.record(algorithm, m, packed=packed, n=web.ASSEMBLY_COLUMNS, ctx=ctx)
     assert [d["kernel"] for d in run["draws"]] == [d.kernel for d in rec.draws]
     for d, r in zip(run["draws"], rec.draws):
-        count = geo.rasterize(geo.Geometry(r.corners, r.triangles, r.label, r.names), *r.size)[0]
+        count = geo.rasterize(_shape(r), *r.size)[0]
         assert d["fragments"] == int(count.sum()) > 0
         assert np.array_equal(np.array(d["corners"]), r.corners) and d["size"] == list(r.size)
         for key, _name in d["inputs"].values():
@@ -67,6 +68,10 @@ def test_exported_run_replays_what_the_package_drew(ctx, algorithm, packed, m):
         C = runs.sample_problem("cholesky", m)
         x, y = np.array(run["layout"]).T
         assert np.array_equal(tex[run["reference"]["C"]][y, x], C[i, j])
+    elif algorithm == "sparse-assembly":          # A rides on the points; its values come along for the check
+        A, d2 = runs.sample_problem("sparse-assembly", m, web.ASSEMBLY_COLUMNS)
+        assert np.array_equal(np.array(run["reference"]["A"]).reshape(A.shape), A)
+        assert run["draws"][0]["primitive"] == "points"
     else:
         A, d2 = runs.sample_problem("assembly", m, web.ASSEMBLY_COLUMNS)
         assert np.array_equal(tex[run["reference"]["A"]], A)
@@ -111,6 +116,13 @@ def _report(dom):
     return json.loads(html.unescape(m.group(1)))
 
 
+def _shape(d):
+    """A recorded draw as the numpy rasterizer takes it: points or triangles."""
+    if d.primitive == "points":
+        return Points(d.corners, d.label, d.names)
+    return geo.Geometry(d.corners, d.triangles, d.label, d.names)
+
+
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
     out = tmp_path_factory.mktemp("web")
@@ -131,8 +143,7 @@ def test_page_runs_every_pass_in_chromium(page):
                 name = web.run_name(algorithm, packed, m)
                 case = cases[name]
                 rec = runs.record(algorithm, m, packed=packed, n=web.ASSEMBLY_COLUMNS)
-                expected = [int(geo.rasterize(geo.Geometry(d.corners, d.triangles, d.label, d.names),
-                                              *d.size)[0].sum()) for d in rec.draws]
+                expected = [int(geo.rasterize(_shape(d), *d.size)[0].sum()) for d in rec.draws]
                 assert case["fragments"] == expected, name          # the browser's GPU vs figures.raster
                 values = np.array([np.nan if v is None else v for v in case["result"]], np.float64)
                 tex = values.reshape(case["h"], case["w"])
@@ -140,8 +151,8 @@ def test_page_runs_every_pass_in_chromium(page):
                 i, j = np.tril_indices(m)
                 out = np.zeros((m, m))
                 out[i, j] = tex[lay.texel(i, j)[1], lay.texel(i, j)[0]]
-                if algorithm == "assembly":
-                    check_adat(out, *runs.sample_problem("assembly", m, web.ASSEMBLY_COLUMNS))
+                if algorithm in ("assembly", "sparse-assembly"):
+                    check_adat(out, *runs.sample_problem(algorithm, m, web.ASSEMBLY_COLUMNS))
                 else:
                     check_factor(out, runs.sample_problem("cholesky", m).astype(np.float64))
 
