@@ -12,8 +12,9 @@ tolerances within that bound.
 
 Expected to fail, each in a stated way (REFUSED, strict): complex input (the kernels are real;
 glgpgpu raises ValueError naming it) and column pivoting (not done on the GPU;
-NotImplementedError names scipy's function), LAPACK's own wording and workspace; skipped: what
-scipy itself runs only on request (xslow)."""
+NotImplementedError names scipy's function), LAPACK's own wording and workspace.  scipy's one
+xslow test (a 2^31-element matrix, run only on request) runs in its tiled form unless
+SCIPY_XSLOW=1 asks for the original."""
 import os
 
 import numpy as np
@@ -82,10 +83,6 @@ def _glgpgpu_in_scipys_place(request, monkeypatch, ctx):
         if key in node:
             request.applymarker(pytest.mark.xfail(raises=error, strict=True, reason=reason))
             break
-    if request.node.get_closest_marker("xslow") and not os.environ.get("SCIPY_XSLOW"):
-        # as scipy itself: a 2^31-element matrix runs only when asked; test_int_overflow_tiled
-        # below is the same matrix at a size that tiles, in every run
-        pytest.skip("scipy marks it xslow (a 2^31-element matrix): set SCIPY_XSLOW=1 to run it")
     for mod in (tdc, tb, td):
         for name in SWAPPED:
             if hasattr(mod, name):
@@ -97,7 +94,20 @@ def _glgpgpu_in_scipys_place(request, monkeypatch, ctx):
 
 
 class TestCholesky(tdc.TestCholesky):
-    pass
+    if not os.environ.get("SCIPY_XSLOW"):
+        def test_int_overflow(self):
+            """scipy's xslow test_int_overflow (identity of order 47,000 with a 4 x 4 SPD block,
+            overwrite_a: a 2^31-element matrix, which scipy runs only on request) at order 70 on
+            16-texel textures: the factor crosses many tiles, and the unused triangle is zeroed
+            tile by tile.  SCIPY_XSLOW=1 runs scipy's own."""
+            import glgpgpu
+            n = 70
+            x = np.eye(n, dtype=np.float64, order="F")
+            x[:4, :4] = np.array([[4, -2, 3, -1], [-2, 4, -3, 1], [3, -3, 5, 0], [-1, 1, 0, 5]])
+            L = linalg.cholesky(x.copy(order="F"), lower=True, check_finite=False, overwrite_a=True,
+                                ctx=glgpgpu.Context(max_texture_size=16))
+            assert np.all(np.triu(L, 1) == 0)
+            npt.assert_allclose(L @ L.T, x, atol=8 * U32 * 5)
 
 
 class TestChoFactor(tdc.TestChoFactor):
@@ -110,16 +120,3 @@ class TestSolveTriangular(tb.TestSolveTriangular):
 
 class TestQR(td.TestQR):
     pass
-
-
-def test_int_overflow_tiled():
-    """scipy's xslow test_int_overflow (identity of order 47,000 with a 4 x 4 SPD block,
-    overwrite_a) at order 70 on 16-texel textures: the factor crosses many tiles, and
-    the unused triangle is zeroed tile by tile."""
-    import glgpgpu
-    n = 70
-    x = np.eye(n, dtype=np.float64, order="F")
-    x[:4, :4] = np.array([[4, -2, 3, -1], [-2, 4, -3, 1], [3, -3, 5, 0], [-1, 1, 0, 5]])
-    L = glgpgpu.cholesky(x, ctx=glgpgpu.Context(max_texture_size=16))
-    assert np.all(np.triu(L, 1) == 0)
-    npt.assert_allclose(L @ L.T, x, atol=8 * U32 * 5)
