@@ -14,14 +14,13 @@ Writes lp-profile-<device>-<date>.csv: seconds per phase in all and per iteratio
 from __future__ import annotations
 
 import argparse
-import csv
-import re
 import time
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 
 import glgpgpu
+from glgpgpu.bench.common import device_slug, write_csv
 from glgpgpu.blocked import normal as blocked_normal
 from glgpgpu.paper import normal as paper_normal
 from glgpgpu.solvers.lp.mixed.normal import MixedNormal
@@ -79,15 +78,8 @@ def main():
             print(f"{name:<9} {config:<6} {res.status:<10} it {res.iterations:>3}  {total:8.2f} s   " +
                   "  ".join(f"{ph} {row[f'{ph}_ms_per_iter']:8.1f}" for ph in PHASES + ["other"]) + "  ms/iter",
                   flush=True)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    tag = re.sub(r"[^a-z0-9]+", "-", device.split("/")[0].lower()).strip("-")
-    path = out / f"lp-profile-{args.method}-{tag}-{date.today().isoformat()}.csv"
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    print("wrote", path)
+    name = f"lp-profile-{args.method}-{device_slug(ctx)}-{date.today().isoformat()}.csv"
+    print("wrote", write_csv(rows, Path(args.out) / name))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from .. import figures as geo
 from ..figures.points import normal_points, pair_count
 from ..gl import Stopwatch, engine
-from ..methods.points import PointAssembly, points_pay
+from ..methods.points import PointAssembly, PointsNormal, points_pay
 from ..methods.resident import ResidentFactor, single_factor
 from ..layouts.rgba import to_rgba
 from ..gl.transfer import read_rgba_lower, solve_column, upload_rgba
@@ -69,7 +69,10 @@ class OneTextureNormal(ResidentFactor):
     def lower(self) -> np.ndarray:
         """The float32 factor L (m x m, upper part zero), read back once."""
         with self.watch("transfer"):
-            return read_rgba_lower(self.l_tex, self.m)
+            return self._read_lower(self.l_tex)
+
+    def _read_lower(self, tex) -> np.ndarray:
+        return read_rgba_lower(tex, self.m)
 
 class TiledNormalSystem(_TiledNormal):
     """OneTextureNormal's operation on tiles): glgpgpu.tiled's
@@ -92,59 +95,33 @@ def _chosen(ctx, shape):
     return OneTextureNormal if fits_one_texture(ctx, *shape) else TiledNormalSystem
 
 
-class SparseNormal(OneTextureNormal):
+class SparseNormal(PointsNormal, OneTextureNormal):
     """OneTextureNormal for a scipy.sparse A whose points pay (methods/points.py):
     C = S A D A^T S added by points into the blocked RGBA storage (each point's
     component is its column mod 4; in the diagonal 8 x 8 blocks both halves, as
-    blocked_adat leaves them), then the blocked Cholesky and solves.
-    `factor(d, row_scale=s)` takes the rows' scaling S, so A itself never changes."""
-
-    takes_row_scale = True
+    blocked_adat leaves them), then the blocked Cholesky and solves."""
 
     def __init__(self, A, *, packed: bool = False, variant: str = "outer", ctx=None,
                  watch: Stopwatch | None = None):
         start_normal(self, A, packed, variant, ctx, watch)
-        ctx = self.ctx
-        self.l_tex = self.pivots = self.assembly = None
+        self.l_tex = self.pivots = None
         self.rows = padded(self.m)
         with self.watch("transfer"):
-            self.assembly = PointAssembly(ctx, normal_points(A, lambda i, k: (k // 4, i, k % 4),
-                                                             mirror_block=ADAT_BLOCK[0]), self.m, self.n)
+            self.assembly = PointAssembly(self.ctx, normal_points(A, lambda i, k: (k // 4, i, k % 4),
+                                                                  mirror_block=ADAT_BLOCK[0]), self.m, self.n)
 
-    def update_matrix(self, A32) -> None:
-        raise TypeError("a sparse normal system keeps its A: pass the rows' scaling to factor(row_scale=)")
-
-    def _form(self, d32, row_scale):
-        c_tex = self.ctx.pool.take(self.rows, self.rows // 4, components=4)
-        c_tex.name = "C"
-        c_tex.clear(0.0)
-        with self.watch("assemble"):
-            self.assembly.add(c_tex, d32, np.ones(self.m, np.float32) if row_scale is None else row_scale)
-        return c_tex
-
-    def form(self, d32, row_scale=None) -> np.ndarray:
-        """tril(S A diag(d32) A^T S) as the points form it, read back (tests, teaching)."""
-        c_tex = self._form(d32, row_scale)
-        try:
-            return read_rgba_lower(c_tex, self.m)
-        finally:
-            self.ctx.pool.give(c_tex)
+    def _new_target(self):
+        return self.ctx.pool.take(self.rows, self.rows // 4, components=4)
 
     def factor(self, d32, *, pivot_floor: float | None = None, regularize: bool = False, row_scale=None):
-        """Form S A diag(d32) A^T S by points and factor it; returns the pivots."""
-        ctx, m, watch = self.ctx, self.m, self.watch
+        """Form S A diag(d32) A^T S by points and factor it (in place); returns the pivots."""
+        ctx, m = self.ctx, self.m
         self._free_factor()
         self.l_tex = self._form(d32, row_scale)
-        with watch("factor"):
+        with self.watch("factor"):
             factor_texture(self.l_tex, m, pivot_floor=pivot_floor, regularize=regularize, ctx=ctx)
             self.pivots = diagonal(self.l_tex, m, ctx)
         return self.pivots
-
-    def release(self) -> None:
-        super().release()
-        if self.assembly is not None:
-            self.assembly.release()
-            self.assembly = None
 
 
 def normal_system(A32, *, packed: bool = False, variant: str = "outer", ctx=None, watch: Stopwatch | None = None):

@@ -48,3 +48,38 @@ class PointAssembly:
             self.store.release()
             self.ctx.pool.give(self.r_tex, self.s_tex)
             self.store = None
+
+
+class PointsNormal:
+    """What the fragment methods' sparse normal systems share (mixed in before their
+    OneTextureNormal): A kept as points, C formed by them into a fresh target
+    (`_new_target`, the method's layout), read back by `_read_lower`; A never changes,
+    the rows' scaling comes with each factor(row_scale=)."""
+
+    takes_row_scale = True
+    assembly = None
+
+    def update_matrix(self, A32) -> None:
+        raise TypeError("a sparse normal system keeps its A: pass the rows' scaling to factor(row_scale=)")
+
+    def _form(self, d32, row_scale):
+        c_tex = self._new_target()
+        c_tex.name = "C"
+        c_tex.clear(0.0)
+        with self.watch("assemble"):
+            self.assembly.add(c_tex, d32, np.ones(self.m, np.float32) if row_scale is None else row_scale)
+        return c_tex
+
+    def form(self, d32, row_scale=None) -> np.ndarray:
+        """tril(S A diag(d32) A^T S) as the points form it, read back (tests, teaching)."""
+        c_tex = self._form(d32, row_scale)
+        try:
+            return self._read_lower(c_tex)
+        finally:
+            self.ctx.pool.give(c_tex)
+
+    def release(self) -> None:
+        super().release()
+        if self.assembly is not None:
+            self.assembly.release()
+            self.assembly = None

@@ -17,7 +17,7 @@ from .. import figures as geo
 from ..figures.points import normal_points, pair_count
 from ..gl import Stopwatch, engine
 from ..layouts.triangle import layout_for
-from ..methods.points import PointAssembly, points_pay
+from ..methods.points import PointAssembly, PointsNormal, points_pay
 from ..methods.resident import ResidentFactor, single_factor
 from ..gl.transfer import read_lower, solve_column
 from .assemble import Accumulator, assemble_resident, assemble_texture
@@ -87,15 +87,15 @@ class OneTextureNormal(ResidentFactor):
     def lower(self) -> np.ndarray:
         """The float32 factor L (m x m, upper part zero), read back once."""
         with self.watch("transfer"):
-            return read_lower(self.l_tex, self.m, self.packed)
+            return self._read_lower(self.l_tex)
 
-class SparseNormal(OneTextureNormal):
+    def _read_lower(self, tex) -> np.ndarray:
+        return read_lower(tex, self.m, self.packed)
+
+class SparseNormal(PointsNormal, OneTextureNormal):
     """OneTextureNormal for a scipy.sparse A whose points pay (methods/points.py):
     C = S A D A^T S formed by points with additive blending (figures/points.py)
-    instead of Algorithm 3, then factored and solved by the papers' kernels.
-    `factor(d, row_scale=s)` takes the rows' scaling S, so A itself never changes."""
-
-    takes_row_scale = True
+    instead of Algorithm 3, then factored and solved by the papers' kernels."""
 
     def __init__(self, A, *, packed: bool = False, variant: str = "outer", ctx=None,
                  watch: Stopwatch | None = None):
@@ -103,7 +103,7 @@ class SparseNormal(OneTextureNormal):
         self.watch = watch or Stopwatch(ctx, enabled=False)
         self.m, self.n = A.shape
         self.rows, self.packed, self.variant = self.m, packed, variant
-        self.l_tex = self.pivots = self.assembly = None
+        self.l_tex = self.pivots = None
         self.layout = lay = layout_for(self.m, packed)
         ctx.check_size(lay.height, lay.width, f"C = A D A^T ({'packed' if packed else 'full'}, m={self.m})")
 
@@ -114,42 +114,22 @@ class SparseNormal(OneTextureNormal):
         with self.watch("transfer"):
             self.assembly = PointAssembly(ctx, normal_points(A, texel), self.m, self.n)
 
-    def update_matrix(self, A32) -> None:
-        raise TypeError("a sparse normal system keeps its A: pass the rows' scaling to factor(row_scale=)")
+    def _new_target(self):
+        return self.ctx.pool.take(self.layout.height, self.layout.width)
 
-    def _form(self, d32, row_scale):
-        lay = self.layout
-        c_tex = self.ctx.pool.take(lay.height, lay.width)
-        c_tex.name = "C"
-        c_tex.clear(0.0)
-        with self.watch("assemble"):
-            self.assembly.add(c_tex, d32, np.ones(self.m, np.float32) if row_scale is None else row_scale)
-        return c_tex
-
-    def form(self, d32, row_scale=None) -> np.ndarray:
-        """tril(S A diag(d32) A^T S) as the points form it, read back (tests, teaching)."""
-        c_tex = self._form(d32, row_scale)
-        try:
-            return read_lower(c_tex, self.m, self.packed)
-        finally:
-            self.ctx.pool.give(c_tex)
+    def _read_lower(self, tex) -> np.ndarray:
+        return read_lower(tex, self.m, self.packed)
 
     def factor(self, d32, *, pivot_floor: float | None = None, regularize: bool = False, row_scale=None):
         """Form S A diag(d32) A^T S by points and factor it; returns the pivots."""
-        ctx, m, watch = self.ctx, self.m, self.watch
+        ctx, m = self.ctx, self.m
         self._free_factor()
         c_tex = self._form(d32, row_scale)
-        with watch("factor"):
+        with self.watch("factor"):
             self.l_tex = factor_texture(c_tex, m, packed=self.packed, variant=self.variant, ctx=ctx,
                                         pivot_floor=pivot_floor, regularize=regularize)
             self.pivots = diagonal(self.l_tex, m, self.packed, ctx)
         return self.pivots
-
-    def release(self) -> None:
-        super().release()
-        if self.assembly is not None:
-            self.assembly.release()
-            self.assembly = None
 
 
 def normal_system(A32, *, packed: bool = False, variant: str = "outer", ctx=None, watch: Stopwatch | None = None):
