@@ -280,27 +280,17 @@
     const w = tex(run.result).w;
     const got = lower(result, w);
     let ref;
-    if (run.reference.kind === 'adat-values') {     // the points carry A: its values come with the run
-      const {A, d, n} = run.reference;
+    if (run.reference.kind !== 'cholesky') {          // A D A^T: A from its texture, or with the run (points)
+      const fromRun = run.reference.kind === 'adat-values';
+      const A = fromRun ? run.reference.A : tex(run.reference.A).data;
+      const d = fromRun ? run.reference.d : tex(run.reference.d).data;
+      const n = fromRun ? run.reference.n : tex(run.reference.A).w;
       ref = [];
       for (let i = 0; i < m; i++) {
         ref.push(new Float64Array(m));
         for (let j = 0; j <= i; j++) {
           let s = 0;
           for (let k = 0; k < n; k++) s += A[i * n + k] * d[k] * A[j * n + k];
-          ref[i][j] = s;
-        }
-      }
-    } else if (run.reference.kind === 'adat') {
-      const A = tex(run.reference.A);
-      const d = tex(run.reference.d).data;
-      const n = A.w;
-      ref = [];
-      for (let i = 0; i < m; i++) {
-        ref.push(new Float64Array(m));
-        for (let j = 0; j <= i; j++) {
-          let s = 0;
-          for (let k = 0; k < n; k++) s += A.data[i * n + k] * d[k] * A.data[j * n + k];
           ref[i][j] = s;
         }
       }

@@ -145,6 +145,7 @@ def test_page_runs_every_pass_in_chromium(page):
                 rec = runs.record(algorithm, m, packed=packed, n=web.ASSEMBLY_COLUMNS)
                 expected = [int(geo.rasterize(_shape(d), *d.size)[0].sum()) for d in rec.draws]
                 assert case["fragments"] == expected, name          # the browser's GPU vs figures.raster
+                assert case["relative"] is not None and case["relative"] <= 64 * m * 2.0 ** -24, name   # the page's own check
                 values = np.array([np.nan if v is None else v for v in case["result"]], np.float64)
                 tex = values.reshape(case["h"], case["w"])
                 lay = layout_for(m, packed)
