@@ -25,10 +25,10 @@ def make_precond(variant):
     def precond(self, r):
         rs = self.s * r
         big = float(np.abs(rs).max(initial=0))
-        if big == 0 or not np.isfinite(big) or self._L32 is None:
+        if big == 0 or not np.isfinite(big) or self._L is None:
             return ORIGINAL(self, r)
         rs = rs / big
-        L = self._L32
+        L = self._L
         if variant == "transpose32":
             y = sla.solve_triangular(L.T, rs.astype(np.float32), lower=False, trans=1, check_finite=False)
             out = sla.solve_triangular(L.T, y, lower=False, check_finite=False)

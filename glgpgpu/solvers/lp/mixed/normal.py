@@ -67,7 +67,7 @@ class MixedNormal:
         self.points = bool(getattr(self.system, "takes_row_scale", False))
         self.substitution = ("host" if self.SUBSTITUTION == "host" and hasattr(self.system, "lower") else "gpu") \
             if device == "gpu" else "host"
-        self._L32 = None
+        self._L = None
         self.d = None
         self.delta = 0.0
         self.border = np.zeros(0, int)
@@ -96,27 +96,27 @@ class MixedNormal:
         ds = d / self.dmax
         diag = np.asarray(self.A2 @ ds).ravel()
         self.s = 1.0 / np.sqrt(np.where(diag > 1e-300, diag, 1.0))
-        if self.device == "gpu" and self.points:
+        self._L = None                      # the factor the host's substitutions use, if any
+        if self.device == "gpu":
             d32 = np.where(ds < 1e-37, 0.0, ds).astype(np.float32)
-            self.system.factor(d32, pivot_floor=floor_rel, regularize=True, row_scale=self.s.astype(np.float32))
-        elif self.device == "gpu":
-            As = self.A.multiply(self.s[:, None]).tocsr()
-            d32 = np.where(ds < 1e-37, 0.0, ds).astype(np.float32)
-            with self.watch("transfer") if self.watch is not None else nullcontext():
-                self.system.update_matrix(As.toarray().astype(np.float32))
-            self.system.factor(d32, pivot_floor=floor_rel, regularize=True)
+            if self.points:
+                self.system.factor(d32, pivot_floor=floor_rel, regularize=True, row_scale=self.s.astype(np.float32))
+            else:
+                As = self.A.multiply(self.s[:, None]).tocsr()
+                with self.watch("transfer") if self.watch is not None else nullcontext():
+                    self.system.update_matrix(As.toarray().astype(np.float32))
+                self.system.factor(d32, pivot_floor=floor_rel, regularize=True)
+            if self.substitution == "host":
+                L = self.system.lower()
+                if np.isfinite(L).all():    # else the GPU's substitutions, and the usual fallbacks
+                    # column-major for LAPACK: solving through L's transpose (row-oriented) instead
+                    # rounds differently and cost cycle 32 iterations (experiments/lp_host_substitution.py)
+                    self._L = np.asfortranarray(L)
         else:
             As = self.A.multiply(self.s[:, None]).tocsr()
             dt = np.float64 if self.device == "cpu64" else np.float32
             M = (As.multiply(ds[None, :]).tocsr() @ As.T.tocsr()).toarray().astype(dt)
             self._L = _regularized_cholesky(M, floor_rel)
-        self._L32 = None
-        if self.device == "gpu" and self.substitution == "host":
-            L = self.system.lower()
-            if np.isfinite(L).all():        # else the GPU's substitutions, and the usual fallbacks
-                # column-major for LAPACK: solving through L's transpose (row-oriented) instead
-                # rounds differently and cost cycle 32 iterations (experiments/lp_host_substitution.py)
-                self._L32 = np.asfortranarray(L)
         if self.border.size:
             self._border_factor()
 
@@ -187,18 +187,14 @@ class MixedNormal:
         if big == 0 or not np.isfinite(big):
             return np.zeros_like(r) if big == 0 else np.full_like(r, np.nan)
         rs = rs / big                               # float32 sees numbers near 1: no overflow
-        if self._L32 is not None:
+        if self._L is not None:                     # the host's: the GPU's L read back, or a host factor
             t0 = time.perf_counter()
-            L = self._L32
-            y = sla.solve_triangular(L, rs.astype(np.float32), lower=True, check_finite=False)
-            out = big * sla.solve_triangular(L, y, lower=True, trans=1, check_finite=False).astype(np.float64)
-            self._time("substitute", t0)
-        elif self.device == "gpu":
-            out = big * self.system.solve(rs, "substitute")       # GPU part, inside "refine"
-        else:
             L = self._L
             y = sla.solve_triangular(L, rs.astype(L.dtype), lower=True, check_finite=False)
             out = big * sla.solve_triangular(L, y, lower=True, trans=1, check_finite=False).astype(np.float64)
+            self._time("substitute", t0)
+        else:
+            out = big * self.system.solve(rs, "substitute")       # GPU part, inside "refine"
         return self.s * out / self.dmax
 
     # -- solve ---------------------------------------------------------------------------
