@@ -46,13 +46,15 @@ class WLSInfo:
         return self.status == "converged"
 
 
-def _inputs(A, d2, b):
-    A = check.array(A, "A", 2, np.float64)
+def _inputs(A, d2, b, magnitude=None):
+    """A, d2, b as float64, checked; magnitude: a list to append max |A| and max |d2| to,
+    found by their finiteness passes."""
+    A = check.array(A, "A", 2, np.float64, magnitude=magnitude)
     m, n = A.shape
     if m > n:
         raise ValueError(f"A must be m x n with m <= n (one column per sample), got {m} x {n}; "
                          "pass the transpose if your samples are rows")
-    d2 = check.array(d2, "d2", 1, np.float64)
+    d2 = check.array(d2, "d2", 1, np.float64, magnitude=magnitude)
     b = check.array(b, "b", 1, np.float64)
     if d2.shape[0] != n:
         raise ValueError(f"d2 has length {d2.shape[0]} but A has {n} columns")
@@ -78,12 +80,14 @@ def wls(A, d2, b, *, tol: float = 1e-8, max_iter: int = 100, packed: bool = Fals
     test, ||A D^2 (b - A^T x)|| / ||x|| <= tol.
     """
     A_in = A
-    A, d2, b = _inputs(A, d2, b)
-    top = float(np.abs(d2).max())
+    tops = []                          # max |A|, max |d2|: from the validation's own passes
+    A, d2, b = _inputs(A, d2, b, tops)
+    top = tops[1]
     if top > 0 and not 2.0 ** -60 <= top <= 2.0 ** 60:
         # x = (A D^2 A^T)^-1 A D^2 b does not change when D^2 is scaled: weights of 1e38 or
         # 1e-40 (whose products over- or underflow float32) divided by a power of two (exact)
         d2 = d2 / 2.0 ** np.round(np.log2(top))
+        tops[1] = top / 2.0 ** np.round(np.log2(top))
     tol = check.real(tol, "tol", 0.0, 1.0)
     max_iter = check.integer(max_iter, "max_iter", 1)
     check.flag(packed, "packed")
@@ -129,7 +133,7 @@ def wls(A, d2, b, *, tol: float = 1e-8, max_iter: int = 100, packed: bool = Fals
             # matrix is of size 2^-16 .. 2^16 (its Tables 1 and 2: 1 and 1e4); data far outside it
             # (weights 1e8, A x 1e5) is measured against that size, a power of two, so scaling
             # such data changes neither the steps nor the status
-            size = float(np.max(np.abs(A), initial=0.0)) ** 2 * float(np.max(np.abs(d2), initial=0.0))
+            size = tops[0] ** 2 * tops[1]
             norm = 1.0 if not size or 2.0 ** -16 <= size <= 2.0 ** 16 else float(2.0 ** np.frexp(size)[1])
             for k in range(max_iter):
                 r = rhs - A @ (d2 * (A.T @ x))
