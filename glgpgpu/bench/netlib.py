@@ -96,6 +96,8 @@ def run(folder, names=None, *, method="auto", precision="mixed", tol=None, max_r
             "assembly": res.stats.get("assembly", ""), "substitution": res.stats.get("substitution", ""),
             "pcg_iterations": res.stats.get("pcg_iterations", ""),
             "host_fallbacks": res.stats.get("host_fallbacks", ""),
+            "host_factors": (f"{res.stats.get('host_factor_sparse', 0)} sparse, {res.stats.get('host_factor_dense', 0)} dense"
+                             if "host_factor_sparse" in res.stats else ""),
             "message": res.message,
         })
         if show:
@@ -135,4 +137,9 @@ def _paths(rows) -> str:
         seen = [r.get(key) for r in rows if r.get(key)]
         if seen:
             parts.append(f"{what} " + ", ".join(f"{v}: {seen.count(v)}" for v in sorted(set(seen))))
+    fallbacks = [r for r in rows if r.get("host_factors")]
+    if fallbacks:
+        sparse = sum(int(r["host_factors"].split()[0]) for r in fallbacks)
+        dense = sum(int(r["host_factors"].split()[2]) for r in fallbacks)
+        parts.append(f"float64 host factors (the solves' last resort): {sparse} sparse, {dense} dense")
     return "; " + "; ".join(parts) if parts else ""

@@ -10,7 +10,8 @@ least squares: iterative refinement with the float32 factor, and where that
 stalls (kappa(M) u_32 >= 1 near the optimum), conjugate gradients on M with the
 float32 factor as preconditioner.  Matrix-vector products with M use A, D in
 float64 and never form M.  If neither reaches the accuracy asked (rare), a
-float64 Cholesky of M on the host finishes the solve, and is counted.
+float64 factorization of M on the host finishes the solve, and is counted
+(sparse where M is: `HostFactor`).
 
 Bordering (`factor(..., border=F, d_border=)`): columns F whose Newton step the
 proximal term throttles (their true D_j = x_j/z_j is far above the regularized
@@ -74,7 +75,7 @@ class MixedNormal:
         self.stats = {"assembly": "points" if self.points else "dense", "substitution": self.substitution,
                       "factorizations": 0, "solves": 0, "refinement_steps": 0, "pcg_iterations": 0,
                       "host_fallbacks": 0, "max_rel_residual": 0.0, "bordered_columns": 0,
-                      "border_skipped": 0}
+                      "border_skipped": 0, "host_factor_sparse": 0, "host_factor_dense": 0}
         self._host_factor = None
 
     # -- factor --------------------------------------------------------------------------
@@ -279,15 +280,18 @@ class MixedNormal:
         return best_x, true
 
     def _host(self, rhs, nr):
-        """float64 Cholesky of M on the host: the last resort, counted."""
+        """float64 factorization of M on the host: the last resort, counted."""
         self.stats["host_fallbacks"] += 1
         if self._host_factor is None:
-            M = (self.A.multiply(self.d[None, :]).tocsr() @ self.At).toarray() + self.delta * np.eye(self.m)
-            s = np.sqrt(np.maximum(np.diag(M), 1e-300))
-            self._host_factor = (_regularized_cholesky(M / s[:, None] / s[None, :], 1e-14), s)
-        L, s = self._host_factor
-        y = sla.solve_triangular(L, rhs / s, lower=True, check_finite=False)
-        x = sla.solve_triangular(L, y, lower=True, trans=1, check_finite=False) / s
+            M = (self.A.multiply(self.d[None, :]).tocsr() @ self.At).tocsc()
+            M = M + self.delta * sp.eye(self.m, format="csc")
+            s = np.sqrt(np.maximum(M.diagonal(), 1e-300))
+            Si = sp.diags(1.0 / s)
+            self._host_factor = (HostFactor(Si @ M @ Si, 1e-14), s)
+            kind = self._host_factor[0].kind
+            self.stats["host_factor_" + kind] += 1
+        F, s = self._host_factor
+        x = F.solve(rhs / s) / s
         return x, np.linalg.norm(rhs - self.matvec(x)) / nr
 
     def _time(self, phase, t0):
@@ -302,13 +306,62 @@ class MixedNormal:
 
 def _regularized_cholesky(M: np.ndarray, floor: float) -> np.ndarray:
     """LAPACK Cholesky of M + shift I, the shift starting at floor * max diag and
-    growing until M + shift I is positive definite in M's precision."""
+    growing until M + shift I is positive definite in M's precision (M is not changed)."""
     big = max(float(np.max(np.diag(M), initial=0)), 1e-300)
     shift = floor * big
-    eye = np.eye(M.shape[0], dtype=M.dtype)
+    W = M.copy()
+    diag = np.einsum("ii->i", W)            # a view: the shift goes on in place
+    base = diag.copy()
     for _ in range(12):
+        diag[:] = base + shift
         try:
-            return np.linalg.cholesky(M + shift * eye)
+            return np.linalg.cholesky(W)
         except np.linalg.LinAlgError:
             shift *= 100
     raise np.linalg.LinAlgError("the normal matrix could not be regularized to positive definite")
+
+
+#: a sparse factor where M holds at most this share of nonzeros (denser: LAPACK's dense Cholesky)
+SPARSE_SHARE = 0.25
+
+
+class HostFactor:
+    """float64 factor of a sparse symmetric positive (semi)definite M with a unit-sized
+    diagonal, regularized as _regularized_cholesky: a sparse LDL^T (qdldl, AMD ordering;
+    installed with glgpgpu[lp]) where M is sparse -- A D A^T of an LP has a few nonzeros
+    per row, and its sparse factor costs a fraction of the dense one (benchmarks/RESULTS.md)
+    -- else, or without qdldl, LAPACK's dense Cholesky.  kind: "sparse" or "dense"."""
+
+    def __init__(self, M: sp.spmatrix, floor: float):
+        m = M.shape[0]
+        self.kind = "dense"
+        if M.nnz <= SPARSE_SHARE * m * m:
+            try:
+                import qdldl
+            except ImportError:
+                qdldl = None
+            if qdldl is not None:
+                self._sparse(qdldl, sp.triu(M, format="csc"), floor)
+        if self.kind == "dense":
+            self.L = _regularized_cholesky(M.toarray(), floor)
+
+    def _sparse(self, qdldl, U, floor):
+        big = max(float(U.diagonal().max(initial=0)), 1e-300)
+        shift = floor * big
+        eye = sp.eye(U.shape[0], format="csc")
+        for _ in range(12):
+            try:
+                F = qdldl.Solver((U + shift * eye).tocsc(), upper=True)
+                if np.all(F.factors()[1] > 0):       # LDL^T of a positive definite matrix: D > 0
+                    self.F, self.kind = F, "sparse"
+                    return
+            except (ValueError, RuntimeError):      # qdldl: a zero pivot ("not quasi-definite")
+                pass
+            shift *= 100
+        # not positive definite at any shift tried: the dense path says so
+
+    def solve(self, b: np.ndarray) -> np.ndarray:
+        if self.kind == "sparse":
+            return self.F.solve(b)
+        y = sla.solve_triangular(self.L, b, lower=True, check_finite=False)
+        return sla.solve_triangular(self.L, y, lower=True, trans=1, check_finite=False)
