@@ -96,7 +96,7 @@ def run(folder, names=None, *, method="auto", precision="mixed", tol=None, max_r
             "assembly": res.stats.get("assembly", ""), "substitution": res.stats.get("substitution", ""),
             "pcg_iterations": res.stats.get("pcg_iterations", ""),
             "host_fallbacks": res.stats.get("host_fallbacks", ""),
-            "host_factors": (f"{res.stats.get('host_factor_sparse', 0)} sparse, {res.stats.get('host_factor_dense', 0)} dense"
+            "host_factors": (" ".join(str(res.stats.get(f"host_factor_{k}", 0)) for k in HOST_FACTORS)
                              if "host_factor_sparse" in res.stats else ""),
             "message": res.message,
         })
@@ -108,6 +108,9 @@ def run(folder, names=None, *, method="auto", precision="mixed", tol=None, max_r
             write_csv(rows, Path(csv_path))
     return rows
 
+
+#: the kinds of the LP's float64 host factor, as the CSV's host_factors column counts them (in order)
+HOST_FACTORS = ("multifrontal", "sparse", "dense")
 
 HEADER = (f"{'problem':<10} {'rows':>5} {'cols':>6} {'status':<18} {'iter':>4} {'HiGHS':>5} {'ratio':>5} "
           f"{'rel obj err':>11} {'seconds':>8} {'HiGHS s':>8} {'x HiGHS':>7} {'assemble':>8} {'factor':>7} "
@@ -137,9 +140,9 @@ def _paths(rows) -> str:
         seen = [r.get(key) for r in rows if r.get(key)]
         if seen:
             parts.append(f"{what} " + ", ".join(f"{v}: {seen.count(v)}" for v in sorted(set(seen))))
-    fallbacks = [r for r in rows if r.get("host_factors")]
+    fallbacks = [r["host_factors"].split() for r in rows if r.get("host_factors")]
     if fallbacks:
-        sparse = sum(int(r["host_factors"].split()[0]) for r in fallbacks)
-        dense = sum(int(r["host_factors"].split()[2]) for r in fallbacks)
-        parts.append(f"float64 host factors (the solves' last resort): {sparse} sparse, {dense} dense")
+        counts = [sum(int(f[k]) for f in fallbacks) for k in range(len(HOST_FACTORS))]
+        parts.append("float64 host factors (the solves' last resort): "
+                     + ", ".join(f"{c} {k}" for k, c in zip(HOST_FACTORS, counts)))
     return "; " + "; ".join(parts) if parts else ""

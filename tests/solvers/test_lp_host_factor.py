@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from glgpgpu.solvers.lp.mixed import normal as mixed_normal
-from glgpgpu.solvers.lp.mixed.normal import HostFactor
+from glgpgpu.solvers.lp.mixed import host_factor as mixed_normal
+from glgpgpu.solvers.lp.mixed.host_factor import HostFactor
 
 qdldl = pytest.importorskip("qdldl")
 
@@ -74,3 +74,26 @@ def test_without_qdldl_the_dense_factor_answers(monkeypatch):
     assert F.kind == "dense"
     b = rng.standard_normal(90)
     assert np.linalg.norm(M @ F.solve(b) - b) <= 1e-8 * np.linalg.norm(b)
+
+
+def test_a_costly_factor_is_multifrontal_and_solves_alike(monkeypatch):
+    from glgpgpu.symbolic import colamd_available
+    from glgpgpu.solvers.sparse_cholesky import CholeskyAnalysis
+    if not colamd_available():
+        pytest.skip("COLAMD (libcolamd) is not installed")
+    rng = np.random.default_rng(11)
+    A = sp.random(150, 400, density=0.01, random_state=rng, format="csr") + sp.eye(150, 400, format="csr")
+    d = 10.0 ** rng.uniform(-6, 6, 400)
+    M = (A.multiply(d[None, :]) @ A.T).tocsc()
+    s = 1 / np.sqrt(M.diagonal())
+    M = (sp.diags(s) @ M @ sp.diags(s)).tocsc()
+    an = CholeskyAnalysis(A)
+    monkeypatch.setattr(mixed_normal, "MULTIFRONTAL_FLOPS", 0.0)
+    F = HostFactor(M, 1e-14, an)
+    assert F.kind == "multifrontal"
+    monkeypatch.setattr(mixed_normal, "MULTIFRONTAL_FLOPS", np.inf)
+    G = HostFactor(M, 1e-14, an)
+    assert G.kind == "sparse"
+    b = rng.standard_normal(150)
+    x, y = F.solve(b), G.solve(b)
+    assert np.linalg.norm(x - y) <= 1e-6 * np.linalg.norm(y)

@@ -43,6 +43,10 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
+from ....symbolic import colamd_available
+from ...sparse_cholesky import CholeskyAnalysis
+from .host_factor import SPARSE_SHARE, HostFactor, _regularized_cholesky
+
 
 SOLVE_TOL_BORDER = 1e-13      # the border's columns M^-1 Q: solved once per factorization, tightly
 BORDER_CORRECTIONS = 2       # primal corrections of a bordered Newton step
@@ -75,7 +79,8 @@ class MixedNormal:
         self.stats = {"assembly": "points" if self.points else "dense", "substitution": self.substitution,
                       "factorizations": 0, "solves": 0, "refinement_steps": 0, "pcg_iterations": 0,
                       "host_fallbacks": 0, "max_rel_residual": 0.0, "bordered_columns": 0,
-                      "border_skipped": 0, "host_factor_sparse": 0, "host_factor_dense": 0}
+                      "border_skipped": 0, "host_factor_multifrontal": 0, "host_factor_sparse": 0,
+                      "host_factor_dense": 0}
         self._host_factor = None
 
     # -- factor --------------------------------------------------------------------------
@@ -287,12 +292,20 @@ class MixedNormal:
             M = M + self.delta * sp.eye(self.m, format="csc")
             s = np.sqrt(np.maximum(M.diagonal(), 1e-300))
             Si = sp.diags(1.0 / s)
-            self._host_factor = (HostFactor(Si @ M @ Si, 1e-14), s)
+            self._host_factor = (HostFactor(Si @ M @ Si, 1e-14, self._analysis(M)), s)
             kind = self._host_factor[0].kind
             self.stats["host_factor_" + kind] += 1
         F, s = self._host_factor
         x = F.solve(rhs / s) / s
         return x, np.linalg.norm(rhs - self.matvec(x)) / nr
+
+    def _analysis(self, M):
+        """The symbolic analysis of A D A^T's pattern, once per problem (needs COLAMD;
+        None where it is missing or M is too dense to be worth it)."""
+        if not hasattr(self, "_symbolic"):
+            sparse = M.nnz <= SPARSE_SHARE * self.m * self.m
+            self._symbolic = CholeskyAnalysis(self.A) if sparse and colamd_available() else None
+        return self._symbolic
 
     def _time(self, phase, t0):
         if self.watch is not None:
@@ -302,66 +315,3 @@ class MixedNormal:
         if self.system is not None:
             self.system.release()
             self.system = None
-
-
-def _regularized_cholesky(M: np.ndarray, floor: float) -> np.ndarray:
-    """LAPACK Cholesky of M + shift I, the shift starting at floor * max diag and
-    growing until M + shift I is positive definite in M's precision (M is not changed)."""
-    big = max(float(np.max(np.diag(M), initial=0)), 1e-300)
-    shift = floor * big
-    W = M.copy()
-    diag = np.einsum("ii->i", W)            # a view: the shift goes on in place
-    base = diag.copy()
-    for _ in range(12):
-        diag[:] = base + shift
-        try:
-            return np.linalg.cholesky(W)
-        except np.linalg.LinAlgError:
-            shift *= 100
-    raise np.linalg.LinAlgError("the normal matrix could not be regularized to positive definite")
-
-
-#: a sparse factor where M holds at most this share of nonzeros (denser: LAPACK's dense Cholesky)
-SPARSE_SHARE = 0.25
-
-
-class HostFactor:
-    """float64 factor of a sparse symmetric positive (semi)definite M with a unit-sized
-    diagonal, regularized as _regularized_cholesky: a sparse LDL^T (qdldl, AMD ordering;
-    installed with glgpgpu[lp]) where M is sparse -- A D A^T of an LP has a few nonzeros
-    per row, and its sparse factor costs a fraction of the dense one (benchmarks/RESULTS.md)
-    -- else, or without qdldl, LAPACK's dense Cholesky.  kind: "sparse" or "dense"."""
-
-    def __init__(self, M: sp.spmatrix, floor: float):
-        m = M.shape[0]
-        self.kind = "dense"
-        if M.nnz <= SPARSE_SHARE * m * m:
-            try:
-                import qdldl
-            except ImportError:
-                qdldl = None
-            if qdldl is not None:
-                self._sparse(qdldl, sp.triu(M, format="csc"), floor)
-        if self.kind == "dense":
-            self.L = _regularized_cholesky(M.toarray(), floor)
-
-    def _sparse(self, qdldl, U, floor):
-        big = max(float(U.diagonal().max(initial=0)), 1e-300)
-        shift = floor * big
-        eye = sp.eye(U.shape[0], format="csc")
-        for _ in range(12):
-            try:
-                F = qdldl.Solver((U + shift * eye).tocsc(), upper=True)
-                if np.all(F.factors()[1] > 0):       # LDL^T of a positive definite matrix: D > 0
-                    self.F, self.kind = F, "sparse"
-                    return
-            except (ValueError, RuntimeError):      # qdldl: a zero pivot ("not quasi-definite")
-                pass
-            shift *= 100
-        # not positive definite at any shift tried: the dense path says so
-
-    def solve(self, b: np.ndarray) -> np.ndarray:
-        if self.kind == "sparse":
-            return self.F.solve(b)
-        y = sla.solve_triangular(self.L, b, lower=True, check_finite=False)
-        return sla.solve_triangular(self.L, y, lower=True, trans=1, check_finite=False)

@@ -1,0 +1,107 @@
+"""Multifrontal sparse Cholesky of A D A^T on the host, in float64, for the LP's
+last-resort solves.
+
+The symbolic part is the sparse QR's (symbolic/): the fronts of the QR of A^T are
+the supernodes of the Cholesky factor of A A^T (R of A^T P is L^T of P^T A A^T P),
+ordered by COLAMD on A^T and postordered, relaxed-amalgamated as CHOLMOD does.
+It depends on A's pattern only, so one analysis serves every factorization of
+A D A^T + shift I.  The numeric part runs front by front in postorder: assemble the
+front's pivot columns of M and its children's update matrices (extend-add), factor
+the pivot block (LAPACK), form the off-diagonal block and this front's update
+matrix (BLAS) -- dense work in blocks where an up-looking factorization goes entry
+by entry.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+from ..symbolic import analyze
+
+_potrf, _trsm, _syrk = sla.lapack.dpotrf, sla.blas.dtrsm, sla.blas.dsyrk
+
+
+class CholeskyAnalysis:
+    """The fronts of the Cholesky factor of A A^T (A: m x n, scipy.sparse)."""
+
+    def __init__(self, A):
+        an = analyze(sp.csc_matrix(A).T.tocsc())     # its columns are A's rows
+        self.m = A.shape[0]
+        self.perm = an.perm                           # L L^T = (M + shift I)[perm][:, perm]
+        self.super, self.pattern, self.children = an.super, an.pattern, an.children
+        self.nfronts = an.nfronts
+        fp, fn = an.fp, an.fn
+        #: multiply-adds of the numeric factorization (pivot blocks, off-diagonal blocks, updates)
+        self.flops = float(np.sum(fp ** 3 / 3 + (fn - fp) * fp ** 2 + (fn - fp) ** 2 * fp))
+        self.parent = an.parent
+        self._maps = [None] * self.nfronts
+
+    def extend_add(self, c: int):
+        """(into, take): child c's update matrix U (column-major) goes into its parent's
+        front F (column-major) as F.flat[into] += U.flat[take], lower triangles only --
+        the same for every factorization, so found once."""
+        if self._maps[c] is None:
+            f = self.parent[c]
+            pat, kc = self.pattern[c], int(self.super[c + 1] - self.super[c])
+            li = np.searchsorted(self.pattern[f], pat[kc:])       # its rows among the parent's, increasing
+            i, j = np.tril_indices(li.shape[0])
+            self._maps[c] = (li[i] + li[j] * self.pattern[f].shape[0], i + j * li.shape[0])
+        return self._maps[c]
+
+
+class MultifrontalCholesky:
+    """L of M[perm][:, perm] = L L^T for symmetric positive definite M (scipy.sparse,
+    pattern within A A^T's plus the diagonal); raises numpy.linalg.LinAlgError
+    when a pivot block is not positive definite."""
+
+    def __init__(self, analysis: CholeskyAnalysis, M):
+        a = self.analysis = analysis
+        p = a.perm
+        Mp = sp.tril(sp.csc_matrix(M)[p][:, p], format="csc")     # the lower triangle, permuted
+        Mp.sort_indices()
+        loc = np.zeros(a.m, np.int64)
+        self.fronts = [None] * a.nfronts
+        updates = [None] * a.nfronts
+        for f in range(a.nfronts):
+            cols = a.pattern[f]
+            lo, hi = int(a.super[f]), int(a.super[f + 1])
+            k, fn = hi - lo, cols.shape[0]
+            loc[cols] = np.arange(fn)
+            # column-major: LAPACK and BLAS work in place; only lower triangles are read
+            # (a child's rows map to its parent's in increasing order: lower stays lower)
+            F = np.zeros((fn, fn), order="F")
+            s, e = Mp.indptr[lo], Mp.indptr[hi]
+            jcol = np.repeat(np.arange(k), np.diff(Mp.indptr[lo:hi + 1]))
+            F[loc[Mp.indices[s:e]], jcol] = Mp.data[s:e]
+            Ff = F.reshape(-1, order="F")                      # a view
+            for c in a.children[f]:
+                into, take = a.extend_add(c)
+                Ff[into] += updates[c].reshape(-1, order="F")[take]
+                updates[c] = None
+            L11, info = _potrf(F[:k, :k], lower=1, clean=1, overwrite_a=0)
+            if info:
+                raise np.linalg.LinAlgError(f"the pivot block of front {f} is not positive definite")
+            if fn > k:
+                L21 = _trsm(1.0, L11, F[k:, :k], side=1, lower=1, trans_a=1)        # F21 L11^-T
+                U = _syrk(-1.0, L21, beta=1.0, c=F[k:, k:], lower=1, overwrite_c=1)  # F22 - L21 L21^T
+                updates[f] = U
+            else:
+                L21 = np.zeros((0, k))
+            self.fronts[f] = (lo, hi, cols[k:], L11, np.ascontiguousarray(L21))
+
+    def solve(self, b: np.ndarray) -> np.ndarray:
+        """x with M x = b."""
+        p = self.analysis.perm
+        y = np.asarray(b, float)[p].copy()
+        for lo, hi, rest, L11, L21 in self.fronts:
+            yk = sla.solve_triangular(L11, y[lo:hi], lower=True, check_finite=False)
+            y[lo:hi] = yk
+            if rest.shape[0]:
+                y[rest] -= L21 @ yk
+        for lo, hi, rest, L11, L21 in reversed(self.fronts):
+            r = y[lo:hi] - L21.T @ y[rest] if rest.shape[0] else y[lo:hi]
+            y[lo:hi] = sla.solve_triangular(L11, r, lower=True, trans=1, check_finite=False)
+        x = np.empty_like(y)
+        x[p] = y
+        return x

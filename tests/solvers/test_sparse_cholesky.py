@@ -1,0 +1,67 @@
+"""The multifrontal sparse Cholesky (float64, host) on the sparse QR's symbolic
+analysis: L L^T reproduces A D A^T + shift I in its permuted order, solves agree with
+a dense factorization, a matrix that is not positive definite is refused (no GL)."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from glgpgpu.symbolic import colamd_available
+from glgpgpu.solvers.sparse_cholesky import CholeskyAnalysis, MultifrontalCholesky
+
+pytestmark = pytest.mark.skipif(not colamd_available(), reason="COLAMD (libcolamd) is not installed")
+
+
+def _problem(m, n, density, seed, dense_column=False):
+    rng = np.random.default_rng(seed)
+    A = sp.random(m, n, density=density, random_state=rng, format="csr") + sp.eye(m, n, format="csr")
+    A = sp.hstack([A, A[:, :1]]).tocsr()       # a duplicated column pattern
+    if dense_column:                           # M dense: one front
+        A = sp.hstack([A, sp.csr_matrix(rng.standard_normal((m, 1)))]).tocsr()
+    d = 10.0 ** rng.uniform(-3, 3, A.shape[1])
+    M = (A.multiply(d[None, :]) @ A.T).tocsc() + 1e-8 * sp.eye(m, format="csc")
+    return A, M, rng
+
+
+def _dense_l(F, m):
+    L = np.zeros((m, m))
+    for lo, hi, rest, L11, L21 in F.fronts:
+        L[lo:hi, lo:hi] = np.tril(L11)
+        L[rest, lo:hi] = L21
+    return L
+
+
+@pytest.mark.parametrize("m,n,density,dense_column", [(1, 1, 1.0, False), (2, 3, 0.5, False), (3, 5, 0.4, True),
+                                                      (17, 40, 0.1, False), (60, 150, 0.03, False),
+                                                      (131, 300, 0.01, False), (200, 64, 0.05, True)])
+def test_factor_reproduces_the_matrix_and_solves(m, n, density, dense_column):
+    A, M, rng = _problem(m, n, density, m, dense_column)
+    an = CholeskyAnalysis(A)
+    if m > 50 and not dense_column:
+        assert an.nfronts > 3 and any(an.children)        # fronts with children: the extend-add runs
+    F = MultifrontalCholesky(an, M)
+    L = _dense_l(F, m)
+    Mp = M.toarray()[np.ix_(an.perm, an.perm)]
+    eps = np.finfo(float).eps
+    assert np.abs(L @ L.T - Mp).max() <= 8 * m * eps * np.abs(Mp).max()
+    b = rng.standard_normal(m)
+    x = F.solve(b)
+    x_ref = np.linalg.solve(M.toarray(), b)
+    kappa = np.linalg.cond(M.toarray())
+    assert np.linalg.norm(x - x_ref) <= 16 * m * kappa * eps * np.linalg.norm(x_ref)
+
+
+def test_the_analysis_serves_every_factorization_of_the_pattern():
+    A, M, rng = _problem(90, 200, 0.02, 7)
+    an = CholeskyAnalysis(A)
+    for seed in range(3):
+        d = 10.0 ** np.random.default_rng(seed).uniform(-6, 6, A.shape[1])
+        Mk = (A.multiply(d[None, :]) @ A.T).tocsc() + 1e-6 * sp.eye(90, format="csc")
+        b = rng.standard_normal(90)
+        x = MultifrontalCholesky(an, Mk).solve(b)
+        assert np.linalg.norm(Mk @ x - b) <= 1e-8 * np.linalg.norm(b) * np.linalg.cond(Mk.toarray()) ** 0.5
+
+
+def test_not_positive_definite_is_refused():
+    A, M, _ = _problem(40, 90, 0.05, 3)
+    with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
+        MultifrontalCholesky(CholeskyAnalysis(A), M - 2 * sp.eye(40, format="csc") * abs(M.diagonal()).max())
