@@ -24,8 +24,10 @@ system -- the dense-column technique -- while M itself stays as it was:
 
 solved by its |F| x |F| Schur complement through A_F = Q R (`newton`).
 
-device="cpu64" / "cpu32" factor on the host instead (numpy, float64 or float32
-rounding): the same algorithm with a reference preconditioner, for tests.
+device="cpu64" / "cpu32" factor on the host instead: the same algorithm with a
+reference preconditioner -- cpu64 the float64 HostFactor (sparse where M is: the
+host's own LP solver, and the yardstick the GPU's times are measured against), cpu32
+a dense float32 LAPACK factor that rounds as the GPU's does (for tests).
 
 Where the preconditioner's substitutions run (`substitution`, in stats): the GPU
 factors, and its float32 L is read back once per factorization; the solves of a
@@ -72,7 +74,7 @@ class MixedNormal:
         self.points = bool(getattr(self.system, "takes_row_scale", False))
         self.substitution = ("host" if self.SUBSTITUTION == "host" and hasattr(self.system, "lower") else "gpu") \
             if device == "gpu" else "host"
-        self._L = None
+        self._L = self._F = None
         self.d = None
         self.delta = 0.0
         self.border = np.zeros(0, int)
@@ -103,6 +105,7 @@ class MixedNormal:
         diag = np.asarray(self.A2 @ ds).ravel()
         self.s = 1.0 / np.sqrt(np.where(diag > 1e-300, diag, 1.0))
         self._L = None                      # the factor the host's substitutions use, if any
+        self._F = None                      # device="cpu64": the float64 host factor instead
         if self.device == "gpu":
             d32 = np.where(ds < 1e-37, 0.0, ds).astype(np.float32)
             if self.points:
@@ -120,9 +123,12 @@ class MixedNormal:
                     self._L = np.asfortranarray(L)
         else:
             As = self.A.multiply(self.s[:, None]).tocsr()
-            dt = np.float64 if self.device == "cpu64" else np.float32
-            M = (As.multiply(ds[None, :]).tocsr() @ As.T.tocsr()).toarray().astype(dt)
-            self._L = _regularized_cholesky(M, floor_rel)
+            M = As.multiply(ds[None, :]).tocsr() @ As.T.tocsr()
+            if self.device == "cpu64":              # float64: sparse where M is (HostFactor)
+                self._F = HostFactor(M.tocsc(), floor_rel, self._analysis(M))
+                self.stats["host_factor_" + self._F.kind] += 1
+            else:                                    # float32, dense: what the GPU's factor rounds like
+                self._L = _regularized_cholesky(M.toarray().astype(np.float32), floor_rel)
         if self.border.size:
             self._border_factor()
 
@@ -199,6 +205,8 @@ class MixedNormal:
             y = sla.solve_triangular(L, rs.astype(L.dtype), lower=True, check_finite=False)
             out = big * sla.solve_triangular(L, y, lower=True, trans=1, check_finite=False).astype(np.float64)
             self._time("substitute", t0)
+        elif self._F is not None:
+            out = big * self._F.solve(rs)
         else:
             out = big * self.system.solve(rs, "substitute")       # GPU part, inside "refine"
         return self.s * out / self.dmax
