@@ -1,0 +1,48 @@
+"""Presolve's dependent-row check: a sparse Cholesky of A A^T screens out the
+clearly full-rank cases before the O(m^2 n) rank-revealing QR (no GL)."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from glgpgpu.solvers.lp import presolve
+
+
+def _rows(m, n, seed, density=0.05):
+    rng = np.random.default_rng(seed)
+    A = sp.random(m, n, density=density, random_state=rng).toarray() + np.eye(m, n)
+    return A, rng
+
+
+@pytest.mark.parametrize("m,n", [(2, 3), (3, 7), (17, 40), (60, 150), (131, 300)])
+def test_independent_rows_are_clear_and_kept(m, n):
+    A, rng = _rows(m, n, m)
+    assert presolve.clearly_full_rank(A)
+    keep, consistent = presolve.dependent_rows(A, rng.standard_normal(m))
+    assert np.array_equal(keep, np.arange(m)) and consistent
+
+
+@pytest.mark.parametrize("m,n", [(3, 7), (17, 40), (60, 150)])
+def test_dependent_and_nearly_dependent_rows_go_to_the_qr(m, n):
+    A, rng = _rows(m, n, m + 1)
+    dup = A.copy()
+    dup[-1] = 2 * A[0] - 0.5 * A[1]                     # an exact combination
+    assert not presolve.clearly_full_rank(dup)
+    b = rng.standard_normal(m)
+    b[-1] = 2 * b[0] - 0.5 * b[1]
+    keep, consistent = presolve.dependent_rows(dup, b)
+    assert keep.shape[0] == m - 1 and consistent
+    near = dup.copy()
+    near[-1, -1] += 1e-6 * np.linalg.norm(near[-1])    # independent, but only just
+    assert not presolve.clearly_full_rank(near)
+
+
+def test_the_screen_agrees_with_the_qr_on_random_problems():
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        m = int(rng.integers(2, 40))
+        A = sp.random(m, int(rng.integers(m, 3 * m + 2)), density=0.15, random_state=rng).toarray()
+        A = A[np.any(A != 0, axis=1)]
+        if A.shape[0] < 2:
+            continue
+        if presolve.clearly_full_rank(A):
+            assert np.linalg.matrix_rank(A) == A.shape[0]
