@@ -19,14 +19,33 @@ import scipy.sparse as sp
 
 from ..symbolic import analyze
 
-_potrf, _trsm, _syrk = sla.lapack.dpotrf, sla.blas.dtrsm, sla.blas.dsyrk
+_potrf, _trsm, _syrk, _trsv = sla.lapack.dpotrf, sla.blas.dtrsm, sla.blas.dsyrk, sla.blas.dtrsv
 
 
 class CholeskyAnalysis:
-    """The fronts of the Cholesky factor of A A^T (A: m x n, scipy.sparse)."""
+    """The fronts of the Cholesky factor of A A^T (A: m x n, scipy.sparse).
+    `CholeskyAnalysis.of(A)` reuses the last ones made for the same pattern."""
+
+    _recent: list = []                 # [(pattern key, analysis)], newest last
+    RECENT = 1
+
+    @classmethod
+    def of(cls, A) -> "CholeskyAnalysis":
+        """The analysis of A's pattern, reused while the same pattern comes back (the
+        LP's presolve and its solves' fallback ask for the same one)."""
+        C = sp.csc_matrix(A)
+        C.sort_indices()
+        key = (C.shape, hash(C.indptr.tobytes()), hash(C.indices.tobytes()))
+        for k, an in cls._recent:
+            if k == key:
+                return an
+        an = cls(C)
+        cls._recent = (cls._recent + [(key, an)])[-cls.RECENT:]
+        return an
 
     def __init__(self, A):
-        an = analyze(sp.csc_matrix(A).T.tocsc())     # its columns are A's rows
+        """Prefer `of(A)`."""
+        an = analyze(sp.csc_matrix(A).T.tocsc(), staircases=False)     # its columns are A's rows
         self.m = A.shape[0]
         self.perm = an.perm                           # L L^T = (M + shift I)[perm][:, perm]
         self.super, self.pattern, self.children = an.super, an.pattern, an.children
@@ -46,7 +65,9 @@ class CholeskyAnalysis:
             pat, kc = self.pattern[c], int(self.super[c + 1] - self.super[c])
             li = np.searchsorted(self.pattern[f], pat[kc:])       # its rows among the parent's, increasing
             i, j = np.tril_indices(li.shape[0])
-            self._maps[c] = (li[i] + li[j] * self.pattern[f].shape[0], i + j * li.shape[0])
+            fn = self.pattern[f].shape[0]
+            dt = np.int32 if fn * fn < 2 ** 31 else np.int64
+            self._maps[c] = ((li[i] + li[j] * fn).astype(dt), (i + j * li.shape[0]).astype(dt))
         return self._maps[c]
 
 
@@ -91,17 +112,18 @@ class MultifrontalCholesky:
             self.fronts[f] = (lo, hi, cols[k:], L11, np.ascontiguousarray(L21))
 
     def solve(self, b: np.ndarray) -> np.ndarray:
-        """x with M x = b."""
+        """x with M x = b (BLAS dtrsv per front: scipy's solve_triangular costs more
+        in its checks than a small front's substitution)."""
         p = self.analysis.perm
         y = np.asarray(b, float)[p].copy()
         for lo, hi, rest, L11, L21 in self.fronts:
-            yk = sla.solve_triangular(L11, y[lo:hi], lower=True, check_finite=False)
+            yk = _trsv(L11, y[lo:hi], lower=1)
             y[lo:hi] = yk
             if rest.shape[0]:
                 y[rest] -= L21 @ yk
         for lo, hi, rest, L11, L21 in reversed(self.fronts):
             r = y[lo:hi] - L21.T @ y[rest] if rest.shape[0] else y[lo:hi]
-            y[lo:hi] = sla.solve_triangular(L11, r, lower=True, trans=1, check_finite=False)
+            y[lo:hi] = _trsv(L11, r, lower=1, trans=1)
         x = np.empty_like(y)
         x[p] = y
         return x

@@ -192,10 +192,12 @@ def _amalgamate(fund_start, count, parent_col, nrelax, zrelax):
     return np.append(fund_start[keep], fund_start[-1])
 
 
-def analyze(A, ordering="colamd", *, relax: bool = True, nrelax=NRELAX, zrelax=ZRELAX) -> Analysis:
+def analyze(A, ordering="colamd", *, relax: bool = True, nrelax=NRELAX, zrelax=ZRELAX,
+            staircases: bool = True) -> Analysis:
     """The symbolic analysis of A (scipy.sparse, m x n): order, tree, fronts, maps, flops.
     relax=False keeps the fundamental supernodes (R's pattern is then exactly the
-    symbolic factor's, no explicit zeros)."""
+    symbolic factor's, no explicit zeros).  staircases=False stops after the fronts
+    and their tree (what a Cholesky of A^T A needs): no rows, staircases, maps or flops."""
     A = A.tocsc()
     m, n = A.shape
     q, name = column_order(A, ordering)
@@ -234,7 +236,7 @@ def analyze(A, ordering="colamd", *, relax: bool = True, nrelax=NRELAX, zrelax=Z
     fstart = np.searchsorted(rowfront[by_front], np.arange(nf + 1))
     s_rows, sources, source_row, leftmost, rjmap = [], [], [], [], [None] * nf
     flops = 0.0
-    for f in range(nf):
+    for f in range(nf if staircases else 0):
         pat = pattern[f]
         rows = by_front[fstart[f]:fstart[f + 1]]
         lo = [np.searchsorted(pat, left[rows])]

@@ -65,3 +65,14 @@ def test_not_positive_definite_is_refused():
     A, M, _ = _problem(40, 90, 0.05, 3)
     with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
         MultifrontalCholesky(CholeskyAnalysis(A), M - 2 * sp.eye(40, format="csc") * abs(M.diagonal()).max())
+
+
+def test_the_analysis_is_reused_for_the_same_pattern_only():
+    A, _, _ = _problem(30, 70, 0.05, 9)
+    an = CholeskyAnalysis.of(A)
+    assert CholeskyAnalysis.of(A.multiply(3.0)) is an          # same pattern, other values
+    B = A.tolil()
+    B[0, 69] = 1.0 if B[0, 69] == 0 else 0.0                   # one entry more or less
+    other = CholeskyAnalysis.of(B.tocsr())
+    assert other is not an
+    assert CholeskyAnalysis.of(B.tocsr()) is other

@@ -122,7 +122,7 @@ def clearly_full_rank(A) -> bool:
     from ...symbolic import colamd_available
     try:
         if colamd_available():
-            F = MultifrontalCholesky(CholeskyAnalysis(As), M)
+            F = MultifrontalCholesky(CholeskyAnalysis.of(As), M)
             pivots = np.concatenate([np.diag(L11) ** 2 for *_, L11, _ in F.fronts])
         else:
             import qdldl

@@ -23,6 +23,7 @@ import tempfile
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 
 from ... import validate as check
 from ...errors import MissingFileError, optional_import
@@ -110,11 +111,10 @@ def from_mps(path: str) -> GeneralLP:
     ncol, nrow = lp.num_col_, lp.num_row_
     if ncol == 0:
         raise ValueError(f"{path} holds no variables (an empty or malformed MPS file)")
-    A = np.zeros((nrow, ncol))
     a = lp.a_matrix_
     start, index, value = np.array(a.start_), np.array(a.index_), np.array(a.value_)
-    for j in range(ncol):
-        A[index[start[j]:start[j + 1]], j] = value[start[j]:start[j + 1]]
+    # HiGHS keeps A column-wise (CSC); duplicates summed, as an MPS reader would
+    A = sp.csc_matrix((value, index, start), shape=(nrow, ncol)).toarray() if value.size else np.zeros((nrow, ncol))
     c = np.array(lp.col_cost_, dtype=float)
     offset = float(lp.offset_)
     for what, arr in (("a constraint coefficient", value), ("an objective coefficient", c),

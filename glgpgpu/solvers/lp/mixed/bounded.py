@@ -83,29 +83,25 @@ def from_general(lp) -> BoundedLP:
         what = f"variable {j}" if j < n0 else f"row {slack_rows[j - n0]}"
         return _verdict(m0, n0, "infeasible", f"{what} has lower bound > upper bound")
 
-    cols, cost, upper, free, shift_all = [], [], [], [], np.zeros(n_all)
+    # each column: fixed (substituted), x = lo + x', x = up - x', or free (kept as is)
+    fixed = col_lo == col_up
+    lower = ~fixed & np.isfinite(col_lo)
+    upper_only = ~fixed & ~lower & np.isfinite(col_up)
+    kept = np.flatnonzero(~fixed)
+    sign = np.where(upper_only[kept], -1.0, 1.0)
+    shift_all = np.where(fixed | lower, col_lo, np.where(upper_only, col_up, 0.0))
+    shift_all = np.where(np.isfinite(shift_all), shift_all, 0.0)
+    A = A_all[:, kept] * sign if kept.size else np.zeros((len(keep_rows), 0))
+    cost = c_all[kept] * sign
+    upper = np.where(lower[kept], col_up[kept] - col_lo[kept], INF)
+    free = ~lower[kept] & ~upper_only[kept]
     terms_all = [[] for _ in range(n_all)]
+    for k, (j, sg) in enumerate(zip(kept.tolist(), sign.tolist())):
+        terms_all[j].append((k, sg))
     const = float(getattr(lp, "offset", 0.0))
-    for j in range(n_all):
-        lo, up, a, cj = col_lo[j], col_up[j], A_all[:, j], c_all[j]
-        if lo == up:                                  # fixed: substitute
-            shift_all[j] = lo
-        elif np.isfinite(lo):                         # x = lo + x'
-            shift_all[j] = lo
-            terms_all[j].append((len(cols), 1.0))
-            cols.append(a), cost.append(cj), upper.append(up - lo), free.append(False)
-        elif np.isfinite(up):                         # x = up - x'
-            shift_all[j] = up
-            terms_all[j].append((len(cols), -1.0))
-            cols.append(-a), cost.append(-cj), upper.append(INF), free.append(False)
-        else:                                         # free: one column, no bound
-            terms_all[j].append((len(cols), 1.0))
-            cols.append(a), cost.append(cj), upper.append(INF), free.append(True)
-    A = np.column_stack(cols) if cols else np.zeros((len(keep_rows), 0))
     b = b - A_all @ shift_all
     const += float(c_all @ shift_all)
-    return BoundedLP(A, b, np.array(cost), np.array(upper), const, np.array(free, bool), n0, shift_all[:n0],
-                     terms_all[:n0], rows=keep_rows)
+    return BoundedLP(A, b, cost, upper, const, free, n0, shift_all[:n0], terms_all[:n0], rows=keep_rows)
 
 
 def _verdict(m, n, status, message):

@@ -312,7 +312,7 @@ class MixedNormal:
         None where it is missing or M is too dense to be worth it)."""
         if not hasattr(self, "_symbolic"):
             sparse = M.nnz <= SPARSE_SHARE * self.m * self.m
-            self._symbolic = CholeskyAnalysis(self.A) if sparse and colamd_available() else None
+            self._symbolic = CholeskyAnalysis.of(self.A) if sparse and colamd_available() else None
         return self._symbolic
 
     def _time(self, phase, t0):
