@@ -11,6 +11,8 @@ float64 refinement (LSMR preconditioned by the float32 R) gives float64 accuracy
 
 Printed: the tree's fronts and rounds, one front's staircase (its rows sorted by
 their leftmost column, Fig. 4: what a panel can skip), and the solution's accuracy.
+`glgpgpu demo` (make demo) draws the same things for a 20 x 20 grid: the tree coloured
+by round, a staircase, and the rectangles of one draw across a round's fronts.
 """
 import sys
 

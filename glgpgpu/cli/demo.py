@@ -25,9 +25,12 @@ def run(args) -> int:
         print(f"wrote {index}: open it in a browser (no server needed), or serve the folder: "
               f"python -m http.server -d {args.web}")
         return 0
+    from ..bench.matrices import grid
     from ..teach import demo
 
-    index = demo.build(Path(args.out), sizes=tuple(sizes(args.sizes or "6,7")))
+    n = 20                                  # the sparse QR's pictures: a least-squares problem on a grid
+    index = demo.build(Path(args.out), sizes=tuple(sizes(args.sizes or "6,7")),
+                       sparse_matrix=(grid(n, 2, 0.3), f"[grad; eps I] on a {n} x {n} grid"))
     print(f"wrote the pictures, GIFs and {index}  (open it in a browser)")
     return 0
 

@@ -26,7 +26,7 @@ import scipy.linalg
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, lsmr, spsolve_triangular
 
-from ..symbolic import Analysis, analyze, column_order, plan_stages
+from ..symbolic import Analysis, analyze, column_order, front_rounds, plan_stages
 
 #: Fig. 15's threshold: below this arithmetic intensity the GPU can be skipped (section 4)
 INTENSITY_THRESHOLD = 10.0
@@ -117,18 +117,6 @@ def _rows_within(M: np.ndarray, leftmost, impl, ctx) -> tuple:
     return M, None
 
 
-def _rounds(an: Analysis, fronts: np.ndarray) -> list:
-    """Fronts grouped into rounds: each front in the round after its last child's."""
-    level = {}
-    for f in fronts:                        # postorder: children first
-        ch = an.children[f]
-        level[f] = 1 + max((level.get(c, -1) for c in ch), default=-1)
-    out = {}
-    for f in fronts:
-        out.setdefault(level[f], []).append(int(f))
-    return [out[k] for k in sorted(out)]
-
-
 def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, times=None) -> tuple:
     """Factor every front; returns (R as CSC, the per-round front counts)."""
     times = times if times is not None else {}
@@ -141,7 +129,7 @@ def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, t
     r_rows, r_cols, r_vals = [], [], []
     per_round = []
     for stage in plan_stages(an, memory_budget):
-        for rnd in _rounds(an, stage):
+        for rnd in front_rounds(an, stage):
             t0 = time.perf_counter()
             work = [f for f in rnd if an.fm[f] > 0]
             mats = [_assemble(an, f, AP, blocks) for f in work]

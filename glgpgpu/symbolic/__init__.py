@@ -5,12 +5,12 @@ the stages of Yeralan, Davis, Sid-Lakhdar and Ranka (2015), sections 2.1.1 and 3
     ordering.py   fill-reducing column orderings (COLAMD through the system library)
     etree.py      the column elimination tree of A^T A from A, and its postorder
     fronts.py     fronts, rows per front, staircases, assembly maps, flops (`analyze`)
-    stages.py     fronts grouped into stages that fit a memory budget (section 3.4)
+    stages.py     fronts grouped into stages that fit a memory budget (section 3.4), and rounds
 """
 from .ordering import ORDERINGS, column_order, colamd_available
 from .etree import column_etree, postorder
 from .fronts import Analysis, analyze
-from .stages import front_bytes, plan_stages
+from .stages import front_bytes, front_rounds, plan_stages
 
 __all__ = ["ORDERINGS", "column_order", "colamd_available", "column_etree", "postorder",
-           "Analysis", "analyze", "front_bytes", "plan_stages"]
+           "Analysis", "analyze", "front_bytes", "front_rounds", "plan_stages"]

@@ -1,7 +1,8 @@
 """Stages (Yeralan et al. 2015, section 3.4, Figs. 13-14): walk the fronts in
 postorder keeping a running sum of what the GPU must hold -- each front, its
 children's contribution blocks and its rows of A -- and start a new stage when
-the next front would pass the memory budget.  A front whose parent lies in a
+the next front would pass the memory budget.  Within a stage, `front_rounds`: each
+front in the round after its last child's (the rounds the GPU factors together).  A front whose parent lies in a
 later stage sends its contribution block back to the host with its R; the parent's
 stage sends it down again."""
 from __future__ import annotations
@@ -45,3 +46,15 @@ def plan_stages(an: Analysis, budget: int | None) -> list:
         total += need[f]
     out.append(np.arange(start, an.nfronts))
     return out
+
+
+def front_rounds(an: Analysis, fronts: np.ndarray) -> list:
+    """Fronts grouped into rounds: each front in the round after its last child's."""
+    level = {}
+    for f in fronts:                        # postorder: children first
+        ch = an.children[f]
+        level[f] = 1 + max((level.get(c, -1) for c in ch), default=-1)
+    out = {}
+    for f in fronts:
+        out.setdefault(level[f], []).append(int(f))
+    return [out[k] for k in sorted(out)]

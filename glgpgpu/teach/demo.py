@@ -7,7 +7,7 @@ becomes a picture: the target's values as a heat map (row 0 at the top, as in
 the papers' figures), the texels that received a fragment outlined, and the
 drawn triangle(s) with their vertices labelled V / T0 / T1 as in Figs. 2, 4-7.
 Each run also becomes an animated GIF, and index.html shows them all in order
-with a one-line explanation per pass.
+with a one-line explanation per pass, and the sparse QR's pictures (teach/sparse.py).
 """
 from __future__ import annotations
 
@@ -96,8 +96,9 @@ def make_gif(frames, path: Path, ms: int = 700):
     canvas[0].save(path, save_all=True, append_images=canvas[1:], duration=ms, loop=0)
 
 
-def build(out: Path, sizes=(6, 7), n: int = 3, ctx=None, progress: bool = True) -> Path:
-    """Write all pictures, GIFs and index.html under `out`; returns the index path."""
+def build(out: Path, sizes=(6, 7), n: int = 3, ctx=None, progress: bool = True, sparse_matrix=None) -> Path:
+    """Write all pictures, GIFs and index.html under `out`; returns the index path.
+    sparse_matrix: (A, what it is) adds the sparse QR's pictures (teach/sparse.py)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     sections = []
@@ -130,8 +131,12 @@ def build(out: Path, sizes=(6, 7), n: int = 3, ctx=None, progress: bool = True) 
         gif = out / f"{name}.gif"
         make_gif(frames, gif)
         sections.append((name, alg, fmt, m, gif.name, items, rec))
+    figures = ()
+    if sparse_matrix is not None:           # (A, what it is): the sparse QR's pictures too
+        from . import sparse
+        figures = sparse.write(out, *sparse_matrix)
     index = out / "index.html"
-    index.write_text(_html(sections))
+    index.write_text(_html(sections, figures))
     return index
 
 
@@ -151,7 +156,7 @@ THREE_METHODS = (
     "</code> runs one Cholesky by each and counts their draws and dispatches.</p>")
 
 
-def _html(sections) -> str:
+def _html(sections, sparse_figures=()) -> str:
     parts = ["<!doctype html><meta charset='utf-8'><title>glgpgpu: triangles as kernels</title>",
              "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}"
              "img.t{width:260px;border:1px solid #ccc}figure{display:inline-block;margin:4px;width:270px;"
@@ -166,6 +171,14 @@ def _html(sections) -> str:
     parts.append("<ul>" + "".join(f"<li><a href='#{s[0]}'>{html.escape(s[0])}</a> ({len(s[5])} draws, "
                                   f"{s[6].fragments()} fragments)</li>" for s in sections) + "</ul>")
     parts.append(THREE_METHODS)
+    if sparse_figures:
+        parts.append("<h2 id='sparse-qr'>Sparse QR: a tree of fronts, a staircase, many fronts per draw</h2>"
+                     "<p>The multifrontal QR of Yeralan, Davis, Sid-Lakhdar and Ranka (2015) as glgpgpu.sparse_qr runs "
+                     "it (<code>examples/sparse_least_squares.py</code>): the symbolic analysis, one front, and one "
+                     "draw over a round of fronts.</p>")
+        for fname, caption in sparse_figures:
+            parts.append(f"<p><img src='{fname}' alt='{html.escape(fname)}' style='max-width:100%'><br>"
+                         f"{html.escape(caption)}</p>")
     for name, alg, fmt, m, gif, items, rec in sections:
         parts.append(f"<h2 id='{name}'>{html.escape(alg)}, {fmt} format, m = {m}</h2>")
         parts.append(f"<p><img src='{gif}' alt='{name} animation'></p>")

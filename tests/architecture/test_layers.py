@@ -31,7 +31,7 @@ ALLOWED = {
     "solvers": {"dispatch", "gl", "vectors", "errors", "validate", "paper", "layouts", "symbolic"},
     "linalg": {"api", "solvers"},
     "optimize": {"solvers"},
-    "teach": {"gl", "figures", "layouts", "paper", "errors"},
+    "teach": {"gl", "figures", "layouts", "paper", "errors", "symbolic"},
     "bench": {"gl", "figures", "layouts", "paper", "blocked", "compute", "tiled", "teach", "solvers", "api",
               "dispatch", "vectors", "errors", "validate", "methods", "symbolic"},
     "cli": {"gl", "errors", "bench", "teach", "solvers"},

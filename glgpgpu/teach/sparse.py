@@ -1,0 +1,133 @@
+"""Pictures of the sparse multifrontal QR (Yeralan, Davis, Sid-Lakhdar, Ranka 2015),
+for the demo page: the tree of fronts coloured by the round each is factored in, one
+front's staircase (section 2.1.1, Fig. 4: its rows sorted by leftmost column, the
+part a panel skips), and the rectangles one draw covers across the fronts of a round
+in their shared atlas (section 3: many fronts per launch).  No GL: everything comes
+from the symbolic analysis (symbolic/) and the vertex tables of the QR draws
+(figures/qr.py), the same ones the GPU path uses."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..figures.qr import place, update_rect
+from ..symbolic import analyze, colamd_available, front_rounds
+
+
+def depths(an) -> np.ndarray:
+    """Each front's distance from its root."""
+    d = np.zeros(an.nfronts, np.int64)
+    for f in range(an.nfronts - 1, -1, -1):        # postorder: parents after children
+        if an.parent[f] >= 0:
+            d[f] = d[an.parent[f]] + 1
+    return d
+
+
+def launch(an, fronts, step: int, max_width: int = 1 << 14):
+    """(atlas, rectangles): the fronts of one round placed side by side as
+    figures.qr.place does, and the rectangles one reflection draw covers at `step`
+    -- one per front that still has that step, [(x0, y0, x1, y1, front), ...]."""
+    atlas = place([(int(an.fm[f]), int(an.fn[f])) for f in fronts], max_width)[0]
+    rects = []
+    for idx, fr in atlas:
+        if step < fr.steps:
+            g = update_rect(fr, step)
+            xs, ys = g.corners[:, 0], g.corners[:, 1]
+            rects.append((float(xs.min()), float(ys.min()), float(xs.max()), float(ys.max()), int(fronts[idx])))
+    return [(int(fronts[i]), fr) for i, fr in atlas], rects
+
+
+def write(out: Path, A, title: str = "A") -> list:
+    """The three pictures of the sparse QR of A (scipy.sparse) as PNGs in `out`;
+    returns [(file name, caption), ...] ([] without COLAMD: no pictures).  title: what
+    A is, for the first picture."""
+    if not colamd_available():
+        return []
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    out.mkdir(parents=True, exist_ok=True)
+    an = analyze(A)
+    rounds = front_rounds(an, np.arange(an.nfronts))
+    rnd = np.zeros(an.nfronts, np.int64)
+    for r, fs in enumerate(rounds):
+        rnd[fs] = r
+    made = []
+
+    # 1. the tree: x = postorder position, y = depth, size ~ front columns, colour = round
+    depth = depths(an)
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    cmap = plt.get_cmap("viridis", len(rounds))
+    for f in range(an.nfronts):
+        if an.parent[f] >= 0:
+            ax.plot([f, an.parent[f]], [-depth[f], -depth[an.parent[f]]], color="#bbb", lw=0.6, zorder=1)
+    sc = ax.scatter(np.arange(an.nfronts), -depth, s=8 + 4 * an.fn, c=rnd, cmap=cmap, zorder=2, edgecolors="k",
+                    linewidths=0.3)
+    fig.colorbar(sc, ax=ax, label="round (a front runs after its last child)")
+    ax.set_xlabel("front (postorder)")
+    ax.set_ylabel("depth")
+    ax.set_title(f"{title}: {an.nfronts} fronts in {len(rounds)} rounds")
+    fig.tight_layout()
+    fig.savefig(out / "sparse-qr-tree.png", dpi=90)
+    plt.close(fig)
+    made.append(("sparse-qr-tree.png",
+                 f"The column elimination tree, grouped into {an.nfronts} fronts (COLAMD order, relaxed supernodes). "
+                 f"A front waits only for its own children: fronts of different subtrees and depths share a round, "
+                 f"{len(rounds)} rounds for a tree {int(depth.max()) + 1} deep."))
+
+    # 2. one front's staircase: its rows by source (rows of A, each child's block), from the leftmost column
+    # the largest front that has children and rows of A and passes a contribution block on
+    inner = [g for g in range(an.nfronts) if an.children[g] and an.parent[g] >= 0 and (an.sources[g] < 0).any()]
+    f = max(inner or range(an.nfronts), key=lambda g: an.fm[g] * an.fn[g])
+    fm, fn, fp = int(an.fm[f]), int(an.fn[f]), int(an.fp[f])
+    img = np.zeros((fm, fn))
+    kids = {c: i + 1 for i, c in enumerate(an.children[f])}
+    for r, (lo, src) in enumerate(zip(an.leftmost[f], an.sources[f])):
+        img[r, lo:] = 1 + (kids[src] if src >= 0 else 0)
+    fig, ax = plt.subplots(figsize=(6, 6 * fm / max(fn, 1) if fm < 2 * fn else 8))
+    ax.imshow(np.ma.masked_equal(img, 0), cmap="tab10", vmin=1, vmax=10, interpolation="nearest", aspect="equal")
+    ax.axvline(fp - 0.5, color="red", ls="--", lw=1)
+    ax.axhline(min(fm, fp) - 0.5, color="red", ls=":", lw=1)
+    ax.set_title(f"front {f}: {fm} x {fn}, {fp} pivot columns (left of the dashed line);\n"
+                 "below the dotted line: its contribution block, assembled into its parent", fontsize=10)
+    ax.set_xlabel("column of the front")
+    ax.set_ylabel("row (sorted by leftmost column)")
+    fig.tight_layout()
+    fig.savefig(out / "sparse-qr-staircase.png", dpi=90)
+    plt.close(fig)
+    made.append(("sparse-qr-staircase.png",
+                 f"Front {f}'s staircase (Fig. 4): blue rows are rows of A, the other colours the contribution blocks "
+                 f"of its {len(an.children[f])} children (colours repeat past nine), each row from its leftmost "
+                 "nonzero column. Blank cells are zeros a Householder panel never touches: the panel for column k "
+                 "stops at the last row that reaches k."))
+
+    # 3. one launch across the fronts of the busiest round
+    busiest = max(rounds, key=len)
+    step = 4
+    atlas, rects = launch(an, np.array(busiest), step)
+    W = max(fr.ox + fr.n for _, fr in atlas)
+    H = max(fr.m for _, fr in atlas)
+    fig, ax = plt.subplots(figsize=(10, 3.5))
+    for g, fr in atlas:
+        ax.add_patch(Rectangle((fr.ox, 0), fr.n, fr.m, fill=False, ec="k", lw=0.6))
+    for x0, y0, x1, y1, g in rects:
+        ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fc="orange", ec="red", lw=0.4, alpha=0.6))
+    ax.set_xlim(0, W)
+    ax.set_ylim(H, 0)
+    ax.set_aspect("auto")
+    ax.set_xlabel("atlas column (texels)")
+    ax.set_ylabel("row")
+    ax.set_title(f"round {rounds.index(busiest)}: {len(atlas)} fronts in one atlas; one reflection draw, step {step}, "
+                 f"covers {len(rects)} rectangles", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out / "sparse-qr-launch.png", dpi=90)
+    plt.close(fig)
+    made.append(("sparse-qr-launch.png",
+                 f"The {len(atlas)} fronts of round {rounds.index(busiest)} side by side in one texture (black), and "
+                 f"the {len(rects)} rectangles (orange) of the single draw that applies reflection {step} in every one "
+                 "of them: each rectangle's vertices carry its front's offset and shape, so one launch factors many "
+                 "fronts (Yeralan et al., section 3)."))
+    return made
