@@ -26,25 +26,34 @@ MULTIFRONTAL_FLOPS = 5e7
 GROWTH, TRIES = 100.0, 12
 
 
+def shifted(factor, top: float, floor: float):
+    """factor(shift) for shift = floor * top, then 100 times more each time it raises
+    numpy.linalg.LinAlgError (not positive definite at that shift), TRIES times; the
+    last failure is raised."""
+    shift = floor * max(top, 1e-300)
+    for k in range(TRIES):
+        try:
+            return factor(shift)
+        except np.linalg.LinAlgError:
+            if k == TRIES - 1:
+                raise
+            shift *= GROWTH
+
+
 def _regularized_cholesky(M: np.ndarray, floor: float) -> np.ndarray:
     """LAPACK Cholesky of M + shift I, the shift starting at floor * max diag and
     growing until M + shift I is positive definite in M's precision (M is not changed)."""
-    big = max(float(np.max(np.diag(M), initial=0)), 1e-300)
-    shift = floor * big
     W = M.copy()
     diag = np.einsum("ii->i", W)            # a view: the shift goes on in place
     base = diag.copy()
-    for _ in range(TRIES):
+
+    def factor(shift):
         diag[:] = base + shift
-        try:
-            return np.linalg.cholesky(W)
-        except np.linalg.LinAlgError:
-            shift *= GROWTH
-    raise np.linalg.LinAlgError("the normal matrix could not be regularized to positive definite")
-
-
-#: a sparse factor where M holds at most this share of nonzeros (denser: LAPACK's dense Cholesky)
-SPARSE_SHARE = 0.25
+        return np.linalg.cholesky(W)
+    try:
+        return shifted(factor, float(np.max(base, initial=0)), floor)
+    except np.linalg.LinAlgError:
+        raise np.linalg.LinAlgError("the normal matrix could not be regularized to positive definite") from None
 
 
 class HostFactor:
@@ -54,46 +63,45 @@ class HostFactor:
     def __init__(self, M: sp.spmatrix, floor: float, analysis=None):
         """analysis: the CholeskyAnalysis of M's pattern (None: no multifrontal factor)."""
         m = M.shape[0]
+        M = sp.csc_matrix(M)
+        top = float(M.diagonal().max(initial=0))
+        eye = sp.eye(m, format="csc")
         self.kind = "dense"
-        if analysis is not None and analysis.flops >= MULTIFRONTAL_FLOPS and M.nnz <= SPARSE_SHARE * m * m:
-            self._multifrontal(analysis, sp.csc_matrix(M), floor)
-        if self.kind == "dense" and M.nnz <= SPARSE_SHARE * m * m:
+        sparse = M.nnz <= SPARSE_SHARE * m * m
+        if sparse and analysis is not None and analysis.flops >= MULTIFRONTAL_FLOPS:
+            try:
+                self.F = shifted(lambda shift: MultifrontalCholesky(analysis, M + shift * eye), top, floor)
+                self.kind = "multifrontal"
+            except np.linalg.LinAlgError:
+                pass
+        if self.kind == "dense" and sparse:
             try:
                 import qdldl
             except ImportError:
                 qdldl = None
             if qdldl is not None:
-                self._sparse(qdldl, sp.triu(M, format="csc"), floor)
+                U = sp.triu(M, format="csc")
+                try:
+                    self.F = shifted(lambda shift: _ldl(qdldl, (U + shift * eye).tocsc()), top, floor)
+                    self.kind = "sparse"
+                except np.linalg.LinAlgError:
+                    pass                     # not positive definite at any shift tried: the dense path says so
         if self.kind == "dense":
             self.L = _regularized_cholesky(M.toarray(), floor)
-
-    def _multifrontal(self, analysis, M, floor):
-        shift = floor * max(float(M.diagonal().max(initial=0)), 1e-300)
-        eye = sp.eye(M.shape[0], format="csc")
-        for _ in range(TRIES):
-            try:
-                self.F, self.kind = MultifrontalCholesky(analysis, M + shift * eye), "multifrontal"
-                return
-            except np.linalg.LinAlgError:
-                shift *= GROWTH
-
-    def _sparse(self, qdldl, U, floor):
-        big = max(float(U.diagonal().max(initial=0)), 1e-300)
-        shift = floor * big
-        eye = sp.eye(U.shape[0], format="csc")
-        for _ in range(TRIES):
-            try:
-                F = qdldl.Solver((U + shift * eye).tocsc(), upper=True)
-                if np.all(F.factors()[1] > 0):       # LDL^T of a positive definite matrix: D > 0
-                    self.F, self.kind = F, "sparse"
-                    return
-            except (ValueError, RuntimeError):      # qdldl: a zero pivot ("not quasi-definite")
-                pass
-            shift *= GROWTH
-        # not positive definite at any shift tried: the dense path says so
 
     def solve(self, b: np.ndarray) -> np.ndarray:
         if self.kind != "dense":
             return self.F.solve(b)
         y = sla.solve_triangular(self.L, b, lower=True, check_finite=False)
         return sla.solve_triangular(self.L, y, lower=True, trans=1, check_finite=False)
+
+
+def _ldl(qdldl, U):
+    """qdldl's LDL^T of the upper triangle U; LinAlgError unless D > 0 (positive definite)."""
+    try:
+        F = qdldl.Solver(U, upper=True)
+    except (ValueError, RuntimeError) as exc:      # a zero pivot ("not quasi-definite")
+        raise np.linalg.LinAlgError(str(exc)) from None
+    if not np.all(F.factors()[1] > 0):
+        raise np.linalg.LinAlgError("LDL^T with a pivot <= 0")
+    return F
