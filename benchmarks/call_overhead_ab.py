@@ -21,7 +21,9 @@ if {"-h", "--help"} & set(sys.argv[1:]) or len(sys.argv) < 2:       # usage: thi
 import argparse
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -36,18 +38,11 @@ import numpy as np
 import glgpgpu
 from glgpgpu.gl import resolve
 ctx = resolve(None)
+folder = sys.argv[1]
 inputs = {}
 def case(name, m):
     if m not in inputs:
-        rng = np.random.default_rng(14)
-        n = 2 * m
-        A = rng.random((m, n), dtype=np.float32)
-        d2 = rng.random(n, dtype=np.float32) + 0.5
-        X = rng.random((m, m), dtype=np.float32)
-        C = (X @ X.T + m * np.eye(m, dtype=np.float32)).astype(np.float32)
-        L = np.linalg.cholesky(C.astype(np.float64)).astype(np.float32)
-        inputs[m] = dict(A=A, d2=d2, C=C, L=L, b=rng.random(m, dtype=np.float32),
-                         bw=rng.random(n).astype(np.float32), P=rng.standard_normal((m, 16)).astype(np.float32))
+        inputs[m] = dict(np.load(f"{folder}/m{m}.npz"))
     v = inputs[m]
     return {"adat": lambda: glgpgpu.adat(v["A"], v["d2"]),
             "cholesky": lambda: glgpgpu.cholesky(v["C"]),
@@ -66,10 +61,21 @@ for line in sys.stdin:
 """
 
 
+def write_inputs(folder: Path, sizes) -> None:
+    """Both trees get the same arrays: `glgpgpu bench e2e`'s inputs (this tree's
+    call_inputs) and m points in 16 dimensions, one .npz per size."""
+    from glgpgpu.bench.common import call_inputs
+    for m in sizes:
+        rng = np.random.default_rng(14)
+        A, d2, C, L, b, bw = call_inputs(rng, m)
+        np.savez(folder / f"m{m}.npz", A=A, d2=d2, C=C, L=L, b=b, bw=bw,
+                 P=rng.standard_normal((m, 16)).astype(np.float32))
+
+
 class Worker:
-    def __init__(self, tree: Path):
+    def __init__(self, tree: Path, folder: Path):
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tree)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
-        self.p = subprocess.Popen([sys.executable, "-c", WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self.p = subprocess.Popen([sys.executable, "-c", WORKER, str(folder)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   text=True, env=env, cwd=str(tree))
         line = self.p.stdout.readline()
         if not line.startswith("{"):
@@ -99,12 +105,15 @@ def main():
     a = ap.parse_args()
     if not (a.before / "glgpgpu" / "__init__.py").is_file():
         sys.exit(f"{a.before} holds no glgpgpu/ (make it with: git archive REV glgpgpu shaders | tar -x -C DIR)")
-    trees = {"before": Worker(a.before.resolve()), "now": Worker(ROOT)}
+    sizes = [int(v) for v in a.sizes.split(",")]
+    folder = Path(tempfile.mkdtemp(prefix="call-overhead-"))
+    write_inputs(folder, sizes)
+    trees = {"before": Worker(a.before.resolve(), folder), "now": Worker(ROOT, folder)}
     renderer = trees["now"].info["renderer"]
     print(renderer, time.strftime("%Y-%m-%d"), {k: w.info["version"] for k, w in trees.items()})
     rows = []
     try:
-        for m in (int(s) for s in a.sizes.split(",")):
+        for m in sizes:
             for name in a.calls.split(","):
                 for w in trees.values():                # warm-up: programs, pool, caches
                     w.time(name, m), w.time(name, m)
@@ -126,6 +135,7 @@ def main():
     finally:
         for w in trees.values():
             w.close()
+        shutil.rmtree(folder, ignore_errors=True)
     from glgpgpu.bench.common import write_csv
     slug = "".join(c if c.isalnum() else "-" for c in renderer.lower()).strip("-")[:40]
     print(write_csv(rows, a.out / f"call-overhead-{slug}-{time.strftime('%Y-%m-%d')}.csv"))
