@@ -24,12 +24,7 @@ import scipy.sparse as sp
 import glgpgpu
 from glgpgpu.bench import matrices
 
-GENERATED = {"nug05": lambda: matrices.nug(5), "nug08": lambda: matrices.nug(8), "nug12": lambda: matrices.nug(12),
-             "nug15": lambda: matrices.nug(15), "nug20": lambda: matrices.nug(20),
-             "ch5-6-b2": lambda: matrices.chessboard(5, 6, 2), "ch6-7-b3": lambda: matrices.chessboard(6, 7, 3),
-             "ch7-8-b3": lambda: matrices.chessboard(7, 8, 3), "grid2d_200": lambda: matrices.grid(200, 2),
-             "grid3d_20": lambda: matrices.grid(20, 3), "grid3d_30": lambda: matrices.grid(30, 3),
-             "grid3d_40": lambda: matrices.grid(40, 3)}
+GENERATED = matrices.GENERATED
 
 
 def backward_error(A, fac):

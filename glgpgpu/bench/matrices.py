@@ -101,3 +101,12 @@ def netlib_folder() -> Path | None:
         if (cand / "optima.csv").exists():
             return cand
     return None
+
+
+#: the generated families by name (Table III's two exact ones, smaller members, grids)
+GENERATED = {"nug05": lambda: nug(5), "nug08": lambda: nug(8), "nug12": lambda: nug(12),
+             "nug15": lambda: nug(15), "nug20": lambda: nug(20),
+             "ch5-6-b2": lambda: chessboard(5, 6, 2), "ch6-7-b3": lambda: chessboard(6, 7, 3),
+             "ch7-8-b3": lambda: chessboard(7, 8, 3), "grid2d_200": lambda: grid(200, 2),
+             "grid3d_20": lambda: grid(20, 3), "grid3d_30": lambda: grid(30, 3),
+             "grid3d_40": lambda: grid(40, 3)}

@@ -33,7 +33,7 @@ ALLOWED = {
     "optimize": {"solvers"},
     "teach": {"gl", "figures", "layouts", "paper", "errors", "symbolic"},
     "bench": {"gl", "figures", "layouts", "paper", "blocked", "compute", "tiled", "teach", "solvers", "api",
-              "dispatch", "vectors", "errors", "validate", "methods", "symbolic"},
+              "dispatch", "vectors", "errors", "validate", "methods", "symbolic", "scheduling"},
     "cli": {"gl", "errors", "bench", "teach", "solvers"},
 }
 
