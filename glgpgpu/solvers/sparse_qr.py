@@ -4,10 +4,9 @@ The symbolic analysis (symbolic/) gives the fronts; here each front is assembled
 from its rows of A and its children's contribution blocks (concatenation: every
 row has one source, section 3.3.1) and factored by the method's dense QR of many
 fronts in one atlas (`qr_batched`, many fronts per launch, section 3).  Fronts go
-in rounds: a front is factored in the round just before its parent's
-(symbolic.front_levels: as many rounds as the tree is tall, and fronts at one depth
-below their root together, so that a round's longest front -- which sets its panel
-steps -- is rarely beside much shorter ones).  R of a front is final once it is factored (its frank rows); its
+in rounds: a front is factored in the first round after all its children are
+(so fronts of different subtrees and depths share a round; a round waits only for
+what it needs).  R of a front is final once it is factored (its frank rows); its
 contribution block waits on the host for the parent's round.
 
 This first version assembles on the host between rounds; the paper assembles on
@@ -27,7 +26,7 @@ import scipy.linalg
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, lsmr, spsolve_triangular
 
-from ..symbolic import Analysis, analyze, column_order, front_levels, plan_stages
+from ..symbolic import Analysis, analyze, column_order, front_rounds, plan_stages
 
 #: Fig. 15's threshold: below this arithmetic intensity the GPU can be skipped (section 4)
 INTENSITY_THRESHOLD = 10.0
@@ -130,7 +129,7 @@ def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, t
     r_rows, r_cols, r_vals = [], [], []
     per_round = []
     for stage in plan_stages(an, memory_budget):
-        for rnd in front_levels(an, stage):
+        for rnd in front_rounds(an, stage):
             t0 = time.perf_counter()
             work = [f for f in rnd if an.fm[f] > 0]
             mats = [_assemble(an, f, AP, blocks) for f in work]

@@ -1,10 +1,8 @@
 """Stages (Yeralan et al. 2015, section 3.4, Figs. 13-14): walk the fronts in
 postorder keeping a running sum of what the GPU must hold -- each front, its
 children's contribution blocks and its rows of A -- and start a new stage when
-the next front would pass the memory budget.  Within a stage, the rounds the GPU
-factors together: `front_rounds` puts each front in the round after its last child's
-(as soon as it can), `front_levels` in the round before its parent's (as late as it
-can: what the numeric phase runs).  A front whose parent lies in a
+the next front would pass the memory budget.  Within a stage, `front_rounds`: each
+front in the round after its last child's (the rounds the GPU factors together).  A front whose parent lies in a
 later stage sends its contribution block back to the host with its R; the parent's
 stage sends it down again."""
 from __future__ import annotations
@@ -59,23 +57,4 @@ def front_rounds(an: Analysis, fronts: np.ndarray) -> list:
     out = {}
     for f in fronts:
         out.setdefault(level[f], []).append(int(f))
-    return [out[k] for k in sorted(out)]
-
-
-def front_levels(an: Analysis, fronts: np.ndarray) -> list:
-    """The same number of rounds as front_rounds, each front as late as it can go: in
-    the round just before its parent's (the stage's roots in the last round).  Fronts
-    at one depth below their root then share a round, and a round's longest front is
-    less often a short subtree's leaf waiting beside a long one: fewer panel steps in
-    all (grid3d_40: 541 against 753; benchmarks/RESULTS.md)."""
-    fronts = [int(f) for f in fronts]
-    last = len(front_rounds(an, np.asarray(fronts))) - 1
-    inside = set(fronts)
-    level = {}
-    for f in reversed(fronts):              # postorder reversed: parents before children
-        p = int(an.parent[f])
-        level[f] = level[p] - 1 if p in inside else last
-    out = {}
-    for f in fronts:
-        out.setdefault(level[f], []).append(f)
     return [out[k] for k in sorted(out)]

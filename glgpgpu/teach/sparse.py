@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from ..figures.qr import place, update_rect
-from ..symbolic import analyze, colamd_available, front_levels
+from ..symbolic import analyze, colamd_available, front_rounds
 
 
 def depths(an) -> np.ndarray:
@@ -51,7 +51,7 @@ def write(out: Path, A, title: str = "A") -> list:
 
     out.mkdir(parents=True, exist_ok=True)
     an = analyze(A)
-    rounds = front_levels(an, np.arange(an.nfronts))
+    rounds = front_rounds(an, np.arange(an.nfronts))
     rnd = np.zeros(an.nfronts, np.int64)
     for r, fs in enumerate(rounds):
         rnd[fs] = r
@@ -66,7 +66,7 @@ def write(out: Path, A, title: str = "A") -> list:
             ax.plot([f, an.parent[f]], [-depth[f], -depth[an.parent[f]]], color="#bbb", lw=0.6, zorder=1)
     sc = ax.scatter(np.arange(an.nfronts), -depth, s=8 + 4 * an.fn, c=rnd, cmap=cmap, zorder=2, edgecolors="k",
                     linewidths=0.3)
-    fig.colorbar(sc, ax=ax, label="round (a front runs just before its parent)")
+    fig.colorbar(sc, ax=ax, label="round (a front runs after its last child)")
     ax.set_xlabel("front (postorder)")
     ax.set_ylabel("depth")
     ax.set_title(f"{title}: {an.nfronts} fronts in {len(rounds)} rounds")
@@ -75,8 +75,8 @@ def write(out: Path, A, title: str = "A") -> list:
     plt.close(fig)
     made.append(("sparse-qr-tree.png",
                  f"The column elimination tree, grouped into {an.nfronts} fronts (COLAMD order, relaxed supernodes). "
-                 f"Each front is factored in the round just before its parent's: {len(rounds)} rounds for a tree "
-                 f"{int(depth.max()) + 1} deep, fronts of every subtree at one depth below the root together."))
+                 f"A front waits only for its own children: fronts of different subtrees and depths share a round, "
+                 f"{len(rounds)} rounds for a tree {int(depth.max()) + 1} deep."))
 
     # 2. one front's staircase: its rows by source (rows of A, each child's block), from the leftmost column
     # the largest front that has children and rows of A and passes a contribution block on

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from glgpgpu.bench.matrices import grid
-from glgpgpu.symbolic import analyze, colamd_available, front_levels, front_rounds
+from glgpgpu.symbolic import analyze, colamd_available, front_rounds
 from glgpgpu.teach import sparse
 
 pytestmark = pytest.mark.skipif(not colamd_available(), reason="COLAMD (libcolamd) is not installed")
@@ -14,19 +14,12 @@ pytestmark = pytest.mark.skipif(not colamd_available(), reason="COLAMD (libcolam
 @pytest.mark.parametrize("n", [2, 3, 7, 12])
 def test_rounds_follow_the_tree_and_depths_count_from_the_roots(n):
     an = analyze(grid(n, 2, 0.3))
-    soon = front_rounds(an, np.arange(an.nfronts))
-    late = front_levels(an, np.arange(an.nfronts))
-    assert len(soon) == len(late)
-    for rounds, tight in ((soon, "children"), (late, "parent")):
-        rnd = {f: r for r, fs in enumerate(rounds) for f in fs}
-        assert sorted(rnd) == list(range(an.nfronts))
-        for f in range(an.nfronts):
-            assert all(rnd[c] < rnd[f] for c in an.children[f])
-            if tight == "children":        # as soon as it can: right after its last child
-                assert an.children[f] == [] or rnd[f] == 1 + max(rnd[c] for c in an.children[f])
-            else:                          # as late as it can: right before its parent
-                p = an.parent[f]
-                assert rnd[f] == (rnd[p] - 1 if p >= 0 else len(rounds) - 1)
+    rounds = front_rounds(an, np.arange(an.nfronts))
+    rnd = {f: r for r, fs in enumerate(rounds) for f in fs}
+    assert sorted(rnd) == list(range(an.nfronts))
+    for f in range(an.nfronts):
+        assert all(rnd[c] < rnd[f] for c in an.children[f])
+        assert an.children[f] == [] or rnd[f] == 1 + max(rnd[c] for c in an.children[f])
     d = sparse.depths(an)
     assert np.all(d[an.parent < 0] == 0)
     assert all(d[f] == d[an.parent[f]] + 1 for f in range(an.nfronts) if an.parent[f] >= 0)
@@ -35,7 +28,7 @@ def test_rounds_follow_the_tree_and_depths_count_from_the_roots(n):
 @pytest.mark.parametrize("step", [0, 1, 4, 9])
 def test_one_draw_covers_each_active_front_once_inside_it(step):
     an = analyze(grid(12, 2, 0.3))
-    busiest = max(front_levels(an, np.arange(an.nfronts)), key=len)
+    busiest = max(front_rounds(an, np.arange(an.nfronts)), key=len)
     atlas, rects = sparse.launch(an, np.array(busiest), step)
     assert [g for g, _ in atlas] == list(busiest)
     x = 0
