@@ -132,15 +132,18 @@ def clearly_full_rank(A) -> bool:
     return bool(pivots.shape[0] == A.shape[0] and np.all(pivots >= CLEAR_PIVOT))
 
 
-def dependent_rows(A: np.ndarray, b: np.ndarray, rank_tol: float = 1e-9, rtol: float = 1e-7):
+def dependent_rows(A, b: np.ndarray, rank_tol: float = 1e-9, rtol: float = 1e-7):
     """(rows to keep, whether the dropped rows' right-hand sides agree): a
     rank-revealing QR of A^T keeps the pivot rows; each dropped row is a
     combination y of the kept ones, consistent when y^T b_kept = b_dropped.
     With A^T P = Q R, the dropped columns are Q1 R12 + Q2 R22 (R22 below the rank
     tolerance), so y = R11^-1 R12 -- the least-squares combination, from R alone.
-    Rows that are clearly independent (`clearly_full_rank`) skip the QR."""
+    Rows that are clearly independent (`clearly_full_rank`) skip the QR.  A dense or
+    scipy.sparse (made dense for the QR only)."""
     if A.shape[0] > 1 and clearly_full_rank(A):
         return np.arange(A.shape[0]), True
+    if sp.issparse(A):
+        A = A.toarray()
     R, piv = sla.qr(A.T, mode="r", pivoting=True)
     d = np.abs(np.diag(R))
     rank = int(np.sum(d > rank_tol * max(d.max(initial=0), 1e-300)))

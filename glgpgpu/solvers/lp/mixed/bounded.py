@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..presolve import dependent_rows, geometric_scaling
 
@@ -27,7 +28,7 @@ INF = np.inf
 
 @dataclass
 class BoundedLP:
-    A: np.ndarray                   # (m, n) dense float64
+    A: sp.csc_matrix                # (m, n) float64, sparse: setup passes touch the nonzeros only
     b: np.ndarray
     c: np.ndarray
     u: np.ndarray                   # upper bounds, inf where none
@@ -60,22 +61,21 @@ class BoundedLP:
 
 def from_general(lp) -> BoundedLP:
     """Rows and columns of a GeneralLP into the form above (no presolve yet)."""
-    A0 = np.asarray(lp.A, float)
+    A0 = sp.csr_matrix(lp.A, dtype=np.float64)
     m0, n0 = A0.shape
     lo_r, up_r = np.asarray(lp.row_lo, float), np.asarray(lp.row_up, float)
     eq = lo_r == up_r
     free_row = np.isinf(lo_r) & np.isinf(up_r) & (lo_r < 0) & (up_r > 0)
     keep_rows = np.flatnonzero(~free_row)
-    slack_rows = [i for i in keep_rows if not eq[i]]
+    slack_rows = keep_rows[~eq[keep_rows]]
     # columns: the originals, then one slack per inequality row (coefficient -1)
     n_all = n0 + len(slack_rows)
-    A_all = np.zeros((len(keep_rows), n_all))
-    A_all[:, :n0] = A0[keep_rows]
-    pos = {i: k for k, i in enumerate(keep_rows)}
+    slack_at = np.flatnonzero(~eq[keep_rows])               # their rows among the kept ones
+    slacks = sp.csr_matrix((-np.ones(len(slack_rows)), (slack_at, np.arange(len(slack_rows)))),
+                           shape=(len(keep_rows), len(slack_rows)))
+    A_all = sp.hstack([A0[keep_rows], slacks], format="csc")
     col_lo = np.concatenate([np.asarray(lp.col_lo, float), lo_r[slack_rows]])
     col_up = np.concatenate([np.asarray(lp.col_up, float), up_r[slack_rows]])
-    for k, i in enumerate(slack_rows):
-        A_all[pos[i], n0 + k] = -1.0
     b = np.where(eq[keep_rows], lo_r[keep_rows], 0.0)
     c_all = np.concatenate([np.asarray(lp.c, float), np.zeros(len(slack_rows))])
     if np.any(col_lo > col_up):
@@ -91,7 +91,7 @@ def from_general(lp) -> BoundedLP:
     sign = np.where(upper_only[kept], -1.0, 1.0)
     shift_all = np.where(fixed | lower, col_lo, np.where(upper_only, col_up, 0.0))
     shift_all = np.where(np.isfinite(shift_all), shift_all, 0.0)
-    A = A_all[:, kept] * sign if kept.size else np.zeros((len(keep_rows), 0))
+    A = (A_all[:, kept] @ sp.diags(sign)).tocsc()
     cost = c_all[kept] * sign
     upper = np.where(lower[kept], col_up[kept] - col_lo[kept], INF)
     free = ~lower[kept] & ~upper_only[kept]
@@ -105,7 +105,7 @@ def from_general(lp) -> BoundedLP:
 
 
 def _verdict(m, n, status, message):
-    out = BoundedLP(np.zeros((m, 0)), np.zeros(m), np.zeros(0), np.zeros(0), 0.0, np.zeros(0, bool), n,
+    out = BoundedLP(sp.csc_matrix((m, 0)), np.zeros(m), np.zeros(0), np.zeros(0), 0.0, np.zeros(0, bool), n,
                     np.zeros(n), [[] for _ in range(n)])
     out.status, out.message = status, message
     return out
@@ -116,10 +116,11 @@ def presolve(p: BoundedLP, *, rank_tol: float = 1e-9, qr_limit: float = 4e10) ->
     cheap: m^2 n below qr_limit; beyond that the solver's regularization copes)."""
     if p.status:
         return p
-    A, b, c, u, free = p.A, p.b, p.c, p.u, p.free
+    A, b, c, u, free = sp.csc_matrix(p.A), p.b, p.c, p.u, p.free
+    A.eliminate_zeros()
     m, n = A.shape
     value = np.zeros(n)                                # where removed columns sit
-    empty = ~np.any(A != 0, axis=0)
+    empty = np.diff(A.indptr) == 0
     for j in np.flatnonzero(empty):
         if free[j] and c[j] != 0:
             p.status, p.message = "unbounded", f"a free variable with nonzero cost appears in no constraint ({j})"
@@ -142,18 +143,19 @@ def presolve(p: BoundedLP, *, rank_tol: float = 1e-9, qr_limit: float = 4e10) ->
                 p.shift[j] += coef * value[k]
         p.terms[j] = new
     A, c, u, free = A[:, keep], c[keep], u[keep], free[keep]
-    zero_rows = ~np.any(A != 0, axis=1)
+    zero_rows = np.bincount(A.indices, minlength=A.shape[0]) == 0
     big = 1e-9 * (1 + np.abs(b).max(initial=0))
     if np.any(zero_rows & (np.abs(b) > big)):
         p.status, p.message = "infeasible", "a constraint with no variables has a nonzero right-hand side"
         return p
-    A, b, rows = A[~zero_rows], b[~zero_rows], p.rows[~zero_rows]
+    A, b, rows = A.tocsr()[~zero_rows], b[~zero_rows], p.rows[~zero_rows]
     dropped = 0
     if 0 < A.shape[0] and float(A.shape[0]) ** 2 * A.shape[1] <= qr_limit:
         keep_r, consistent = dependent_rows(A, b, rank_tol, rtol=1e-9)
         if len(keep_r) < A.shape[0] and consistent:
             dropped = A.shape[0] - len(keep_r)
             A, b, rows = A[keep_r], b[keep_r], rows[keep_r]
+    A = A.tocsc()
         # an inconsistent near-dependence keeps every row: it is no proof of infeasibility;
         # the solver's dual regularization copes, and a real contradiction shows as a Farkas ray
     p.A, p.b, p.c, p.u, p.free, p.dropped_rows, p.rows = A, b, c, u, free, dropped, rows
@@ -165,7 +167,7 @@ def scale(p: BoundedLP, passes: int = 10) -> BoundedLP:
     that |a_ij| is near 1: A <- R A S, b <- R b, c <- S c, u <- u / S."""
     A = p.A
     r, s = geometric_scaling(A, passes, power_of_two=True)
-    p.A = A * r[:, None] * s[None, :]
+    p.A = (sp.diags(r) @ A @ sp.diags(s)).tocsc()        # powers of two: exact
     p.b, p.c, p.u = p.b * r, p.c * s, p.u / s
     p.row_scale, p.col_scale = r, s
     return p
