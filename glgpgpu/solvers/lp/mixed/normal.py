@@ -39,6 +39,7 @@ keeps them on the GPU (the system's solve); a system without `lower()` does so t
 from __future__ import annotations
 
 import time
+import warnings
 from contextlib import nullcontext
 
 import numpy as np
@@ -165,7 +166,14 @@ class MixedNormal:
             # rounding however inexact M^-1 Q is (symmetrized, greenbea's dual residual
             # stalled at 6e-10 on the bordered columns, whose x ~ 1e10 made the gap 3e-8)
             K = Q.T @ MQ + (Rinv.T / self.excess) @ Rinv
-            self._Q, self._R, self._MQ, self._K = Q, R, MQ, sla.lu_factor(K, check_finite=False)
+            if not np.all(np.isfinite(K)):
+                raise np.linalg.LinAlgError("the border's Schur complement is not finite")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", sla.LinAlgWarning)     # a zero pivot: refused below
+                lu = sla.lu_factor(K, check_finite=False)
+            if not np.all(np.diag(lu[0]) != 0):
+                raise np.linalg.LinAlgError("the border's Schur complement is singular")
+            self._Q, self._R, self._MQ, self._K = Q, R, MQ, lu
         except (np.linalg.LinAlgError, ValueError):
             # dependent columns or a singular Schur complement: this step goes without
             # the border -- M is the unbordered matrix, so nothing else changes
