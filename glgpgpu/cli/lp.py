@@ -94,7 +94,8 @@ def register(sub):
                    help="iteration limit (default 200 mixed, 100 single precision)")
     s.add_argument("--device", choices=["gpu", "cpu64", "cpu32"], default="gpu",
                    help="where the normal equations are factored: the GPU (float32), or the host -- cpu64 in "
-                        "float64, sparse where A D A^T is (the yardstick); cpu32 dense float32 (for tests)")
+                        "float64, sparse where A D A^T is (the yardstick); cpu32 dense float32 (for tests). With "
+                        "--precision single: the numpy reference of the 2006 solver in that precision")
     s.add_argument("--method", choices=["paper", "blocked", "compute"], default=None,
                    help="paper kernels or the blocked fast path (default: blocked for a file, paper for --table)")
     s.add_argument("--table", type=int, choices=[3], help="3: reproduce Table 3 of the 2006 paper on the shipped NETLIB set")
