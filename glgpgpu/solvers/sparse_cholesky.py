@@ -26,26 +26,28 @@ class CholeskyAnalysis:
     """The fronts of the Cholesky factor of A A^T (A: m x n, scipy.sparse).
     `CholeskyAnalysis.of(A)` reuses the last ones made for the same pattern."""
 
-    _recent: list = []                 # [(pattern key, analysis)], newest last
+    _recent: list = []                 # [(shape, ordering, indptr, indices, analysis)], newest last
     RECENT = 1
 
     @classmethod
-    def of(cls, A) -> "CholeskyAnalysis":
+    def of(cls, A, ordering: str = "colamd") -> "CholeskyAnalysis":
         """The analysis of A's pattern, reused while the same pattern comes back (the
-        LP's presolve and its solves' fallback ask for the same one)."""
+        LP's presolve and its solves' fallback ask for the same one); the pattern is
+        compared entry by entry, not by a hash."""
         C = sp.csc_matrix(A)
         C.sort_indices()
-        key = (C.shape, hash(C.indptr.tobytes()), hash(C.indices.tobytes()))
-        for k, an in cls._recent:
-            if k == key:
+        for shape, order, indptr, indices, an in cls._recent:
+            if (shape == C.shape and order == ordering and np.array_equal(indptr, C.indptr)
+                    and np.array_equal(indices, C.indices)):
                 return an
-        an = cls(C)
-        cls._recent = (cls._recent + [(key, an)])[-cls.RECENT:]
+        an = cls(C, ordering)
+        cls._recent = (cls._recent + [(C.shape, ordering, C.indptr.copy(), C.indices.copy(), an)])[-cls.RECENT:]
         return an
 
-    def __init__(self, A):
-        """Prefer `of(A)`."""
-        an = analyze(sp.csc_matrix(A).T.tocsc(), staircases=False)     # its columns are A's rows
+    def __init__(self, A, ordering: str = "colamd"):
+        """Prefer `of(A)`.  ordering: symbolic.column_order's ("colamd", or "natural"
+        where COLAMD is missing)."""
+        an = analyze(sp.csc_matrix(A).T.tocsc(), ordering, staircases=False)     # its columns are A's rows
         self.m = A.shape[0]
         self.perm = an.perm                           # L L^T = (M + shift I)[perm][:, perm]
         self.super, self.pattern, self.children = an.super, an.pattern, an.children
@@ -110,6 +112,11 @@ class MultifrontalCholesky:
             else:
                 L21 = np.zeros((0, k))
             self.fronts[f] = (lo, hi, cols[k:], L11, np.ascontiguousarray(L21))
+
+    def pivots(self) -> np.ndarray:
+        """L's squared diagonal, in the permuted order: pivot k is row perm[k]'s squared
+        distance from the span of the rows before it (for a unit-diagonal M, relative)."""
+        return np.concatenate([np.diag(L11) ** 2 for *_, L11, _ in self.fronts])
 
     def solve(self, b: np.ndarray) -> np.ndarray:
         """x with M x = b (BLAS dtrsv per front: scipy's solve_triangular costs more

@@ -10,6 +10,8 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
+from ...symbolic import colamd_available
+from ..sparse_cholesky import CholeskyAnalysis, MultifrontalCholesky
 
 @dataclass
 class Reduced:
@@ -118,12 +120,9 @@ def clearly_full_rank(A) -> bool:
     M = (As @ As.T).tocsc()
     s = 1.0 / np.sqrt(np.maximum(M.diagonal(), 1e-300))
     M = (sp.diags(s) @ M @ sp.diags(s)).tocsc()
-    from ..sparse_cholesky import CholeskyAnalysis, MultifrontalCholesky
-    from ...symbolic import colamd_available
     try:
         if colamd_available():
-            F = MultifrontalCholesky(CholeskyAnalysis.of(As), M)
-            pivots = np.concatenate([np.diag(L11) ** 2 for *_, L11, _ in F.fronts])
+            pivots = MultifrontalCholesky(CholeskyAnalysis.of(As), M).pivots()
         else:
             import qdldl
             pivots = qdldl.Solver(sp.triu(M, format="csc"), upper=True).factors()[1]

@@ -51,6 +51,7 @@ from ...sparse_cholesky import CholeskyAnalysis
 from .host_factor import SPARSE_SHARE, HostFactor, _regularized_cholesky
 
 
+_UNSET = object()
 SOLVE_TOL_BORDER = 1e-13      # the border's columns M^-1 Q: solved once per factorization, tightly
 BORDER_CORRECTIONS = 2       # primal corrections of a bordered Newton step
 
@@ -85,6 +86,8 @@ class MixedNormal:
                       "border_skipped": 0, "host_factor_multifrontal": 0, "host_factor_sparse": 0,
                       "host_factor_dense": 0}
         self._host_factor = None
+        self._symbolic = _UNSET             # the CholeskyAnalysis of A D A^T, made when first needed
+        self._A64 = self._As32 = None       # the dense assembly's A (float64) and its work array
 
     # -- factor --------------------------------------------------------------------------
     def factor(self, d: np.ndarray, delta: float, floor_rel: float = 1e-10, border=None, d_border=None) -> None:
@@ -125,8 +128,7 @@ class MixedNormal:
             As = self.A.multiply(self.s[:, None]).tocsr()
             M = As.multiply(ds[None, :]).tocsr() @ As.T.tocsr()
             if self.device == "cpu64":              # float64: sparse where M is (HostFactor)
-                self._F = HostFactor(M.tocsc(), floor_rel, self._analysis(M))
-                self.stats["host_factor_" + self._F.kind] += 1
+                self._F = self._float64_factor(M, floor_rel)
             else:                                    # float32, dense: what the GPU's factor rounds like
                 self._L = _regularized_cholesky(M.toarray().astype(np.float32), floor_rel)
         if self.border.size:
@@ -140,7 +142,7 @@ class MixedNormal:
         float64 (made once), each block of rows scaled in float64 and rounded once --
         the same numbers as scaling the sparse A, without its per-iteration sparse
         products and conversions (fit2p: seconds a solve)."""
-        if getattr(self, "_A64", None) is None:
+        if self._A64 is None:
             self._A64 = self.A.toarray()
             self._As32 = np.empty(self._A64.shape, np.float32)
         for r0 in range(0, self.m, self.ROW_BLOCK):
@@ -323,20 +325,21 @@ class MixedNormal:
             M = M + self.delta * sp.eye(self.m, format="csc")
             s = np.sqrt(np.maximum(M.diagonal(), 1e-300))
             Si = sp.diags(1.0 / s)
-            self._host_factor = (HostFactor(Si @ M @ Si, 1e-14, self._analysis(M)), s)
-            kind = self._host_factor[0].kind
-            self.stats["host_factor_" + kind] += 1
+            self._host_factor = (self._float64_factor(Si @ M @ Si, 1e-14), s)
         F, s = self._host_factor
         x = F.solve(rhs / s) / s
         return x, np.linalg.norm(rhs - self.matvec(x)) / nr
 
-    def _analysis(self, M):
-        """The symbolic analysis of A D A^T's pattern, once per problem (needs COLAMD;
-        None where it is missing or M is too dense to be worth it)."""
-        if not hasattr(self, "_symbolic"):
+    def _float64_factor(self, M, floor: float) -> HostFactor:
+        """HostFactor of M (A D A^T's pattern), counted by kind in stats.  The symbolic
+        analysis is made once per problem (needs COLAMD; none where it is missing or M
+        is too dense to be worth it)."""
+        if self._symbolic is _UNSET:
             sparse = M.nnz <= SPARSE_SHARE * self.m * self.m
             self._symbolic = CholeskyAnalysis.of(self.A) if sparse and colamd_available() else None
-        return self._symbolic
+        F = HostFactor(M, floor, self._symbolic)
+        self.stats["host_factor_" + F.kind] += 1
+        return F
 
     def _time(self, phase, t0):
         if self.watch is not None:
