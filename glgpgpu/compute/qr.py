@@ -1,5 +1,7 @@
 """Householder QR by compute shaders, blocked: per panel of NBQ columns, the panel
-factored by one workgroup (qr_panel.comp, LAPACK's geqr2 column by column), its
+factored column by column as LAPACK's geqr2 -- by one workgroup (qr_panel.comp) when
+it is short, by one dispatch a column over chunks of its rows (qr_panel_rows.comp)
+when it is tall, where one workgroup would leave the chip idle -- its
 compact WY factor T (qr_t.comp), and the Apply of Yeralan et al. (2015, section 3.2)
 to the columns on its right as GEMM-shaped work: W = V^T C (qr_vtc.comp), C -= V T^T W
 (qr_update.comp).  Results in LAPACK geqrf's layout, numpy in and out."""
@@ -14,29 +16,100 @@ from .blas import download, require, take, upload
 from .dense import solve_buffer
 
 NBQ = 32
+#: workgroups the Apply's V^T C aims for (its chunks of rows times its columns' groups)
+APPLY_GROUPS = 512
+#: panels with at least this many rows are spread over workgroups, a dispatch per column
+PANEL_ROWS = 1024
+#: the chunks a tall panel's rows are split into, about one per SM of a large GPU
+PANEL_CHUNKS = 128
 
 
 def _panels(k: int):
     return [(j0, min(NBQ, k - j0)) for j0 in range(0, k, NBQ)]
 
 
-def _apply_panel(ctx, F, C, W, T, m, j0, kb, c0, nc, trans: bool) -> None:
-    """C[:, c0:c0+nc] (rows j0..m) := (I - V op(T) V^T) C, op(T) = T^T when trans."""
+def _chunks(rows: int, groups: int) -> tuple:
+    """(rows per chunk, chunks) for a product over `rows` rows whose other dimension
+    takes `groups` workgroups: enough chunks to give the chip about APPLY_GROUPS
+    workgroups, none under 256 rows (a multiple of 16, qr_vtc's step)."""
+    nch = max(1, min(-(-APPLY_GROUPS // groups), -(-rows // 256)))
+    per = 16 * -(-rows // (16 * nch))
+    return per, -(-max(rows, 1) // per)
+
+
+def _partials(rows: int, nc: int) -> int:
+    """Floats the chunk partials of V^T C take (C with nc columns, or V itself)."""
+    return NBQ * max(_chunks(rows, -(-nc // 64))[1] * nc, _chunks(rows, 1)[1] * NBQ)
+
+
+class _Work:
+    """One factorization's scratch: the chunk partials, W2 = op(T) V^T C, and T."""
+
+    def __init__(self, ctx, rows: int, n: int, k: int):
+        self.P = self.W = self.T = None
+        try:
+            self.P = take(ctx, 1, max(_partials(rows, n), 1), "QR partial sums")
+            self.W = take(ctx, NBQ, max(n, 1), "QR W")
+            self.T = take(ctx, max(1, -(-k // NBQ)) * NBQ, NBQ, "QR T")
+        except BaseException:
+            self.give()
+            raise
+
+    def give(self, keep_t: bool = False) -> None:
+        for b in (self.P, self.W) + (() if keep_t else (self.T,)):
+            if b is not None:
+                b.give()
+
+
+def _apply_panel(ctx, F, C, work, m, j0, kb, c0, nc, trans: bool) -> None:
+    """C[:, c0:c0+nc] (rows j0..m) := (I - V op(T) V^T) C, op(T) = T^T when trans:
+    W = V^T C by chunks of rows, W2 = op(T) W, C -= V W2."""
     if nc <= 0:
         return
+    gx = -(-nc // 64)
+    per, nch = _chunks(m - j0, gx)
     base = {"u_m": m, "u_ld": F.ld, "u_j0": j0, "u_kb": kb, "u_ldc": C.ld, "u_c0": c0, "u_nc": nc}
-    ctx.kernels.dispatch("qr_vtc", (-(-nc // NBQ), 1, 1), buffers={0: F.buf, 1: C.buf, 2: W.buf},
-                         uniforms=base, defines={"NBQ": NBQ}, work=(m - j0) * nc * kb // 4096)
-    ctx.kernels.dispatch("qr_update", (-(-nc // NBQ), -(-(m - j0) // 64), 1),
-                         buffers={0: F.buf, 1: C.buf, 2: W.buf, 3: T.buf}, defines={"NBQ": NBQ},
-                         uniforms=dict(base, u_toff=(j0 // NBQ) * NBQ * NBQ, u_trans=int(trans)),
-                         work=(m - j0) * nc * kb // 4096)
+    ctx.kernels.dispatch("qr_vtc", (gx, nch, 1), buffers={0: F.buf, 1: C.buf, 2: work.P.buf},
+                         uniforms=dict(base, u_rows=per), defines={"NBQ": NBQ}, work=(m - j0) * nc * kb // 4096)
+    ctx.kernels.dispatch("qr_wsum", (-(-nc // NBQ), 1, 1), buffers={0: work.P.buf, 1: work.T.buf, 2: work.W.buf},
+                         defines={"NBQ": NBQ}, work=nc * nch // 64,
+                         uniforms={"u_kb": kb, "u_nc": nc, "u_nch": nch, "u_toff": (j0 // NBQ) * NBQ * NBQ,
+                                   "u_trans": int(trans)})
+    ctx.kernels.dispatch("qr_update", (gx, -(-(m - j0) // 64), 1),
+                         buffers={0: F.buf, 1: C.buf, 2: work.W.buf}, defines={"NBQ": NBQ},
+                         uniforms=base, work=(m - j0) * nc * kb // 4096)
 
 
-def _build_t(ctx, F, tau, T, m, j0, kb) -> None:
-    ctx.kernels.dispatch("qr_t", (1, 1, 1), buffers={0: F.buf, 1: tau.buf, 2: T.buf}, defines={"NBQ": NBQ},
-                         uniforms={"u_m": m, "u_ld": F.ld, "u_j0": j0, "u_kb": kb,
-                                   "u_toff": (j0 // NBQ) * NBQ * NBQ})
+def _factor_panel(ctx, F, tau, m, j0, kb) -> None:
+    """Householder QR of F's panel (rows j0..m, columns j0..j0+kb)."""
+    rows = m - j0
+    if rows < PANEL_ROWS:
+        ctx.kernels.dispatch("qr_panel", (1, 1, 1), buffers={0: F.buf, 1: tau.buf}, defines={"NBQ": NBQ},
+                             uniforms={"u_m": m, "u_ld": F.ld, "u_j0": j0, "u_kb": kb},
+                             work=rows * kb * kb // 64)
+        return
+    per = 128 * -(-rows // (128 * PANEL_CHUNKS))
+    nch = -(-rows // per)
+    part = take(ctx, 2 * nch, 2 * NBQ + 2, "QR panel partial sums")
+    try:
+        for jj in range(-1, kb):
+            ctx.kernels.dispatch("qr_panel_rows", (nch, 1, 1), buffers={0: F.buf, 1: tau.buf, 2: part.buf},
+                                 defines={"NBQ": NBQ}, work=rows * kb // 64,
+                                 uniforms={"u_m": m, "u_ld": F.ld, "u_j0": j0, "u_kb": kb, "u_jj": jj,
+                                           "u_rows": per, "u_nch": nch})
+    finally:
+        part.give()
+
+
+def _build_t(ctx, F, tau, work, m, j0, kb) -> None:
+    """The panel's T from V^T V, summed over chunks of rows (qr_vtc's GRAM form)."""
+    per, nch = _chunks(m - j0, 1)
+    ctx.kernels.dispatch("qr_vtc", (1, nch, 1), buffers={0: F.buf, 2: work.P.buf}, defines={"NBQ": NBQ, "GRAM": 1},
+                         uniforms={"u_m": m, "u_ld": F.ld, "u_j0": j0, "u_kb": kb, "u_ldc": 0, "u_c0": 0,
+                                   "u_nc": kb, "u_rows": per}, work=(m - j0) * kb * kb // 4096)
+    ctx.kernels.dispatch("qr_t", (1, 1, 1), buffers={0: work.P.buf, 1: tau.buf, 2: work.T.buf},
+                         defines={"NBQ": NBQ},
+                         uniforms={"u_j0": j0, "u_kb": kb, "u_nch": nch, "u_toff": (j0 // NBQ) * NBQ * NBQ})
 
 
 def factor_buffer(ctx, F, m: int, n: int, leftmost=None):
@@ -45,23 +118,23 @@ def factor_buffer(ctx, F, m: int, n: int, leftmost=None):
     panel then stops at the rows it reaches: the same F and tau, fewer flops)."""
     k = min(m, n)
     tau = take(ctx, 1, max(k, 1), "QR tau")
-    T = take(ctx, max(1, -(-k // NBQ)) * NBQ, NBQ, "QR T")
-    W = take(ctx, NBQ, max(n, 1), "QR W")
+    try:
+        work = _Work(ctx, m, n, k)
+    except BaseException:
+        tau.give()
+        raise
     try:
         for j0, kb in _panels(k):
             mp = rows_reached(m, j0 + kb, leftmost)
-            ctx.kernels.dispatch("qr_panel", (1, 1, 1), buffers={0: F.buf, 1: tau.buf}, defines={"NBQ": NBQ},
-                                 uniforms={"u_m": mp, "u_ld": F.ld, "u_j0": j0, "u_kb": kb},
-                                 work=(mp - j0) * kb * kb // 64)
-            _build_t(ctx, F, tau, T, mp, j0, kb)
-            _apply_panel(ctx, F, F, W, T, mp, j0, kb, j0 + kb, n - j0 - kb, trans=True)
+            _factor_panel(ctx, F, tau, mp, j0, kb)
+            _build_t(ctx, F, tau, work, mp, j0, kb)
+            _apply_panel(ctx, F, F, work, mp, j0, kb, j0 + kb, n - j0 - kb, trans=True)
     except BaseException:
         tau.give()
-        T.give()
+        work.give()
         raise
-    finally:
-        W.give()
-    return tau, T
+    work.give(keep_t=True)
+    return tau, work.T
 
 
 def qr_raw(A32: np.ndarray, *, ctx, leftmost=None):
@@ -92,17 +165,15 @@ def qr_batched(mats, *, ctx, stairs=None) -> list:
 
 
 def _apply(ctx, F, tau, C, m, k, p, trans: bool) -> None:
-    T = take(ctx, max(1, -(-k // NBQ)) * NBQ, NBQ, "QR T")
-    W = take(ctx, NBQ, max(p, 1), "QR W")
+    work = _Work(ctx, m, max(p, NBQ), k)
     try:
         panels = _panels(k)
         for j0, kb in panels:
-            _build_t(ctx, F, tau, T, m, j0, kb)
+            _build_t(ctx, F, tau, work, m, j0, kb)
         for j0, kb in (panels if trans else reversed(panels)):
-            _apply_panel(ctx, F, C, W, T, m, j0, kb, 0, p, trans)
+            _apply_panel(ctx, F, C, work, m, j0, kb, 0, p, trans)
     finally:
-        T.give()
-        W.give()
+        work.give()
 
 
 def apply_q(F32: np.ndarray, tau32: np.ndarray, C32: np.ndarray, *, trans: bool = False, ctx) -> np.ndarray:

@@ -2,38 +2,29 @@
 // method="compute": the compact WY factor of one panel (Schreiber and Van Loan; the
 // T of Yeralan et al., 2015, section 3.2): H_0 ... H_{kb-1} = I - V T V^T with T upper
 // triangular, T(a, a) = tau_a, T(0:b, b) = -tau_b T(0:b, 0:b) V(:, 0:b)^T v_b.
-// One workgroup: G = V^T V from row chunks in shared memory, then T column by column.
+// One workgroup: G = V^T V from qr_vtc.comp's partials (GRAM), then T column by column.
 layout(local_size_x = 256) in;
-layout(std430, binding = 0) readonly buffer ABuf { float qa[]; };
+layout(std430, binding = 0) readonly buffer GBuf { float gp[]; };     // qr_vtc.comp's GRAM partials
 layout(std430, binding = 1) readonly buffer TauBuf { float tau[]; };
 layout(std430, binding = 2) writeonly buffer TBuf { float tt[]; };
-#include "qr_common.glsl"
-uniform int u_m;
-uniform int u_ld;
+#ifndef NBQ
+#define NBQ 32
+#endif
 uniform int u_j0;
 uniform int u_kb;
+uniform int u_nch;           // chunks of partials
 uniform int u_toff;          // where this panel's NBQ x NBQ T goes in TBuf
-#define CH 32
-shared float Vs[CH][NBQ + 1];
 shared float G[NBQ][NBQ + 1];
 shared float Ts[NBQ][NBQ + 1];
 
 void main() {
     int t = int(gl_LocalInvocationIndex);
-    // G(a, b), a < b: 4 of the NBQ^2 entries per thread
+    // G(a, b) = V(:, a)^T V(:, b), a < b: the chunks' partials added in order
     float g[4] = float[4](0.0, 0.0, 0.0, 0.0);
-    for (int i0 = u_j0; i0 < u_m; i0 += CH) {
-        for (int e = t; e < CH * NBQ; e += 256) {
-            int r = e / NBQ, a = e % NBQ;
-            Vs[r][a] = (i0 + r < u_m && a < u_kb) ? v_at(i0 + r, a, u_j0, u_ld) : 0.0;
-        }
-        barrier();
-        for (int s = 0; s < 4; ++s) {
-            int e = t + 256 * s, a = e / NBQ, b = e % NBQ;
-            if (a < b)
-                for (int r = 0; r < CH; ++r) g[s] += Vs[r][a] * Vs[r][b];
-        }
-        barrier();
+    for (int s = 0; s < 4; ++s) {
+        int e = t + 256 * s, a = e / NBQ, b = e % NBQ;
+        if (a < b && b < u_kb)
+            for (int k = 0; k < u_nch; ++k) g[s] += gp[(k * NBQ + a) * u_kb + b];
     }
     for (int s = 0; s < 4; ++s) {
         int e = t + 256 * s;

@@ -69,6 +69,31 @@ def test_qr_matches_lapack(ctx, rng, m, n):
     assert np.abs(Q.astype(np.float64) @ R - A).max() <= 10 * scale
 
 
+@pytest.mark.parametrize("m, n", [(1, 1), (2, 3), (3, 2), (257, 33), (700, 70), (513, 96)])
+def test_tall_panels_over_many_workgroups_match_lapack(ctx, rng, m, n, monkeypatch):
+    """The panel spread over chunks of rows (a dispatch per column) and the Apply's
+    products summed over chunks: forced here on small matrices, several chunks each."""
+    monkeypatch.setattr(qr, "PANEL_ROWS", 1)
+    monkeypatch.setattr(qr, "PANEL_CHUNKS", 3)
+    A = rng.standard_normal((m, n))
+    F, tau = glgpgpu.qr(A, mode="raw", method="compute")
+    (F0, tau0), _ = sla.qr(A.astype(np.float32).astype(np.float64), mode="raw")
+    k = min(m, n)
+    scale = gamma(4 * max(m, n)) * np.abs(A).max() * np.sqrt(max(m, n))
+    assert np.abs(np.triu(F[:k]) - np.triu(F0[:k])).max() <= 10 * scale
+    assert np.abs(tau - tau0[:k]).max() <= 1e-4
+    Q, R = glgpgpu.qr(A, method="compute")
+    assert np.abs(Q.astype(np.float64) @ R - A).max() <= 10 * scale
+
+
+def test_chunks_cover_the_rows():
+    for rows in (1, 2, 255, 256, 257, 4096, 49_340):
+        for groups in (1, 7, 600):
+            per, nch = qr._chunks(rows, groups)
+            assert per % 16 == 0 and (nch - 1) * per < rows <= nch * per
+            assert nch <= max(1, -(-qr.APPLY_GROUPS // groups))
+
+
 def test_rbf_from_distances_does_not_cancel(ctx, rng):
     """Offset data: |x|^2 + |y|^2 - 2 x.y cancels in float32, the compute kernel sums
     (x - y)^2 itself: within the bound of the centred problem."""

@@ -1,0 +1,114 @@
+#version 430
+// method="compute": one column of a tall panel's Householder QR (LAPACK's geqr2, the
+// same arithmetic as qr_panel.comp) spread over many workgroups, each owning a chunk
+// of u_rows rows.  One dispatch per column: it finishes column c = j0 + u_jj from
+// every chunk's partial sums (left by the dispatch before), then sums the next
+// column's partials over its own rows.  Partials per chunk (PW floats): sigma (the
+// squares below the diagonal), alpha (the diagonal entry), the dots of the column's
+// part below the diagonal with the panel's later columns, and the pivot row's
+// entries in those columns -- so no workgroup reads an entry another one writes in
+// the same dispatch.  Sums run in a fixed order: the result does not depend on timing.
+layout(local_size_x = 128) in;
+#define T 128
+layout(std430, binding = 0) buffer ABuf { float qa[]; };
+layout(std430, binding = 1) buffer TauBuf { float tau[]; };
+layout(std430, binding = 2) buffer PartBuf { float part[]; };      // [2][chunks][PW]
+#include "qr_common.glsl"
+#define PW (2 * NBQ + 2)
+#define SIGMA 0
+#define ALPHA 1
+#define DOT 2
+#define PIVOT (2 + NBQ)
+uniform int u_m;
+uniform int u_ld;
+uniform int u_j0;
+uniform int u_kb;
+uniform int u_jj;            // the column finished here (-1: none, only the first partials)
+uniform int u_rows;          // rows per chunk (a multiple of T)
+uniform int u_nch;           // chunks
+shared float red[NBQ + 1][T];
+shared float s_sum[PW];
+shared float s_w[NBQ];
+shared float s_scale;
+shared float s_beta;
+shared float s_live;
+
+void main() {
+    int t = int(gl_LocalInvocationIndex);
+    int ch = int(gl_WorkGroupID.x);
+    int r0 = u_j0 + ch * u_rows, r1 = min(u_m, r0 + u_rows);
+    int c = u_j0 + u_jj;
+    int nq = u_kb - u_jj - 1;            // the panel's columns right of c
+    if (u_jj >= 0) {
+        int base = (u_jj & 1) * u_nch * PW;
+        if (t < PW) {
+            float s = 0.0;
+            for (int k = 0; k < u_nch; ++k) s += part[base + k * PW + t];
+            s_sum[t] = s;
+        }
+        barrier();
+        if (t == 0) {
+            float sigma = s_sum[SIGMA], alpha = s_sum[ALPHA];
+            // sigma under 2^-80 counts as zero (H = I), as in qr_panel.comp
+            if (sigma < 8.2718061e-25) {
+                s_live = 0.0;
+                s_scale = 0.0;
+                s_beta = alpha;
+            } else {
+                float beta = -sign(alpha == 0.0 ? 1.0 : alpha) * sqrt(alpha * alpha + sigma);
+                s_live = (beta - alpha) / beta;
+                s_scale = 1.0 / (alpha - beta);
+                s_beta = beta;
+            }
+            if (ch == 0) tau[c] = s_live;
+        }
+        barrier();
+        // w_q = tau (A(c, q) + v_below^T A(below, q)) for the later columns q
+        if (t < nq) s_w[t] = s_live * (s_sum[PIVOT + t] + s_scale * s_sum[DOT + t]);
+        barrier();
+    }
+    float sq = 0.0;
+    float acc[NBQ];
+    for (int q = 0; q < NBQ; ++q) acc[q] = 0.0;
+    int cn = c + 1;                       // the column whose partials are summed next
+    int nqn = nq - 1;
+    bool next = cn < u_j0 + u_kb;
+    float scale = s_scale, beta = s_beta;
+    for (int i = r0 + t; i < r1; i += T) {
+        int row = i * u_ld;
+        if (u_jj >= 0 && i >= c) {
+            float v = 1.0;
+            if (i == c) qa[row + c] = beta;
+            else { v = qa[row + c] * scale; qa[row + c] = v; }
+            for (int q = 0; q < NBQ; ++q)
+                if (q < nq) qa[row + c + 1 + q] -= v * s_w[q];
+        }
+        if (next && i > cn) {
+            float x = qa[row + cn];
+            sq += x * x;
+            for (int q = 0; q < NBQ; ++q)
+                if (q < nqn) acc[q] += x * qa[row + cn + 1 + q];
+        }
+    }
+    if (!next) return;
+    memoryBarrierBuffer();                // the pivot row, updated above, is read below
+    for (int q = 0; q < NBQ; ++q) red[q][t] = acc[q];
+    red[NBQ][t] = sq;
+    barrier();
+    for (int s = T / 2; s > 0; s >>= 1) {
+        if (t < s)
+            for (int q = 0; q <= NBQ; ++q) red[q][t] += red[q][t + s];
+        barrier();
+    }
+    // the pivot row's entries come from the chunk holding it; every other chunk adds zeros
+    bool mine = cn >= r0 && cn < r1;
+    int dst = ((u_jj + 1) & 1) * u_nch * PW + ch * PW;
+    if (t == 0) {
+        part[dst + SIGMA] = red[NBQ][0];
+        part[dst + ALPHA] = mine ? qa[cn * u_ld + cn] : 0.0;
+    }
+    if (t < NBQ) {
+        part[dst + DOT + t] = t < nqn ? red[t][0] : 0.0;
+        part[dst + PIVOT + t] = (mine && t < nqn) ? qa[cn * u_ld + cn + 1 + t] : 0.0;
+    }
+}
