@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..methods.delegate import DelegatingMethod
-from . import qr, tiled
+from . import fronts, qr, tiled
 
 
 class ComputeMethod(DelegatingMethod):
@@ -11,7 +11,7 @@ class ComputeMethod(DelegatingMethod):
     datacenter GPU runs on a few of its SMs (benchmarks/RESULTS.md)."""
 
     name = "compute"
-    dense, qr, normal, kernels = tiled, qr, tiled, tiled
+    dense, qr, normal, kernels, fronts = tiled, qr, tiled, tiled, fronts
 
     def _scope(self, ctx):
         """Every buffer an operation took goes back to the pool if it fails midway (the

@@ -55,6 +55,11 @@ class Method(Protocol):
         its end reaches -- their updates are exact zeros, so the results are the same.
         A hint (the paper's kernels factor every row; blocked and compute use it)."""
 
+    def sparse_fronts(self, *, ctx):
+        """A sparse QR's fronts assembled, factored and kept on the GPU (`.round(fronts)`,
+        `.pull()`, `.release()`; solvers/sparse_qr.py), or None where the method has no
+        such store (the fronts are then assembled on the host and go to qr_batched)."""
+
     # -- objects that keep a factor on the GPU between calls ------------------------------
     def normal_system(self, A: np.ndarray, *, packed: bool, variant: str, ctx, watch):
         """A uploaded once; `.factor(d)` per weight vector, `.solve(r)` float64 out (the LP solver)."""

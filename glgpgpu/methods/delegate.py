@@ -13,10 +13,12 @@ class DelegatingMethod:
     qr       qr_raw, apply_q, qr_batched, QRFactor
     normal   normal_system, normal_factor, ResidentNormal
     kernels  kernel_matrix, kernel_factor
+    fronts   FrontStore (sparse_fronts), or None
     """
 
     name = "?"
     dense = qr = normal = kernels = None
+    fronts = None           # a module with FrontStore: sparse QR's fronts kept on the GPU
 
     def _scope(self, ctx):
         """What every operation runs inside (compute: its buffer pool's failure scope)."""
@@ -50,6 +52,9 @@ class DelegatingMethod:
     def qr_batched(self, mats, *, ctx, stairs=None):
         with self._scope(ctx):
             return self.qr.qr_batched(mats, ctx=ctx, stairs=stairs)
+
+    def sparse_fronts(self, *, ctx):
+        return self.fronts.FrontStore(ctx) if self.fronts is not None else None
 
     def normal_system(self, A, *, packed=False, variant="outer", ctx, watch=None):
         with self._scope(ctx):

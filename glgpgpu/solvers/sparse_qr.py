@@ -9,8 +9,10 @@ in rounds: a front is factored in the first round after all its children are
 what it needs).  R of a front is final once it is factored (its frank rows); its
 contribution block waits on the host for the parent's round.
 
-This first version assembles on the host between rounds; the paper assembles on
-the GPU (S-assembly and pack-assembly kernels) and keeps blocks there.
+A method with a front store (`sparse_fronts`: the compute method) assembles on the
+GPU as the paper does -- S-assembly and the children's blocks gathered through
+their maps -- and keeps the blocks there between rounds; the fragment methods'
+fronts are assembled on the host between rounds.
 
 Every front's QR is the same arithmetic whatever the round, the atlas it lands in
 or the memory budget (qr_batched's results are bit-identical to one front alone),
@@ -44,6 +46,9 @@ class HostQR:
             out.append((np.asarray(F, np.float32), np.asarray(tau, np.float32)))
         return out
 
+    def sparse_fronts(self, *, ctx=None):
+        return None
+
 
 @dataclass
 class SparseQRFactor:
@@ -63,25 +68,85 @@ class SparseQRFactor:
         return self.perm
 
 
+def _own_entries(an: Analysis, f: int, AP: sp.csr_matrix) -> tuple:
+    """(front rows, front columns, values) of front f's own rows of A (S-assembly)."""
+    pat = an.pattern[f]
+    mine = np.flatnonzero(an.sources[f] == -1)
+    ip = AP.indptr
+    rows = an.source_row[f][mine]
+    lens = ip[rows + 1] - ip[rows]
+    starts = np.repeat(ip[rows] - (np.cumsum(lens) - lens), lens)
+    idx = starts + np.arange(int(lens.sum()))
+    return np.repeat(mine, lens), np.searchsorted(pat, AP.indices[idx]), AP.data[idx]
+
+
+def _block_rows(an: Analysis, f: int, c: int) -> tuple:
+    """The rows of front f that child c's block fills, and which block row each takes."""
+    at = np.flatnonzero(an.sources[f] == c)
+    return at, an.source_row[f][at]
+
+
 def _assemble(an: Analysis, f: int, AP: sp.csr_matrix, blocks: dict) -> np.ndarray:
     """Front f's dense fm x fn matrix: its rows of A scattered to its columns, its
     children's contribution blocks placed through Rjmap -- in staircase order."""
-    pat = an.pattern[f]
-    M = np.zeros((int(an.fm[f]), pat.shape[0]), np.float32)
-    src, srow = an.sources[f], an.source_row[f]
-    mine = np.flatnonzero(src == -1)
-    if mine.size:
-        ip = AP.indptr
-        rows = srow[mine]
-        lens = ip[rows + 1] - ip[rows]
-        where = np.repeat(mine, lens)
-        idx = np.concatenate([np.arange(ip[r], ip[r + 1]) for r in rows])
-        M[where, np.searchsorted(pat, AP.indices[idx])] = AP.data[idx]
+    M = np.zeros((int(an.fm[f]), an.pattern[f].shape[0]), np.float32)
+    rows, cols, vals = _own_entries(an, f, AP)
+    M[rows, cols] = vals
     for c in an.children[f]:
         if an.cm[c]:                        # a block with no rows was never kept
-            at = np.flatnonzero(src == c)
-            M[np.ix_(at, an.rjmap[c])] = blocks.pop(c)[srow[at]]
+            at, brow = _block_rows(an, f, c)
+            M[np.ix_(at, an.rjmap[c])] = blocks.pop(c)[brow]
     return M
+
+
+def _front_spec(an: Analysis, f: int, AP: sp.csr_matrix, scale: float) -> dict:
+    """What a method's front store needs to assemble and factor front f on the GPU."""
+    rows, cols, vals = _own_entries(an, f, AP)
+    children = []
+    for c in an.children[f]:
+        if an.cm[c]:
+            at, brow = _block_rows(an, f, c)
+            prow = np.full(int(an.cm[c]), -1, np.int32)
+            prow[brow] = at
+            children.append((int(c), prow, np.asarray(an.rjmap[c], np.int32)))
+    return {"f": int(f), "m": int(an.fm[f]), "n": int(an.pattern[f].shape[0]), "scale": scale, "rows": rows,
+            "cols": cols, "vals": vals, "children": children, "leftmost": an.leftmost[f], "fr": int(an.frank[f]),
+            "fp": int(an.fp[f]), "cm": int(an.cm[f])}
+
+
+def _r_matrix(an: Analysis, tops: dict, n: int) -> sp.csc_matrix:
+    """R from each front's top rows (fr x fn, R's rows super[f] .. on and right of the
+    diagonal, columns pattern[f]), built row by row as CSR, then CSC."""
+    counts = np.zeros(n, np.int64)
+    idx, vals = [], []
+    for f in range(an.nfronts):                 # postorder: R's rows in order
+        U = tops.get(f)
+        if U is None or not U.shape[0]:
+            continue
+        pat = an.pattern[f]
+        for r in range(U.shape[0]):
+            idx.append(pat[r:])
+            vals.append(U[r, r:])
+        counts[an.super[f]:an.super[f] + U.shape[0]] = pat.shape[0] - np.arange(U.shape[0])
+    indptr = np.concatenate([[0], np.cumsum(counts)])
+    if not idx:
+        return sp.csc_matrix((n, n), dtype=np.float32)
+    R = sp.csr_matrix((np.concatenate(vals).astype(np.float32), np.concatenate(idx), indptr), shape=(n, n))
+    return R.tocsc()
+
+
+def _front_scales(an: Analysis, AP: sp.csr_matrix) -> np.ndarray:
+    """Each front's power-of-two scale: its columns' largest norm in A brought into
+    [0.5, 1) -- a bound on every entry the front holds, its children's blocks included
+    (Householder QR keeps column norms)."""
+    norms = column_norms(AP)
+    out = np.ones(an.nfronts)
+    for f in range(an.nfronts):
+        pat = an.pattern[f]
+        top = float(norms[pat].max()) if pat.size else 0.0
+        if top > 0.0:
+            out[f] = np.ldexp(1.0, -int(np.frexp(top)[1]))
+    return out
 
 
 def _row_limit(impl, ctx, n: int) -> int | None:
@@ -118,16 +183,55 @@ def _rows_within(M: np.ndarray, leftmost, impl, ctx) -> tuple:
 
 
 def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, times=None) -> tuple:
-    """Factor every front; returns (R as CSC, the per-round front counts)."""
+    """Factor every front; returns (R as CSC, the per-round front counts, where the
+    fronts were assembled: "gpu" or "host").  A method
+    with a front store (compute) assembles and keeps its fronts on the GPU; the
+    others' fronts are assembled here and sent to `qr_batched` round by round."""
     times = times if times is not None else {}
     limit = ctx.max_texture_size if ctx is not None and impl.name != "compute" else None
     if limit is not None and an.nfronts and (an.fn.max() + 3) // 4 > limit:
         f = int(np.argmax(an.fn))
         raise ValueError(f"front {f} has {an.fn[f]} columns, more than this GPU's texture holds "
                          f"({4 * limit}): use method='host'")
+    store = impl.sparse_fronts(ctx=ctx)
+    if store is not None and an.nfronts:
+        big = int(np.argmax(an.fm))
+        lim = store.row_limit(int(an.fn.max()))
+        if lim is not None and an.fm[big] > lim:        # a front past one storage block: row blocks, on the host
+            store = None
+    tops, per_round = {}, []
+    try:
+        if store is not None:
+            _fronts_on_gpu(an, AP, store, memory_budget, tops, per_round, times)
+        else:
+            _fronts_by_rounds(an, AP, impl, ctx, memory_budget, tops, per_round, times)
+    finally:
+        if store is not None:
+            store.release()
+    t = time.perf_counter()
+    R = _r_matrix(an, tops, AP.shape[1])
+    times["extract"] = times.get("extract", 0.0) + time.perf_counter() - t
+    return R, per_round, "host" if store is None else "gpu"
+
+
+def _fronts_on_gpu(an, AP, store, memory_budget, tops, per_round, times) -> None:
+    scales = _front_scales(an, AP)
+    for stage in plan_stages(an, memory_budget):
+        for rnd in front_rounds(an, stage):
+            t0 = time.perf_counter()
+            work = [f for f in rnd if an.fm[f] > 0]
+            specs = [_front_spec(an, f, AP, float(scales[f])) for f in work]
+            t1 = time.perf_counter()
+            for f, U in zip(work, store.round(specs)):
+                tops[f] = U
+            per_round.append(len(work))
+            times["assemble"] = times.get("assemble", 0.0) + t1 - t0
+            times["factor"] = times.get("factor", 0.0) + time.perf_counter() - t1
+        store.pull()
+
+
+def _fronts_by_rounds(an, AP, impl, ctx, memory_budget, tops, per_round, times) -> None:
     blocks = {}
-    r_rows, r_cols, r_vals = [], [], []
-    per_round = []
     for stage in plan_stages(an, memory_budget):
         for rnd in front_rounds(an, stage):
             t0 = time.perf_counter()
@@ -141,25 +245,12 @@ def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, t
             t2 = time.perf_counter()
             for f, (F, _tau) in zip(work, res):
                 fp, fr, k = int(an.fp[f]), int(an.frank[f]), int(an.cm[f])
-                pat = an.pattern[f]
-                if fr:
-                    U = np.triu(F[:fr])
-                    ii, jj = np.nonzero(np.triu(np.ones((fr, pat.shape[0]), bool)))
-                    r_rows.append(an.super[f] + ii)
-                    r_cols.append(pat[jj])
-                    r_vals.append(U[ii, jj])
+                tops[f] = F[:fr]
                 if k:
                     blocks[f] = np.triu(F[fr:fr + k, fp:])
             per_round.append(len(work))
             times["assemble"] = times.get("assemble", 0.0) + t1 - t0
             times["factor"] = times.get("factor", 0.0) + t2 - t1
-            times["extract"] = times.get("extract", 0.0) + time.perf_counter() - t2
-    n = AP.shape[1]
-    if r_rows:
-        R = sp.csc_matrix((np.concatenate(r_vals), (np.concatenate(r_rows), np.concatenate(r_cols))), shape=(n, n))
-    else:
-        R = sp.csc_matrix((n, n), dtype=np.float32)
-    return R, per_round
 
 
 def column_norms(A: sp.spmatrix) -> np.ndarray:
@@ -261,7 +352,7 @@ def factorize(A: sp.spmatrix, B: np.ndarray | None, *, ordering, tol: float, eng
     times["analyze"] = time.perf_counter() - t0
     impl, ctx, path = engine(an)
     AP = aug[:, an.perm].tocsr().astype(np.float32)
-    R, per_round = numeric(an, AP, impl, ctx, memory_budget=memory_budget, times=times)
+    R, per_round, where = numeric(an, AP, impl, ctx, memory_budget=memory_budget, times=times)
     qtb = None
     if B is not None:
         cols = an.perm[n:] - n              # B's columns after the analysis' postorder
@@ -270,7 +361,7 @@ def factorize(A: sp.spmatrix, B: np.ndarray | None, *, ordering, tol: float, eng
     dead = dependent(an, R, A[:, perm].tocsc(), column_norms(A)[perm], tol) if tol >= 0 else np.zeros(0, np.int64)
     info = {"ordering": an.ordering, "fronts": an.nfronts, "rounds": len(per_round), "fronts_per_round": per_round,
             "flops": an.flops, "intensity": an.intensity, "nnz_r": int(R.nnz), "times": times,
-            "method": getattr(impl, "name", "?"), "path": path, "tol": tol}
+            "method": getattr(impl, "name", "?"), "path": path, "tol": tol, "assembly": where}
     return SparseQRFactor(R=R, perm=perm, rank=n - dead.shape[0], dead=dead, analysis=an, qtb=qtb, info=info)
 
 

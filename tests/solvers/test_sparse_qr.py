@@ -43,7 +43,7 @@ def test_r_backward_error(ctx, method, name):
     assert backward_error(A, fac) <= 1e-5
 
 
-@pytest.mark.parametrize("method", ["blocked", "paper"])
+@pytest.mark.parametrize("method", ["blocked", "paper", "compute"])
 def test_r_is_bit_identical_whatever_the_budget_and_the_atlas(ctx, method):
     A = grid(6, 2)
     ref = glgpgpu.sparse_qr(A, method=method, tol=-1)
@@ -55,6 +55,23 @@ def test_r_is_bit_identical_whatever_the_budget_and_the_atlas(ctx, method):
     small = glgpgpu.Context(max_texture_size=64 if method == "paper" else 128)   # other atlas placements
     fac = glgpgpu.sparse_qr(A, method=method, tol=-1, ctx=small)
     assert (fac.R != ref.R).nnz == 0
+
+
+@pytest.mark.parametrize("name", ["grid3d_5", "ch4-5-b2", "random57x31", "3x2"])
+def test_compute_assembles_on_the_gpu_as_the_host_does(ctx, name, monkeypatch):
+    """The compute method's fronts assembled and kept on the GPU (scatter of A's rows,
+    the children's blocks gathered through their maps) give the R that host assembly
+    gives, within float32 rounding (the fronts' power-of-two scales differ)."""
+    A = CASES[name]
+    gpu = glgpgpu.sparse_qr(A, method="compute", tol=-1)
+    assert gpu.info["assembly"] == "gpu"
+    monkeypatch.setattr(glgpgpu.compute.method.ComputeMethod, "fronts", None)
+    host = glgpgpu.sparse_qr(A, method="compute", tol=-1)
+    assert host.info["assembly"] == "host"
+    assert np.array_equal(gpu.perm, host.perm) and (abs(gpu.R) > 0).nnz <= (abs(host.R) > 0).nnz + A.shape[1]
+    scale = np.abs(host.R).max()
+    assert abs(gpu.R - host.R).max() <= 1e-4 * scale
+    assert backward_error(A, gpu) <= 1e-5
 
 
 def test_fronts_taller_than_the_texture_are_split_into_row_blocks(ctx):
