@@ -80,24 +80,37 @@ class FrontStore:
                 tau, T = factor_buffer(ctx, F, fr["m"], fr["n"], fr["leftmost"])
                 tau.give()
                 T.give()
-            out = []
-            for fr, F in zip(fronts, bufs):
-                k, fp, nr = fr["cm"], fr["fp"], fr["fr"]
+            sizes = [fr["fr"] * fr["n"] for fr in fronts]
+            offs = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+            Rall = ctx.buffers.take(1, max(int(offs[-1]), 1), "R's rows", ld=max(int(offs[-1]), 1))
+            held.append(Rall)
+            for fr, F, off in zip(fronts, bufs, offs):
+                k, fp, nr, n = fr["cm"], fr["fp"], fr["fr"], fr["n"]
                 if k:
-                    C = take(ctx, k, fr["n"] - fp, "a contribution block")
-                    ctx.kernels.dispatch("front_gather", (-(-C.cols // 16), -(-k // 16)),
-                                         buffers={0: F.buf, 1: C.buf}, defines={"IDENTITY": 1},
-                                         uniforms={"u_rows": k, "u_cols": C.cols, "u_soff": nr * F.ld + fp,
-                                                   "u_lds": F.ld, "u_ldd": C.ld, "u_moff": 0, "u_factor": 1.0})
+                    C = take(ctx, k, n - fp, "a contribution block")
+                    self._copy(F, nr * F.ld + fp, C, 0, k, C.cols, C.ld)
                     self.blocks[fr["f"]] = [C, k, C.cols, fr["scale"]]
-                R = download(ctx, F, rows=nr, cols=fr["n"]) if nr else np.zeros((0, fr["n"]), np.float32)
+                if nr:
+                    self._copy(F, 0, Rall, int(off), nr, n, n)
+                F.give()
+            flat = download(ctx, Rall)[0] if offs[-1] else np.zeros(0, np.float32)
+            out = []
+            for fr, off in zip(fronts, offs):
+                R = flat[off:off + fr["fr"] * fr["n"]].reshape(fr["fr"], fr["n"])
                 if fr["scale"] != 1.0:
-                    R *= np.float32(1.0 / fr["scale"])
+                    R = R * np.float32(1.0 / fr["scale"])
                 out.append(R)
             return out
         finally:
             for b in held:
                 b.give()
+
+    def _copy(self, src, soff: int, dst, doff: int, rows: int, cols: int, ldd: int) -> None:
+        """rows x cols of src from float soff on, upper triangle only, to dst at doff."""
+        self.ctx.kernels.dispatch("front_gather", (-(-cols // 16), -(-rows // 16)), buffers={0: src.buf, 1: dst.buf},
+                                  defines={"IDENTITY": 1},
+                                  uniforms={"u_rows": rows, "u_cols": cols, "u_soff": soff, "u_lds": src.ld,
+                                            "u_ldd": ldd, "u_moff": 0, "u_doff": doff, "u_factor": 1.0})
 
     def _assemble(self, fr, F, E, off, Mp, moffs) -> None:
         ctx = self.ctx
@@ -115,7 +128,8 @@ class FrontStore:
                 ctx.kernels.dispatch("front_gather", (-(-cols // 16), -(-k // 16)),
                                      buffers={0: C.buf, 1: F.buf, 2: Mp.buf},
                                      uniforms={"u_rows": k, "u_cols": cols, "u_soff": 0, "u_lds": C.ld,
-                                               "u_ldd": F.ld, "u_moff": mo, "u_factor": fr["scale"] / scale})
+                                               "u_ldd": F.ld, "u_moff": mo, "u_doff": 0,
+                                               "u_factor": fr["scale"] / scale})
             finally:
                 C.give()
 

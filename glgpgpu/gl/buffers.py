@@ -85,6 +85,7 @@ class BufferPool:
         self.activate = activate          # makes the owning context current (GL objects belong to it)
         self.keep_bytes = keep_bytes
         self._free: OrderedDict = OrderedDict()       # id -> buffer, oldest first
+        self._sizes: dict = {}                         # bytes -> ids of free buffers that size (newest last)
         self._held = 0
         self._out: dict = {}                           # id -> MatrixBuffer handed out
         self._scopes: list = []
@@ -93,12 +94,11 @@ class BufferPool:
         ld = leading(cols) if ld is None else ld
         nbytes = max(16, -(-4 * int(rows) * ld // 16) * 16)
         buf = None
-        for key, b in self._free.items():
-            if b.size == nbytes:
-                buf = self._free.pop(key)
-                self._held -= b.size
-                break
-        if buf is None:
+        same = self._sizes.get(nbytes)
+        if same:
+            buf = self._free.pop(same.pop())
+            self._held -= nbytes
+        else:
             try:
                 buf = self.gl.buffer(reserve=nbytes)
             except moderngl.Error as exc:
@@ -124,11 +124,13 @@ class BufferPool:
         if mb is not None:
             self._out.pop(id(mb), None)
         self._free[id(buf)] = buf
+        self._sizes.setdefault(buf.size, []).append(id(buf))
         self._held += buf.size
         if self._held > self.keep_bytes:
             self.activate()
         while self._held > self.keep_bytes and self._free:
-            _, old = self._free.popitem(last=False)
+            key, old = self._free.popitem(last=False)
+            self._sizes[old.size].remove(key)
             self._held -= old.size
             old.release()
 
@@ -138,4 +140,5 @@ class BufferPool:
         for b in self._free.values():
             b.release()
         self._free.clear()
+        self._sizes.clear()
         self._held = 0

@@ -127,10 +127,12 @@ class _Interface:
 
     def _reflect(self, source: str):
         self.samplers, self.images, self.uniforms = [], {}, set()
+        self._members = {}                              # name -> moderngl.Uniform, looked up once
         for member in self.prog:
             u = self.prog[member]
             if not isinstance(u, moderngl.Uniform):
                 continue
+            self._members[member] = u
             if u.gl_type == GL_SAMPLER_2D:
                 self.samplers.append(member)
             elif u.gl_type == GL_IMAGE_2D:
@@ -147,8 +149,9 @@ class _Interface:
     def set_uniform(self, name, value):
         if self.uniform_cache.get(name) == value:
             return
-        if name in self.prog:
-            self.prog[name].value = value
+        u = self._members.get(name)
+        if u is not None:
+            u.value = value
         elif name not in self._declared:
             raise KeyError(f"kernel {self.name} declares no uniform {name!r} "
                            f"(its uniforms: {sorted(self.uniforms)})")

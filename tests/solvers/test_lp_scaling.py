@@ -38,3 +38,28 @@ def test_empty_rows_and_matrices_are_left_alone():
     A = np.array([[0.0, 0.0], [4.0, 0.25]])
     r, s = geometric_scaling(A, 4)
     assert r[0] == 1.0 and np.isfinite(r).all() and np.isfinite(s).all()
+
+
+def test_shifted_right_hand_side_is_rounded_once_whatever_the_storage_order():
+    """b - A shift (bounds moved to zero) sums each row in extended precision: the same
+    float64 b however the nonzeros are stored, and the correctly rounded one."""
+    from fractions import Fraction
+
+    from glgpgpu.solvers.lp.mixed.bounded import _minus_product
+    rng = np.random.default_rng(3)
+    for m, n in [(1, 1), (2, 3), (3, 2), (17, 40), (64, 31)]:
+        A = sp.random(m, n, density=0.4, random_state=rng, format="csr") * 10.0 ** rng.integers(-3, 4)
+        A.data *= rng.choice([-1.0, 1.0], A.data.shape) * 10.0 ** rng.integers(-2, 3, A.data.shape)
+        x, b = rng.standard_normal(n) * 100, rng.standard_normal(m)
+        out = _minus_product(b, A, x)
+        order = np.concatenate([lo + rng.permutation(hi - lo) for lo, hi in zip(A.indptr[:-1], A.indptr[1:])])
+        B = sp.csr_matrix((A.data[order], A.indices[order], A.indptr), A.shape)      # each row's entries reordered
+        assert np.array_equal(out, _minus_product(b, B, x))
+        if np.finfo(np.longdouble).nmant > 60:                  # x86's 64-bit mantissa
+            for i in range(m):
+                row = A.getrow(i)
+                exact = Fraction(b[i]) - sum(Fraction(v) * Fraction(x[j]) for j, v in zip(row.indices, row.data))
+                assert abs(out[i] - float(exact)) <= np.spacing(abs(float(exact)))
+    # cancellation a float64 sum in storage order gets wrong
+    A = sp.csr_matrix(np.array([[1e16, 1.0, -1e16]]))
+    assert _minus_product(np.zeros(1), A, np.ones(3))[0] == -1.0

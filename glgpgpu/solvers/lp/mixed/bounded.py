@@ -99,9 +99,23 @@ def from_general(lp) -> BoundedLP:
     for k, (j, sg) in enumerate(zip(kept.tolist(), sign.tolist())):
         terms_all[j].append((k, sg))
     const = float(getattr(lp, "offset", 0.0))
-    b = b - A_all @ shift_all
+    b = _minus_product(b, A_all, shift_all)
     const += float(c_all @ shift_all)
     return BoundedLP(A, b, cost, upper, const, free, n0, shift_all[:n0], terms_all[:n0], rows=keep_rows)
+
+
+def _minus_product(b: np.ndarray, A: sp.spmatrix, x: np.ndarray) -> np.ndarray:
+    """b - A x, each row's sum carried in extended precision (long double where the
+    platform has it) and rounded once: the result is then (nearly always) the correctly
+    rounded one, whatever order the nonzeros are stored in -- a last-bit difference in
+    b sent greenbea's late iterations elsewhere."""
+    A = sp.csr_matrix(A)
+    prod = A.data.astype(np.longdouble) * x[A.indices]
+    sums = np.zeros(A.shape[0], np.longdouble)
+    rows = np.flatnonzero(np.diff(A.indptr))
+    if rows.size:
+        sums[rows] = np.add.reduceat(prod, A.indptr[rows])
+    return (b.astype(np.longdouble) - sums).astype(np.float64)
 
 
 def _verdict(m, n, status, message):
