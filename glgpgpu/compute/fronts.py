@@ -29,13 +29,33 @@ def _ints(ctx, values: np.ndarray, what: str):
     return buf
 
 
+#: a front of at most this many entries (and columns) is factored with the other small
+#: ones of its round in one dispatch, in shared memory (front_qr_small.comp's SMALL)
+SMALL = 6144
+SMALL_COLS = 256
+
+
+class _Arena:
+    """One buffer holding a round's small fronts side by side (row stride = columns);
+    given back when its last contribution block has been gathered."""
+
+    def __init__(self, buf):
+        self.buf, self.users, self.host = buf, 0, None
+
+    def drop(self) -> None:
+        self.users -= 1
+        if self.users <= 0 and self.buf is not None:
+            self.buf.give()
+            self.buf = None
+
+
 class FrontStore:
     """The fronts of one factorization; `release()` gives back whatever is left."""
 
     def __init__(self, ctx):
         require(ctx)
         self.ctx = ctx
-        self.blocks = {}           # front -> [buffer or host array, rows, cols, scale]
+        self.blocks = {}       # front -> [buffer | _Arena | host array, offset, stride, rows, cols, scale]
 
     def row_limit(self, n: int) -> int | None:
         """The most rows an n-column front can have here (one storage block)."""
@@ -44,66 +64,152 @@ class FrontStore:
 
     def round(self, fronts: list) -> list:
         """Assemble and factor each front of a round; returns each one's R rows (fr x n,
-        float32, unscaled).  A front is a dict: m, n, scale, rows / cols / vals (its
+        float32, unscaled).  A front is a dict: f, m, n, scale, rows / cols / vals (its
         own entries of A, unscaled), children [(child, prow, pcol)] with prow[r] the
-        parent row of the child block's row r and pcol its columns' parent columns,
-        leftmost (the staircase or None), fr (pivot rows), fp (pivot columns), cm
-        (contribution rows)."""
+        parent row of the child block's row r (-1: none) and pcol its columns' parent
+        columns, leftmost (the staircase or None), fr (pivot rows), fp (pivot
+        columns), cm (contribution rows).  Small fronts share one buffer and one
+        dispatch; the others each have a buffer and the dense QR's panels."""
         ctx = self.ctx
-        held = []
+        small = [i for i, fr in enumerate(fronts) if fr["m"] * fr["n"] <= SMALL and fr["n"] <= SMALL_COLS]
+        large = [i for i in range(len(fronts)) if fronts[i]["m"] * fronts[i]["n"] > SMALL
+                 or fronts[i]["n"] > SMALL_COLS]
+        held, out = [], [None] * len(fronts)
+        arena = None
         try:
-            ents = []
-            offs = [0]
-            for fr in fronts:
+            # where each front lives: (buffer, first float, row stride)
+            place = {}
+            if small:
+                sizes = np.array([fronts[i]["m"] * fronts[i]["n"] for i in small], np.int64)
+                starts = np.concatenate([[0], np.cumsum(sizes)])
+                abuf = ctx.buffers.take(1, max(int(starts[-1]), 1), "small fronts", ld=max(int(starts[-1]), 1))
+                arena = _Arena(abuf)
+                arena.users = 1                                  # this round, until R is read
+                for i, o in zip(small, starts[:-1]):
+                    place[i] = (abuf, int(o), fronts[i]["n"])
+            for i in large:
+                F = take(ctx, fronts[i]["m"], fronts[i]["n"], "a front")
+                held.append(F)
+                place[i] = (F, 0, F.ld)
+            # A's entries (absolute positions) and the children's maps, one upload each
+            ents, maps, moffs, at = [], [], {}, 0
+            for i, fr in enumerate(fronts):
+                buf, o, ld = place[i]
                 e = np.empty((fr["rows"].shape[0], 2), np.int32)
-                ents.append(e)
-                offs.append(offs[-1] + e.shape[0])
-            bufs = [take(ctx, fr["m"], fr["n"], "a front") for fr in fronts]
-            held += bufs
-            maps, moffs = [], []
-            at = 0
-            for fr, F, e in zip(fronts, bufs, ents):
-                e[:, 0] = fr["rows"] * F.ld + fr["cols"]
+                e[:, 0] = o + fr["rows"] * ld + fr["cols"]
                 e[:, 1] = (fr["vals"] * fr["scale"]).astype(np.float32).view(np.int32)
-                mo = []
+                ents.append(e)
+                moffs[i] = []
                 for _c, prow, pcol in fr["children"]:
-                    mo.append(at)
+                    moffs[i].append(at)
                     maps += [prow, pcol]
                     at += prow.shape[0] + pcol.shape[0]
-                moffs.append(mo)
             E = _ints(ctx, np.concatenate(ents).ravel() if ents else np.zeros(0, np.int32), "front entries")
             held.append(E)
             Mp = _ints(ctx, np.concatenate(maps) if maps else np.zeros(0, np.int32), "assembly maps")
             held.append(Mp)
-            for i, (fr, F) in enumerate(zip(fronts, bufs)):
-                self._assemble(fr, F, E, offs[i], Mp, moffs[i])
-                tau, T = factor_buffer(ctx, F, fr["m"], fr["n"], fr["leftmost"])
+            lens = [e.shape[0] for e in ents]
+            eoff = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+            if small:
+                fill(ctx, arena.buf, 0.0)
+                lo, hi = self._scatter_range(small, eoff)
+                for a, b in zip(lo, hi):
+                    self._scatter(arena.buf, E, a, b - a)
+            for i in large:
+                fill(ctx, place[i][0], 0.0)
+                self._scatter(place[i][0], E, int(eoff[i]), lens[i])
+            for i, fr in enumerate(fronts):
+                buf, o, ld = place[i]
+                for (c, _prow, _pcol), mo in zip(fr["children"], moffs[i]):
+                    self._gather(c, buf, o, ld, Mp, mo, fr["scale"])
+            if small:
+                tab = np.array([[place[i][1], fronts[i]["m"], fronts[i]["n"]] for i in small], np.int32)
+                T = _ints(ctx, tab.ravel(), "small fronts' table")
+                held.append(T)
+                ctx.kernels.dispatch("front_qr_small", (len(small), 1, 1), buffers={0: arena.buf.buf, 1: T.buf},
+                                     defines={"SMALL": max(SMALL, 1)},
+                                     work=int(sum(fronts[i]["m"] * fronts[i]["n"] ** 2 for i in small)) // 4096)
+            for i in large:
+                fr = fronts[i]
+                tau, T_ = factor_buffer(ctx, place[i][0], fr["m"], fr["n"], fr["leftmost"])
                 tau.give()
-                T.give()
-            sizes = [fr["fr"] * fr["n"] for fr in fronts]
-            offs = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-            Rall = ctx.buffers.take(1, max(int(offs[-1]), 1), "R's rows", ld=max(int(offs[-1]), 1))
-            held.append(Rall)
-            for fr, F, off in zip(fronts, bufs, offs):
-                k, fp, nr, n = fr["cm"], fr["fp"], fr["fr"], fr["n"]
-                if k:
-                    C = take(ctx, k, n - fp, "a contribution block")
-                    self._copy(F, nr * F.ld + fp, C, 0, k, C.cols, C.ld)
-                    self.blocks[fr["f"]] = [C, k, C.cols, fr["scale"]]
-                if nr:
-                    self._copy(F, 0, Rall, int(off), nr, n, n)
-                F.give()
-            flat = download(ctx, Rall)[0] if offs[-1] else np.zeros(0, np.float32)
-            out = []
-            for fr, off in zip(fronts, offs):
-                R = flat[off:off + fr["fr"] * fr["n"]].reshape(fr["fr"], fr["n"])
-                if fr["scale"] != 1.0:
-                    R = R * np.float32(1.0 / fr["scale"])
-                out.append(R)
+                T_.give()
+            # contribution blocks: small fronts' stay in the arena, large ones' are copied out
+            for i, fr in enumerate(fronts):
+                k, fp, nr = fr["cm"], fr["fp"], fr["fr"]
+                if not k:
+                    continue
+                buf, o, ld = place[i]
+                if i in large:
+                    C = take(ctx, k, fr["n"] - fp, "a contribution block")
+                    self._copy(buf, nr * ld + fp, C, 0, k, C.cols, C.ld)
+                    self.blocks[fr["f"]] = [C, 0, C.ld, k, C.cols, fr["scale"]]
+                else:
+                    arena.users += 1
+                    self.blocks[fr["f"]] = [arena, o + nr * ld + fp, ld, k, fr["n"] - fp, fr["scale"]]
+            # R's rows: the large fronts' copied into one buffer, the arena read whole
+            rsz = [fronts[i]["fr"] * fronts[i]["n"] for i in large]
+            roff = np.concatenate([[0], np.cumsum(rsz)]).astype(np.int64)
+            if large and roff[-1]:
+                Rall = ctx.buffers.take(1, int(roff[-1]), "R's rows", ld=int(roff[-1]))
+                held.append(Rall)
+                for i, o in zip(large, roff):
+                    F = place[i][0]
+                    if fronts[i]["fr"]:
+                        self._copy(F, 0, Rall, int(o), fronts[i]["fr"], fronts[i]["n"], fronts[i]["n"])
+                    F.give()
+                flat = download(ctx, Rall)[0]
+                for i, o in zip(large, roff):
+                    out[i] = flat[o:o + rsz[large.index(i)]].reshape(fronts[i]["fr"], fronts[i]["n"])
+            if small:
+                whole = download(ctx, arena.buf)[0]
+                for i in small:
+                    o, fr = place[i][1], fronts[i]
+                    out[i] = whole[o:o + fr["m"] * fr["n"]].reshape(fr["m"], fr["n"])[:fr["fr"]]
+            for i, fr in enumerate(fronts):
+                if out[i] is None:
+                    out[i] = np.zeros((0, fr["n"]), np.float32)
+                elif fr["scale"] != 1.0:
+                    out[i] = out[i] * np.float32(1.0 / fr["scale"])
             return out
         finally:
             for b in held:
                 b.give()
+            if arena is not None:
+                arena.drop()
+
+    @staticmethod
+    def _scatter_range(idx, eoff):
+        """Runs of consecutive fronts' entries (one scatter per run)."""
+        lo, hi = [], []
+        for i in idx:
+            if hi and hi[-1] == eoff[i]:
+                hi[-1] = int(eoff[i + 1])
+            else:
+                lo.append(int(eoff[i]))
+                hi.append(int(eoff[i + 1]))
+        return lo, hi
+
+    def _scatter(self, buf, E, first: int, count: int) -> None:
+        if count:
+            self.ctx.kernels.dispatch("front_scatter", (-(-count // 256), 1, 1), buffers={0: buf.buf, 1: E.buf},
+                                      uniforms={"u_off": first, "u_count": count})
+
+    def _gather(self, c, buf, doff: int, ldd: int, Mp, mo: int, scale: float) -> None:
+        """Child c's block into the front at (buf, doff, ldd) through the maps at mo."""
+        ctx = self.ctx
+        src, soff, lds, k, cols, cscale = self.blocks.pop(c)
+        if isinstance(src, np.ndarray):                     # pulled at a stage's end: sent again
+            src, soff, lds = upload(ctx, src, "a contribution block"), 0, None
+            lds = src.ld
+        sbuf = src.buf if isinstance(src, _Arena) else src
+        try:
+            ctx.kernels.dispatch("front_gather", (-(-cols // 16), -(-k // 16)),
+                                 buffers={0: sbuf.buf, 1: buf.buf, 2: Mp.buf},
+                                 uniforms={"u_rows": k, "u_cols": cols, "u_soff": soff, "u_lds": lds,
+                                           "u_ldd": ldd, "u_moff": mo, "u_doff": doff, "u_factor": scale / cscale})
+        finally:
+            src.drop() if isinstance(src, _Arena) else src.give()
 
     def _copy(self, src, soff: int, dst, doff: int, rows: int, cols: int, ldd: int) -> None:
         """rows x cols of src from float soff on, upper triangle only, to dst at doff."""
@@ -112,37 +218,29 @@ class FrontStore:
                                   uniforms={"u_rows": rows, "u_cols": cols, "u_soff": soff, "u_lds": src.ld,
                                             "u_ldd": ldd, "u_moff": 0, "u_doff": doff, "u_factor": 1.0})
 
-    def _assemble(self, fr, F, E, off, Mp, moffs) -> None:
-        ctx = self.ctx
-        fill(ctx, F, 0.0)
-        count = fr["rows"].shape[0]
-        if count:
-            ctx.kernels.dispatch("front_scatter", (-(-count // 256), 1, 1), buffers={0: F.buf, 1: E.buf},
-                                 uniforms={"u_off": off, "u_count": count})
-        for (c, prow, pcol), mo in zip(fr["children"], moffs):
-            blk = self.blocks.pop(c)
-            C, k, cols, scale = blk
-            if isinstance(C, np.ndarray):                   # pulled at a stage's end: sent again
-                C = upload(ctx, C, "a contribution block")
-            try:
-                ctx.kernels.dispatch("front_gather", (-(-cols // 16), -(-k // 16)),
-                                     buffers={0: C.buf, 1: F.buf, 2: Mp.buf},
-                                     uniforms={"u_rows": k, "u_cols": cols, "u_soff": 0, "u_lds": C.ld,
-                                               "u_ldd": F.ld, "u_moff": mo, "u_doff": 0,
-                                               "u_factor": fr["scale"] / scale})
-            finally:
-                C.give()
-
     def pull(self) -> None:
         """Every waiting block to the host (a stage ends; its parents come later)."""
+        whole = {}
         for blk in self.blocks.values():
-            if not isinstance(blk[0], np.ndarray):
-                buf = blk[0]
-                blk[0] = download(self.ctx, buf)
-                buf.give()
+            src, soff, lds, k, cols = blk[:5]
+            if isinstance(src, np.ndarray):
+                continue
+            if isinstance(src, _Arena):
+                if id(src) not in whole:
+                    whole[id(src)] = download(self.ctx, src.buf)[0]
+                flat = whole[id(src)]
+                host = np.stack([flat[soff + r * lds:soff + r * lds + cols] for r in range(k)]) if k else \
+                    np.zeros((0, cols), np.float32)
+                src.drop()
+            else:
+                host = download(self.ctx, src)
+                src.give()
+            blk[:3] = [np.triu(host), 0, cols]
 
     def release(self) -> None:
         for blk in self.blocks.values():
-            if not isinstance(blk[0], np.ndarray):
+            if isinstance(blk[0], _Arena):
+                blk[0].drop()
+            elif not isinstance(blk[0], np.ndarray):
                 blk[0].give()
         self.blocks.clear()

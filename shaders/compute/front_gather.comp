@@ -4,7 +4,7 @@
 // column j to the parent's column pcol[j] -- every parent entry has one source, so no
 // write conflicts -- scaled by u_factor (a power of two: the two fronts' scalings).
 // The block is the upper triangle (j >= r) of the rows after the child's pivots.
-// IDENTITY: no maps (the block copied compactly to its own buffer, out of the front).
+// IDENTITY: no maps (a block, or R's rows, copied compactly out of the front).
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(std430, binding = 0) readonly buffer SBuf { float src[]; };
 layout(std430, binding = 1) buffer DBuf { float dst[]; };
@@ -17,15 +17,16 @@ uniform int u_soff;          // its first entry in SBuf
 uniform int u_lds;
 uniform int u_ldd;
 uniform int u_moff;          // prow at maps[u_moff], pcol after it
+uniform int u_doff;          // the front's (or the block's) first entry in DBuf
 uniform float u_factor;
 
 void main() {
     int j = int(gl_GlobalInvocationID.x), r = int(gl_GlobalInvocationID.y);
     if (r >= u_rows || j >= u_cols) return;
 #ifdef IDENTITY
-    dst[r * u_ldd + j] = j >= r ? src[u_soff + r * u_lds + j] : 0.0;
+    dst[u_doff + r * u_ldd + j] = j >= r ? src[u_soff + r * u_lds + j] : 0.0;
 #else
     int pr = maps[u_moff + r];           // -1: a block row no parent row takes (it is zero)
-    if (j >= r && pr >= 0) dst[pr * u_ldd + maps[u_moff + u_rows + j]] = u_factor * src[u_soff + r * u_lds + j];
+    if (j >= r && pr >= 0) dst[u_doff + pr * u_ldd + maps[u_moff + u_rows + j]] = u_factor * src[u_soff + r * u_lds + j];
 #endif
 }

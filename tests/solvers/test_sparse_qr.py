@@ -60,18 +60,34 @@ def test_r_is_bit_identical_whatever_the_budget_and_the_atlas(ctx, method):
 @pytest.mark.parametrize("name", ["grid3d_5", "ch4-5-b2", "random57x31", "3x2"])
 def test_compute_assembles_on_the_gpu_as_the_host_does(ctx, name, monkeypatch):
     """The compute method's fronts assembled and kept on the GPU (scatter of A's rows,
-    the children's blocks gathered through their maps) give the R that host assembly
-    gives, within float32 rounding (the fronts' power-of-two scales differ)."""
+    the children's blocks gathered through their maps, small fronts in one dispatch)
+    give the R that host assembly gives, within float32 rounding, where A has full
+    column rank (ch4-5-b2 has not: the pivots after a dependent column are rounding
+    noise in either, and only the backward error is comparable)."""
     A = CASES[name]
     gpu = glgpgpu.sparse_qr(A, method="compute", tol=-1)
     assert gpu.info["assembly"] == "gpu"
     monkeypatch.setattr(glgpgpu.compute.method.ComputeMethod, "fronts", None)
     host = glgpgpu.sparse_qr(A, method="compute", tol=-1)
     assert host.info["assembly"] == "host"
-    assert np.array_equal(gpu.perm, host.perm) and (abs(gpu.R) > 0).nnz <= (abs(host.R) > 0).nnz + A.shape[1]
-    scale = np.abs(host.R).max()
-    assert abs(gpu.R - host.R).max() <= 1e-4 * scale
+    assert np.array_equal(gpu.perm, host.perm)
+    if np.linalg.matrix_rank(A.toarray()) == A.shape[1]:
+        assert abs(gpu.R - host.R).max() <= 1e-4 * np.abs(host.R).max()
     assert backward_error(A, gpu) <= 1e-5
+
+
+@pytest.mark.parametrize("small", [0, 300, 2000])
+def test_compute_small_fronts_in_one_dispatch_and_large_by_panels_agree(ctx, small, monkeypatch):
+    """Whatever size splits the fronts between the small-front dispatch and the panels
+    (none, two mixes within rounds), R agrees to rounding and its budget does not change it."""
+    A = grid(6, 3)
+    ref = glgpgpu.sparse_qr(A, method="compute", tol=-1)
+    monkeypatch.setattr(glgpgpu.compute.fronts, "SMALL", small)
+    fac = glgpgpu.sparse_qr(A, method="compute", tol=-1)
+    assert abs(fac.R - ref.R).max() <= 1e-4 * np.abs(ref.R).max() and backward_error(A, fac) <= 1e-5
+    need = front_bytes(fac.analysis)
+    staged = glgpgpu.sparse_qr(A, method="compute", tol=-1, memory_budget=int(need.max()))
+    assert (staged.R != fac.R).nnz == 0
 
 
 def test_fronts_taller_than_the_texture_are_split_into_row_blocks(ctx):
@@ -185,6 +201,7 @@ def test_staircase_skips_rows_and_keeps_r_bit_identical(ctx, monkeypatch):
     staircases): the same R, bit for bit, as factoring every row -- and rows are skipped."""
     import glgpgpu.compute.qr as cq
     A = grid(5, 3)                                                  # fronts wider than a panel
+    monkeypatch.setattr(glgpgpu.compute.fronts, "SMALL", 0)        # every front by panels
     reached = []
     real = cq.rows_reached
 
