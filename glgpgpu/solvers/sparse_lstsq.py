@@ -48,7 +48,7 @@ def _sparse(A, name="A") -> sp.csc_matrix:
 
 
 def sparse_qr(A, b=None, *, ordering="colamd", tol=None, method: str = "auto", memory_budget=None,
-              ctx=None) -> SparseQRFactor:
+              keep_h: bool = False, ctx=None) -> SparseQRFactor:
     """Multifrontal QR of a sparse A (m x n) on the GPU: A[:, E] = Q R, float32.
 
     Returns a SparseQRFactor: `R` (n x n, CSC), `E` (the column order), `rank` and
@@ -61,9 +61,15 @@ def sparse_qr(A, b=None, *, ordering="colamd", tol=None, method: str = "auto", m
     (the host's LAPACK below Fig. 15's intensity threshold of 10, the GPU above),
     "blocked", "paper", "compute" or "host".  memory_budget: bytes the fronts of one
     stage may take on the GPU (section 3.4); R does not depend on it.
+    keep_h: keep Q as the fronts' Householder reflectors (read back to the host; the
+    fronts then go by the host assembly): `fac.qt(y)`, `fac.q(z)` with
+    A[:, E[:rank]] = Q [R; 0] -- the paper's GPU path keeps no Q.
     """
     A = _sparse(A)
     m, n = A.shape
+    keep_h = check.flag(keep_h, "keep_h")
+    if keep_h and b is not None:
+        raise ValueError("keep_h with b: factor A alone with keep_h=True and take fac.qt(b)")
     B = None
     if b is not None:
         B = check.array(b, "b", (1, 2), dtype=np.float64)
@@ -71,7 +77,8 @@ def sparse_qr(A, b=None, *, ordering="colamd", tol=None, method: str = "auto", m
             raise ValueError(f"b has {B.shape[0]} rows but A has {m}")
         B = B.reshape(m, -1)
     tol, memory_budget, engine = _options(A, tol, memory_budget, method, ctx)
-    fac = factorize_rank(A, B, ordering=ordering, tol=tol, engine=engine, memory_budget=memory_budget)
+    fac = factorize_rank(A, B, ordering=ordering, tol=tol, engine=engine, memory_budget=memory_budget,
+                         keep_h=keep_h)
     if b is not None and np.ndim(b) == 1:
         fac.qtb = fac.qtb[:, 0]
     return fac

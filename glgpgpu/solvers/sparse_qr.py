@@ -29,6 +29,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, lsmr, spsolve_triangular
 
 from ..symbolic import Analysis, analyze, column_order, front_rounds, plan_stages
+from .sparse_q import SparseQ
 
 #: Fig. 15's threshold: below this arithmetic intensity the GPU can be skipped (section 4)
 INTENSITY_THRESHOLD = 10.0
@@ -61,6 +62,20 @@ class SparseQRFactor:
     analysis: Analysis
     qtb: np.ndarray | None = None
     info: dict = field(default_factory=dict)
+    Q: SparseQ | None = None            # keep_h=True: A[:, E] = Q [R; 0] as the fronts' reflectors
+
+    def qt(self, y) -> np.ndarray:
+        """Q^T y (m,) or (m, k), float64 (needs keep_h=True)."""
+        return self._q().qt(y)
+
+    def q(self, z) -> np.ndarray:
+        """Q z (m,) or (m, k), float64 (needs keep_h=True)."""
+        return self._q().q(z)
+
+    def _q(self) -> SparseQ:
+        if self.Q is None:
+            raise ValueError("Q was not kept: factor with sparse_qr(A, keep_h=True)")
+        return self.Q
 
     @property
     def E(self) -> np.ndarray:
@@ -182,9 +197,11 @@ def _rows_within(M: np.ndarray, leftmost, impl, ctx) -> tuple:
     return M, None
 
 
-def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, times=None) -> tuple:
+def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, times=None,
+            keep_h: bool = False) -> tuple:
     """Factor every front; returns (R as CSC, the per-round front counts, where the
-    fronts were assembled: "gpu" or "host").  A method
+    fronts were assembled: "gpu" or "host", and with keep_h each front's (F, tau) --
+    its reflectors; those fronts go by the host assembly).  A method
     with a front store (compute) assembles and keeps its fronts on the GPU; the
     others' fronts are assembled here and sent to `qr_batched` round by round."""
     times = times if times is not None else {}
@@ -193,25 +210,25 @@ def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, t
         f = int(np.argmax(an.fn))
         raise ValueError(f"front {f} has {an.fn[f]} columns, more than this GPU's texture holds "
                          f"({4 * limit}): use method='host'")
-    store = impl.sparse_fronts(ctx=ctx)
+    store = None if keep_h else impl.sparse_fronts(ctx=ctx)
     if store is not None and an.nfronts:
         big = int(np.argmax(an.fm))
         lim = store.row_limit(int(an.fn.max()))
         if lim is not None and an.fm[big] > lim:        # a front past one storage block: row blocks, on the host
             store = None
-    tops, per_round = {}, []
+    tops, per_round, kept = {}, [], ({} if keep_h else None)
     try:
         if store is not None:
             _fronts_on_gpu(an, AP, store, memory_budget, tops, per_round, times)
         else:
-            _fronts_by_rounds(an, AP, impl, ctx, memory_budget, tops, per_round, times)
+            _fronts_by_rounds(an, AP, impl, ctx, memory_budget, tops, per_round, times, kept)
     finally:
         if store is not None:
             store.release()
     t = time.perf_counter()
     R = _r_matrix(an, tops, AP.shape[1])
     times["extract"] = times.get("extract", 0.0) + time.perf_counter() - t
-    return R, per_round, "host" if store is None else "gpu"
+    return R, per_round, "host" if store is None else "gpu", kept
 
 
 def _fronts_on_gpu(an, AP, store, memory_budget, tops, per_round, times) -> None:
@@ -230,7 +247,7 @@ def _fronts_on_gpu(an, AP, store, memory_budget, tops, per_round, times) -> None
         store.pull()
 
 
-def _fronts_by_rounds(an, AP, impl, ctx, memory_budget, tops, per_round, times) -> None:
+def _fronts_by_rounds(an, AP, impl, ctx, memory_budget, tops, per_round, times, kept=None) -> None:
     blocks = {}
     for stage in plan_stages(an, memory_budget):
         for rnd in front_rounds(an, stage):
@@ -240,12 +257,18 @@ def _fronts_by_rounds(an, AP, impl, ctx, memory_budget, tops, per_round, times) 
             t1 = time.perf_counter()
             stairs = [an.leftmost[f] for f in work]
             if mats:
+                rows = [M.shape[0] for M in mats]
                 mats, stairs = zip(*[_rows_within(M, s, impl, ctx) for M, s in zip(mats, stairs)])
+                if kept is not None and any(M.shape[0] != r for M, r in zip(mats, rows)):
+                    raise ValueError("keep_h: a front is taller than this method's QR holds and was split into "
+                                     "row blocks, whose reflectors are not kept: use method='host'")
             res = impl.qr_batched(list(mats), ctx=ctx, stairs=list(stairs)) if mats else []
             t2 = time.perf_counter()
-            for f, (F, _tau) in zip(work, res):
+            for f, (F, tau) in zip(work, res):
                 fp, fr, k = int(an.fp[f]), int(an.frank[f]), int(an.cm[f])
                 tops[f] = F[:fr]
+                if kept is not None:
+                    kept[f] = (F, tau)
                 if k:
                     blocks[f] = np.triu(F[fr:fr + k, fp:])
             per_round.append(len(work))
@@ -333,7 +356,7 @@ def dependent(an: Analysis, R: sp.spmatrix, AP: sp.csc_matrix, norms: np.ndarray
 
 
 def factorize(A: sp.spmatrix, B: np.ndarray | None, *, ordering, tol: float, engine,
-              memory_budget=None) -> SparseQRFactor:
+              memory_budget=None, keep_h: bool = False) -> SparseQRFactor:
     """Analysis + numeric phase of [A B] (B's columns kept last, as SuiteSparseQR
     appends b to get Q^T b without Q).  engine(analysis) -> (implementation, ctx,
     path): the method, chosen once the intensity is known."""
@@ -352,7 +375,8 @@ def factorize(A: sp.spmatrix, B: np.ndarray | None, *, ordering, tol: float, eng
     times["analyze"] = time.perf_counter() - t0
     impl, ctx, path = engine(an)
     AP = aug[:, an.perm].tocsr().astype(np.float32)
-    R, per_round, where = numeric(an, AP, impl, ctx, memory_budget=memory_budget, times=times)
+    R, per_round, where, kept = numeric(an, AP, impl, ctx, memory_budget=memory_budget, times=times,
+                                        keep_h=keep_h)
     qtb = None
     if B is not None:
         cols = an.perm[n:] - n              # B's columns after the analysis' postorder
@@ -362,10 +386,12 @@ def factorize(A: sp.spmatrix, B: np.ndarray | None, *, ordering, tol: float, eng
     info = {"ordering": an.ordering, "fronts": an.nfronts, "rounds": len(per_round), "fronts_per_round": per_round,
             "flops": an.flops, "intensity": an.intensity, "nnz_r": int(R.nnz), "times": times,
             "method": getattr(impl, "name", "?"), "path": path, "tol": tol, "assembly": where}
-    return SparseQRFactor(R=R, perm=perm, rank=n - dead.shape[0], dead=dead, analysis=an, qtb=qtb, info=info)
+    Q = SparseQ(an, kept, m) if kept is not None else None
+    return SparseQRFactor(R=R, perm=perm, rank=n - dead.shape[0], dead=dead, analysis=an, qtb=qtb, info=info, Q=Q)
 
 
-def factorize_rank(A: sp.spmatrix, B, *, ordering, tol: float, engine, memory_budget=None) -> SparseQRFactor:
+def factorize_rank(A: sp.spmatrix, B, *, ordering, tol: float, engine, memory_budget=None,
+                   keep_h: bool = False) -> SparseQRFactor:
     """factorize, then drop the columns found dependent and factor the rest again
     until none is (Heath's rule, decided on re-factored fronts).  The result's R is
     rank x rank for A[:, E[:rank]]; `dead` = E[rank:], A's dependent columns."""
@@ -378,7 +404,7 @@ def factorize_rank(A: sp.spmatrix, B, *, ordering, tol: float, engine, memory_bu
             kept = np.asarray(ordering)[np.isin(ordering, cols)]
             order = np.searchsorted(cols, kept)
         fac = factorize(A[:, cols] if cols.size < n else A, B, ordering=order, tol=tol, engine=engine,
-                        memory_budget=memory_budget)
+                        memory_budget=memory_budget, keep_h=keep_h)
         passes += 1
         for k, v in fac.info["times"].items():
             total[k] = total.get(k, 0.0) + v

@@ -90,6 +90,38 @@ def test_compute_small_fronts_in_one_dispatch_and_large_by_panels_agree(ctx, sma
     assert (staged.R != fac.R).nnz == 0
 
 
+@pytest.mark.parametrize("method", METHODS + ["host"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_keep_h_gives_q_with_ap_equal_qr(ctx, method, name):
+    """keep_h: Q as the fronts' reflectors, ||A P - Q [R; 0]|| / ||A|| <= 1e-5 (the
+    issue's line; float32 reflectors), Q orthogonal, Q^T A P = [R; 0] -- rank-deficient
+    and wide matrices included (R is rank x rank for the independent columns)."""
+    A = CASES[name]
+    fac = glgpgpu.sparse_qr(A, method=method, keep_h=True)
+    m, r = A.shape[0], fac.rank
+    AP = A[:, fac.perm[:r]].toarray()
+    Rm = np.zeros((m, r))
+    Rm[:r] = fac.R.toarray()
+    scale = np.linalg.norm(A.toarray())
+    assert np.linalg.norm(AP - fac.q(Rm)) <= 1e-5 * scale
+    assert np.linalg.norm(fac.qt(AP) - Rm) <= 1e-5 * scale
+    Y = np.random.default_rng(1).standard_normal((m, 3))
+    assert np.allclose(fac.q(fac.qt(Y)), Y, atol=1e-5) and np.allclose(fac.qt(Y[:, 0]), fac.qt(Y)[:, 0])
+    assert np.allclose(np.linalg.norm(fac.qt(Y), axis=0), np.linalg.norm(Y, axis=0), rtol=1e-5)
+
+
+def test_keep_h_errors_name_the_fix(ctx):
+    A = grid(4, 2)
+    with pytest.raises(ValueError, match="keep_h=True"):
+        glgpgpu.sparse_qr(A, method="host").qt(np.ones(A.shape[0]))
+    with pytest.raises(ValueError, match="fac.qt"):
+        glgpgpu.sparse_qr(A, np.ones(A.shape[0]), method="host", keep_h=True)
+    with pytest.raises(ValueError, match="rows"):
+        glgpgpu.sparse_qr(A, method="host", keep_h=True).qt(np.ones(A.shape[0] + 1))
+    with pytest.raises(ValueError, match="method='host'"):
+        glgpgpu.sparse_qr(grid(6, 2), method="paper", keep_h=True, ctx=glgpgpu.Context(max_texture_size=40))
+
+
 def test_fronts_taller_than_the_texture_are_split_into_row_blocks(ctx):
     A = grid(6, 2)                                                  # its root front has 54 rows
     fac = glgpgpu.sparse_qr(A, method="paper", tol=-1, ctx=glgpgpu.Context(max_texture_size=40))
