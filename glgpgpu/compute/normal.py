@@ -19,16 +19,26 @@ def _refuse(packed, variant="outer"):
 
 
 class NormalSystem:
-    """A diag(d) A^T for a fixed A and changing weights d."""
+    """A diag(d) A^T for a fixed A and changing weights d; with factor(row_scale=s),
+    S A diag(d) A^T S, the rows scaled on the GPU (A is uploaded once)."""
+
+    takes_row_scale = True
+    assembly_name = "dense"
 
     def __init__(self, A32, *, packed: bool = False, variant: str = "outer", ctx, watch: Stopwatch | None = None):
         require(ctx)
         _refuse(packed, variant)
         self.ctx, self.watch = ctx, watch or Stopwatch(ctx, enabled=False)
         self.m, self.n = A32.shape
-        self.L = self.d = self.pivots = None
+        self.L = self.d = self.pivots = self.As = self.A_lo = None
         with self.watch("transfer"):
             self.A = upload(ctx, A32, "A")
+
+    def keep_low_part(self, A_lo32) -> None:
+        """A's float64 values as A + A_lo (float32 pairs): factor(row_scale=) then rounds
+        each scaled entry once, as a float64 product would be."""
+        with self.watch("transfer"):
+            self.A_lo = upload(self.ctx, np.asarray(A_lo32, np.float32), "A's low parts")
 
     def update_matrix(self, A32) -> None:
         """A new A of the same shape (the mixed LP solver scales its rows each iteration)."""
@@ -36,18 +46,43 @@ class NormalSystem:
             raise ValueError(f"A must stay {self.m}x{self.n}, got {A32.shape}")
         write(self.ctx, self.A, A32)
 
-    def factor(self, d32, *, pivot_floor: float | None = None, regularize: bool = False):
-        """Form and factor A diag(d32) A^T; returns L's diagonal (the pivots)."""
+    def factor(self, d32, *, pivot_floor: float | None = None, regularize: bool = False, row_scale=None):
+        """Form and factor A diag(d32) A^T (S A diag(d32) A^T S with row_scale = S's
+        diagonal); returns L's diagonal (the pivots)."""
         ctx, m = self.ctx, self.m
         self._free_factor()
         with self.watch("transfer"):
             self.d = upload(ctx, np.asarray(d32, np.float32).reshape(1, -1), "d")
         with self.watch("assemble"):
-            self.L = adat_buffer(ctx, self.A, self.d, m, self.n)
+            A = self.A if row_scale is None else self._scaled(row_scale)
+            self.L = adat_buffer(ctx, A, self.d, m, self.n)
         with self.watch("factor"):
             factor(ctx, self.L, m, pivot_floor=pivot_floor, regularize=regularize)
             self.pivots = diagonal(ctx, self.L, m)
         return self.pivots
+
+    def _scaled(self, row_scale):
+        """diag(row_scale) A into a work buffer kept between factorizations (row_scale
+        float64 and keep_low_part given: each entry rounded once)."""
+        ctx = self.ctx
+        if self.As is None:
+            self.As = ctx.buffers.take(self.m, self.n, "S A")
+        s64 = np.asarray(row_scale, np.float64)
+        hi = s64.astype(np.float32)
+        low = self.A_lo is not None
+        vec = np.concatenate([hi, (s64 - hi).astype(np.float32)]) if low else hi
+        s = upload(ctx, vec.reshape(1, -1), "the rows' scaling")
+        buffers = {0: self.A.buf, 1: self.As.buf, 2: s.buf}
+        if low:
+            buffers[3] = self.A_lo.buf
+        try:
+            ctx.kernels.dispatch("scale_rows", (-(-self.n // 16), -(-self.m // 16)), buffers=buffers,
+                                 defines={"LOW": 1} if low else None,
+                                 uniforms={"u_rows": self.m, "u_cols": self.n, "u_lds": self.A.ld,
+                                           "u_ldd": self.As.ld})
+        finally:
+            s.give()
+        return self.As
 
     def solve(self, rhs: np.ndarray, phase: str = "solve") -> np.ndarray:
         """x with L L^T x = rhs (float32 on the GPU), returned as float64."""
@@ -73,9 +108,10 @@ class NormalSystem:
     def release(self) -> None:
         """Give every buffer back (safe to call twice)."""
         self._free_factor()
-        if self.A is not None:
-            self.A.give()
-            self.A = None
+        for b in (self.A, self.As, self.A_lo):
+            if b is not None:
+                b.give()
+        self.A = self.As = self.A_lo = None
 
 
 NormalFactor = single_factor(NormalSystem)
@@ -163,9 +199,10 @@ class ResidentNormal:
 
     def release(self) -> None:
         self._free_factor()
-        if self.A is not None:
-            self.A.give()
-            self.A = None
+        for b in (self.A, self.As, self.A_lo):
+            if b is not None:
+                b.give()
+        self.A = self.As = self.A_lo = None
 
 
 def normal_system(A32, *, packed=False, variant="outer", ctx, watch=None):

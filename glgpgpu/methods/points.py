@@ -57,6 +57,7 @@ class PointsNormal:
     the rows' scaling comes with each factor(row_scale=)."""
 
     takes_row_scale = True
+    assembly_name = "points"
     assembly = None
 
     def update_matrix(self, A32) -> None:

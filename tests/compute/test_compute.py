@@ -149,3 +149,35 @@ def test_dispatches_are_recorded(ctx, rng):
 
 def test_panels_of_qr(ctx):
     assert qr._panels(70) == [(0, 32), (32, 32), (64, 6)]
+
+
+@pytest.mark.parametrize("m, n", [(1, 1), (2, 3), (17, 40), (65, 130)])
+def test_rows_scaled_on_the_gpu_round_once_like_the_host(ctx, rng, m, n):
+    """The LP's S A formed on the GPU from A's float32 pairs (hi + lo) and s's: each
+    entry the float64 product rounded to float32, within an ulp; the normal matrix and
+    its factor then match the host-scaled ones to float32 rounding."""
+    from glgpgpu.compute.normal import NormalSystem
+    A64 = rng.standard_normal((m, n)) * 10.0 ** rng.integers(-3, 4, (m, n))
+    s64 = 10.0 ** rng.uniform(-6, 6, m)
+    A32 = A64.astype(np.float32)
+    ns = NormalSystem(A32, ctx=ctx)
+    try:
+        ns.keep_low_part((A64 - A32.astype(np.float64)).astype(np.float32))
+        got = blas.download(ctx, ns._scaled(s64))[:m, :n]
+        want = (A64 * s64[:, None]).astype(np.float32)
+        ulps = np.abs(got.view(np.int32).astype(np.int64) - want.view(np.int32).astype(np.int64))
+        assert ulps.max() <= 1 and np.mean(ulps == 0) >= 0.99
+    finally:
+        ns.release()
+    B = rng.standard_normal((m, n + 2 * m)).astype(np.float32)
+    d = rng.uniform(0.5, 2.0, n + 2 * m).astype(np.float32)
+    s = rng.uniform(0.5, 2.0, m)
+    one, two = NormalSystem(B, ctx=ctx), NormalSystem((B * s[:, None].astype(np.float32)), ctx=ctx)
+    try:
+        one.factor(d, row_scale=s.astype(np.float32))
+        two.factor(d)
+        L1, L2 = one.lower(), two.lower()
+        assert np.abs(L1 - L2).max() <= 1e-4 * np.abs(L2).max()
+    finally:
+        one.release()
+        two.release()

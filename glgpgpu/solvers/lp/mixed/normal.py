@@ -69,18 +69,21 @@ class MixedNormal:
         self.device, self.watch = device, watch
         self.system = None
         if device == "gpu":
-            # sparse A: the method draws A D A^T by points where that pays (a system that
-            # takes the row scaling in factor()); else A is uploaded dense, scaled per factor
+            # the system keeps A and takes the rows' scaling in factor() (points where they
+            # pay; the compute method's dense A scaled on the GPU); else S A is uploaded per factor
             self.system = impl.normal_system(self.A.astype(np.float32), packed=packed, variant=variant,
                                             ctx=ctx, watch=watch)
-        self.points = bool(getattr(self.system, "takes_row_scale", False))
+        self.scales_rows = bool(getattr(self.system, "takes_row_scale", False))
+        if hasattr(self.system, "keep_low_part"):       # S A rounded once on the GPU, as on the host
+            A32 = self.A.astype(np.float32)
+            self.system.keep_low_part((self.A - A32.astype(np.float64)).astype(np.float32).toarray())
         self.substitution = ("host" if self.SUBSTITUTION == "host" and hasattr(self.system, "lower") else "gpu") \
             if device == "gpu" else "host"
         self._L = self._F = None
         self.d = None
         self.delta = 0.0
         self.border = np.zeros(0, int)
-        self.stats = {"assembly": "points" if self.points else "dense", "substitution": self.substitution,
+        self.stats = {"assembly": getattr(self.system, "assembly_name", "dense"), "substitution": self.substitution,
                       "factorizations": 0, "solves": 0, "refinement_steps": 0, "pcg_iterations": 0,
                       "host_fallbacks": 0, "max_rel_residual": 0.0, "bordered_columns": 0,
                       "border_skipped": 0, "host_factor_multifrontal": 0, "host_factor_sparse": 0,
@@ -112,8 +115,9 @@ class MixedNormal:
         self._F = None                      # device="cpu64": the float64 host factor instead
         if self.device == "gpu":
             d32 = np.where(ds < 1e-37, 0.0, ds).astype(np.float32)
-            if self.points:
-                self.system.factor(d32, pivot_floor=floor_rel, regularize=True, row_scale=self.s.astype(np.float32))
+            if self.scales_rows:
+                scale = self.s if hasattr(self.system, "keep_low_part") else self.s.astype(np.float32)
+                self.system.factor(d32, pivot_floor=floor_rel, regularize=True, row_scale=scale)
             else:
                 with self.watch("transfer") if self.watch is not None else nullcontext():
                     self.system.update_matrix(self._scaled_dense())
