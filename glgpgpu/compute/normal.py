@@ -9,7 +9,7 @@ import numpy as np
 from ..errors import NotPositiveDefiniteError
 from ..gl import Stopwatch
 from ..methods.resident import single_factor
-from .blas import diagonal, download, require, upload, write
+from .blas import diagonal, download, require, upload, write, zero_upper
 from .dense import adat_buffer, factor, kernel_buffer, solve_buffer
 
 
@@ -97,7 +97,8 @@ class NormalSystem:
     def lower(self) -> np.ndarray:
         """The float32 factor L (m x m, upper part zero), read back once."""
         with self.watch("transfer"):
-            return np.tril(download(self.ctx, self.L, rows=self.m, cols=self.m))
+            zero_upper(self.ctx, self.L, self.m)        # on the GPU: np.tril cost 76 ms at m = 6071
+            return download(self.ctx, self.L, rows=self.m, cols=self.m)
 
     def _free_factor(self) -> None:
         for b in (self.L, self.d):

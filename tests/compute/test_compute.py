@@ -177,6 +177,7 @@ def test_rows_scaled_on_the_gpu_round_once_like_the_host(ctx, rng, m, n):
         one.factor(d, row_scale=s.astype(np.float32))
         two.factor(d)
         L1, L2 = one.lower(), two.lower()
+        assert not np.triu(L1, 1).any() and not np.triu(L2, 1).any()          # zeroed on the GPU
         assert np.abs(L1 - L2).max() <= 1e-4 * np.abs(L2).max()
     finally:
         one.release()
