@@ -75,6 +75,40 @@ def test_iteration_limit_returns_the_best_point_never_nan(ctx):
     assert res.primal_infeasibility > TOL and np.isfinite(res.primal_infeasibility)
 
 
+def test_a_step_that_blows_up_the_complementarity_is_refused(ctx, monkeypatch):
+    """A direction wrong in a component the ratio test does not bound (x_j + huge dx_j
+    with z_j > 0) raises x^T z by orders of magnitude: the step is refused and redone
+    with float64 factors, and the solve still ends optimal."""
+    from glgpgpu.solvers.lp.mixed import mehrotra
+    real_newton, real_corrector = mehrotra._Iteration.newton, mehrotra._Iteration.corrector
+    state = {"correctors": 0, "now": False}
+
+    def newton(self, st, *args):
+        dx, ds, dy, dz, dw = real_newton(self, st, *args)
+        if state["now"]:                                        # no upper bound: the ratio test lets x grow
+            bump = np.where(self.L & ~self.U, 1e6 * (np.abs(dx).max() + 1.0), 0.0)
+            dx = dx + bump
+            dz = dz - np.where(self.L, st.z * bump / np.where(self.L, st.x, 1.0), 0.0)   # Z dx + X dz kept
+        return dx, ds, dy, dz, dw
+
+    def corrector(self, *args):
+        state["correctors"] += 1
+        state["now"] = state["correctors"] == 5 and not self.normal.exact     # one direction, mid-solve
+        try:
+            return real_corrector(self, *args)
+        finally:
+            state["now"] = False
+    monkeypatch.setattr(mehrotra._Iteration, "newton", newton)
+    monkeypatch.setattr(mehrotra._Iteration, "corrector", corrector)
+    monkeypatch.setattr(mehrotra, "GONDZIO", 0)
+    path = lp_table3.data_dir() / "adlittle.mps.gz"
+    res = glgpgpu.solve_mps(path)
+    assert res.stats["refused_steps"] >= 1 and res.status == "optimal"
+    assert any(e.get("refused") for e in res.log)
+    ref = glgpgpu.solve_mps(path, device="cpu64")
+    assert abs(res.objective - ref.objective) <= 1e-8 * abs(ref.objective)
+
+
 def test_single_precision_stop_keeps_its_objective(ctx):
     """The 2006 solver asked for more than float32 gives: a status that says so and
     the objective of the x it returns (once NaN)."""

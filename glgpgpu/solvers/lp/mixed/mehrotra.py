@@ -57,6 +57,7 @@ MAX_BORDER = 16   # bordered columns at most (each costs one extra solve per fac
 BORDER_PULL = 50  # ... entering when |rc_j| / z_j exceeds this (greenbea's: 170, 250; pilot's: <= 35)
 GONDZIO = 2       # centrality correctors per iteration at most
 SOLVE_TOL_MIN, SOLVE_TOL_MAX = 1e-12, 1e-6   # relative residual asked of each normal-equations solve
+MU_JUMP = 100.0   # a step raising x^T z this many times is refused and redone with float64 factors
 
 
 class _State:
@@ -263,7 +264,17 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None, free_rho="constan
         eta = 0.9995 if me.gap < 1e-3 else 0.995
         ap, ad = eta * ap, eta * ad
         log[-1].update(next_alpha_p=ap, next_alpha_d=ad)
+        prev = st.copy()
         it_.advance(st, d, ap, ad)
+        if it_.mu(st) > MU_JUMP * mu and not normal.exact:
+            # no step of Mehrotra's raises the complementarity so: the direction is wrong in
+            # some component the ratio test does not bound (a solve accurate in M's residual,
+            # not in D A^T dy: pilot87 under the compute method, mu 1e-7 -> 2e2); from here
+            # every solve goes through the float64 factor
+            st = prev
+            normal.exact = True
+            normal.stats["refused_steps"] += 1
+            log[-1].update(refused=True)
     final = st if status in ("optimal", "infeasible", "unbounded") or best is None else best[1]
     me = it_.measures(final)
     return Outcome(status, final.x * p.col_scale, final.y * p.row_scale, len(log) - 1, log, message,

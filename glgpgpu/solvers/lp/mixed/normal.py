@@ -87,8 +87,9 @@ class MixedNormal:
                       "factorizations": 0, "solves": 0, "refinement_steps": 0, "pcg_iterations": 0,
                       "host_fallbacks": 0, "max_rel_residual": 0.0, "bordered_columns": 0,
                       "border_skipped": 0, "host_factor_multifrontal": 0, "host_factor_sparse": 0,
-                      "host_factor_dense": 0}
+                      "host_factor_dense": 0, "refused_steps": 0}
         self._host_factor = None
+        self.exact = False                  # set by the iteration: every solve by the float64 factor
         self._symbolic = _UNSET             # the CholeskyAnalysis of A D A^T, made when first needed
         self._A64 = self._As32 = None       # the dense assembly's A (float64) and its work array
 
@@ -248,6 +249,11 @@ class MixedNormal:
         nr = np.linalg.norm(rhs)
         if nr == 0:
             return np.zeros_like(rhs)
+        if self.exact:
+            x, res = self._host(rhs, nr)
+            self.stats["max_rel_residual"] = max(self.stats["max_rel_residual"], res)
+            self._time("refine", t0)
+            return x
         if self._host_factor is not None:
             # this factorization already needed the float64 factor: refinement and PCG with
             # the float32 one did not reach the accuracy, and would not for this solve either
