@@ -109,6 +109,20 @@ def test_a_step_that_blows_up_the_complementarity_is_refused(ctx, monkeypatch):
     assert abs(res.objective - ref.objective) <= 1e-8 * abs(ref.objective)
 
 
+def test_after_float64_streak_no_float32_factor_is_made(ctx, monkeypatch):
+    """Once the float64 factor carried FLOAT64_AFTER iterations in a row, the float32
+    factor is no longer made (forced here from the first iteration): every solve after
+    it is float64, and the answer is the same."""
+    from glgpgpu.solvers.lp.mixed import mehrotra
+    monkeypatch.setattr(mehrotra, "FLOAT64_AFTER", 0)
+    path = lp_table3.data_dir() / "adlittle.mps.gz"
+    res = glgpgpu.solve_mps(path)
+    assert res.status == "optimal" and res.stats["float64_from_iteration"] == 1
+    assert res.stats["host_fallbacks"] >= res.iterations          # the solves after it, all float64
+    ref = glgpgpu.solve_mps(path, device="cpu64")
+    assert abs(res.objective - ref.objective) <= 1e-8 * abs(ref.objective)
+
+
 def test_single_precision_stop_keeps_its_objective(ctx):
     """The 2006 solver asked for more than float32 gives: a status that says so and
     the objective of the x it returns (once NaN)."""

@@ -58,6 +58,7 @@ BORDER_PULL = 50  # ... entering when |rc_j| / z_j exceeds this (greenbea's: 170
 GONDZIO = 2       # centrality correctors per iteration at most
 SOLVE_TOL_MIN, SOLVE_TOL_MAX = 1e-12, 1e-6   # relative residual asked of each normal-equations solve
 MU_JUMP = 100.0   # a step raising x^T z this many times is refused and redone with float64 factors
+FLOAT64_AFTER = 3  # this many iterations in a row needing the float64 factor: no float32 factor after
 
 
 class _State:
@@ -220,7 +221,7 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None, free_rho="constan
     st = _start(p, normal, it_.U, it_.L)
     log, best = [], None
     status, message = "iteration limit", f"no convergence to tol={tol:g} in {max_iter} iterations"
-    stall = 0
+    stall = streak = 0
     for it in range(max_iter + 1):
         me = it_.measures(st)
         mu = it_.mu(st)
@@ -274,7 +275,14 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None, free_rho="constan
             st = prev
             normal.exact = True
             normal.stats["refused_steps"] += 1
+            normal.stats["float64_from_iteration"] = it + 1
             log[-1].update(refused=True)
+        # the float32 factor no longer carries the solves (dfl001 late: kappa(M) past ~1e8):
+        # stop making it -- its factorization, read-back and PCG were spent for nothing
+        streak = streak + 1 if normal.needed_float64 else 0
+        if streak >= FLOAT64_AFTER and not normal.exact:
+            normal.exact = True
+            normal.stats["float64_from_iteration"] = it + 1
     final = st if status in ("optimal", "infeasible", "unbounded") or best is None else best[1]
     me = it_.measures(final)
     return Outcome(status, final.x * p.col_scale, final.y * p.row_scale, len(log) - 1, log, message,

@@ -87,9 +87,10 @@ class MixedNormal:
                       "factorizations": 0, "solves": 0, "refinement_steps": 0, "pcg_iterations": 0,
                       "host_fallbacks": 0, "max_rel_residual": 0.0, "bordered_columns": 0,
                       "border_skipped": 0, "host_factor_multifrontal": 0, "host_factor_sparse": 0,
-                      "host_factor_dense": 0, "refused_steps": 0}
+                      "host_factor_dense": 0, "refused_steps": 0, "float64_from_iteration": 0}
         self._host_factor = None
-        self.exact = False                  # set by the iteration: every solve by the float64 factor
+        self.exact = False                  # set by the iteration: every solve by the float64 factor,
+                                            # and no float32 factor made any more
         self._symbolic = _UNSET             # the CholeskyAnalysis of A D A^T, made when first needed
         self._A64 = self._As32 = None       # the dense assembly's A (float64) and its work array
 
@@ -114,7 +115,9 @@ class MixedNormal:
         self.s = 1.0 / np.sqrt(np.where(diag > 1e-300, diag, 1.0))
         self._L = None                      # the factor the host's substitutions use, if any
         self._F = None                      # device="cpu64": the float64 host factor instead
-        if self.device == "gpu":
+        if self.exact and self.device != "cpu64":
+            pass                            # every solve goes to the float64 factor (solve, _host)
+        elif self.device == "gpu":
             d32 = np.where(ds < 1e-37, 0.0, ds).astype(np.float32)
             if self.scales_rows:
                 scale = self.s if hasattr(self.system, "keep_low_part") else self.s.astype(np.float32)
@@ -242,6 +245,11 @@ class MixedNormal:
         return self.s * out / self.dmax
 
     # -- solve ---------------------------------------------------------------------------
+    @property
+    def needed_float64(self) -> bool:
+        """Whether this factorization's solves needed the float64 factor."""
+        return self._host_factor is not None
+
     def solve(self, rhs: np.ndarray, tol: float = 1e-10, max_refine: int = 4, max_cg: int = 60) -> np.ndarray:
         """dy with ||rhs - M dy|| <= tol ||rhs|| (float64), or the best reached."""
         t0 = time.perf_counter()
