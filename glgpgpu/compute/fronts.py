@@ -40,7 +40,7 @@ class _Arena:
     given back when its last contribution block has been gathered."""
 
     def __init__(self, buf):
-        self.buf, self.users, self.host = buf, 0, None
+        self.buf, self.users = buf, 0
 
     def drop(self) -> None:
         self.users -= 1
@@ -72,18 +72,17 @@ class FrontStore:
         dispatch; the others each have a buffer and the dense QR's panels."""
         ctx = self.ctx
         small = [i for i, fr in enumerate(fronts) if fr["m"] * fr["n"] <= SMALL and fr["n"] <= SMALL_COLS]
-        large = [i for i in range(len(fronts)) if fronts[i]["m"] * fronts[i]["n"] > SMALL
-                 or fronts[i]["n"] > SMALL_COLS]
+        large = sorted(set(range(len(fronts))) - set(small))
         held, out = [], [None] * len(fronts)
         arena = None
         try:
             # where each front lives: (buffer, first float, row stride)
-            place = {}
+            place, arena_buf = {}, None
             if small:
                 sizes = np.array([fronts[i]["m"] * fronts[i]["n"] for i in small], np.int64)
                 starts = np.concatenate([[0], np.cumsum(sizes)])
                 abuf = ctx.buffers.take(1, max(int(starts[-1]), 1), "small fronts", ld=max(int(starts[-1]), 1))
-                arena = _Arena(abuf)
+                arena, arena_buf = _Arena(abuf), abuf
                 arena.users = 1                                  # this round, until R is read
                 for i, o in zip(small, starts[:-1]):
                     place[i] = (abuf, int(o), fronts[i]["n"])
@@ -140,7 +139,7 @@ class FrontStore:
                 if not k:
                     continue
                 buf, o, ld = place[i]
-                if i in large:
+                if buf is not arena_buf:
                     C = take(ctx, k, fr["n"] - fp, "a contribution block")
                     self._copy(buf, nr * ld + fp, C, 0, k, C.cols, C.ld)
                     self.blocks[fr["f"]] = [C, 0, C.ld, k, C.cols, fr["scale"]]
@@ -154,13 +153,12 @@ class FrontStore:
                 Rall = ctx.buffers.take(1, int(roff[-1]), "R's rows", ld=int(roff[-1]))
                 held.append(Rall)
                 for i, o in zip(large, roff):
-                    F = place[i][0]
                     if fronts[i]["fr"]:
-                        self._copy(F, 0, Rall, int(o), fronts[i]["fr"], fronts[i]["n"], fronts[i]["n"])
-                    F.give()
+                        self._copy(place[i][0], 0, Rall, int(o), fronts[i]["fr"], fronts[i]["n"], fronts[i]["n"])
+                    place[i][0].give()                      # the front itself is done with
                 flat = download(ctx, Rall)[0]
-                for i, o in zip(large, roff):
-                    out[i] = flat[o:o + rsz[large.index(i)]].reshape(fronts[i]["fr"], fronts[i]["n"])
+                for i, o, size in zip(large, roff, rsz):
+                    out[i] = flat[o:o + size].reshape(fronts[i]["fr"], fronts[i]["n"])
             if small:
                 whole = download(ctx, arena.buf)[0]
                 for i in small:
@@ -200,8 +198,8 @@ class FrontStore:
         ctx = self.ctx
         src, soff, lds, k, cols, cscale = self.blocks.pop(c)
         if isinstance(src, np.ndarray):                     # pulled at a stage's end: sent again
-            src, soff, lds = upload(ctx, src, "a contribution block"), 0, None
-            lds = src.ld
+            src = upload(ctx, src, "a contribution block")
+            soff, lds = 0, src.ld
         sbuf = src.buf if isinstance(src, _Arena) else src
         try:
             ctx.kernels.dispatch("front_gather", (-(-cols // 16), -(-k // 16)),

@@ -43,20 +43,23 @@ def _partials(rows: int, nc: int) -> int:
 
 
 class _Work:
-    """One factorization's scratch: the chunk partials, W2 = op(T) V^T C, and T."""
+    """One factorization's scratch: the chunk partials, W2 = op(T) V^T C, T, and the
+    tall panels' partial sums (at most PANEL_CHUNKS chunks, two columns' worth)."""
 
-    def __init__(self, ctx, rows: int, n: int, k: int):
-        self.P = self.W = self.T = None
+    def __init__(self, ctx, rows: int, n: int, k: int, factoring: bool = True):
+        self.P = self.W = self.T = self.PP = None
         try:
             self.P = take(ctx, 1, max(_partials(rows, n), 1), "QR partial sums")
             self.W = take(ctx, NBQ, max(n, 1), "QR W")
             self.T = take(ctx, max(1, -(-k // NBQ)) * NBQ, NBQ, "QR T")
+            if factoring and rows >= PANEL_ROWS:
+                self.PP = take(ctx, 2 * PANEL_CHUNKS, 2 * NBQ + 2, "QR panel partial sums")
         except BaseException:
             self.give()
             raise
 
     def give(self, keep_t: bool = False) -> None:
-        for b in (self.P, self.W) + (() if keep_t else (self.T,)):
+        for b in (self.P, self.W, self.PP) + (() if keep_t else (self.T,)):
             if b is not None:
                 b.give()
 
@@ -80,7 +83,7 @@ def _apply_panel(ctx, F, C, work, m, j0, kb, c0, nc, trans: bool) -> None:
                          uniforms=base, work=(m - j0) * nc * kb // 4096)
 
 
-def _factor_panel(ctx, F, tau, m, j0, kb) -> None:
+def _factor_panel(ctx, F, tau, work, m, j0, kb) -> None:
     """Householder QR of F's panel (rows j0..m, columns j0..j0+kb)."""
     rows = m - j0
     if rows < PANEL_ROWS:
@@ -89,16 +92,12 @@ def _factor_panel(ctx, F, tau, m, j0, kb) -> None:
                              work=rows * kb * kb // 64)
         return
     per = 128 * -(-rows // (128 * PANEL_CHUNKS))
-    nch = -(-rows // per)
-    part = take(ctx, 2 * nch, 2 * NBQ + 2, "QR panel partial sums")
-    try:
-        for jj in range(-1, kb):
-            ctx.kernels.dispatch("qr_panel_rows", (nch, 1, 1), buffers={0: F.buf, 1: tau.buf, 2: part.buf},
-                                 defines={"NBQ": NBQ}, work=rows * kb // 64,
-                                 uniforms={"u_m": m, "u_ld": F.ld, "u_j0": j0, "u_kb": kb, "u_jj": jj,
-                                           "u_rows": per, "u_nch": nch})
-    finally:
-        part.give()
+    nch = -(-rows // per)                     # at most PANEL_CHUNKS: work.PP holds them
+    for jj in range(-1, kb):
+        ctx.kernels.dispatch("qr_panel_rows", (nch, 1, 1), buffers={0: F.buf, 1: tau.buf, 2: work.PP.buf},
+                             defines={"NBQ": NBQ}, work=rows * kb // 64,
+                             uniforms={"u_m": m, "u_ld": F.ld, "u_j0": j0, "u_kb": kb, "u_jj": jj,
+                                       "u_rows": per, "u_nch": nch})
 
 
 def _build_t(ctx, F, tau, work, m, j0, kb) -> None:
@@ -126,7 +125,7 @@ def factor_buffer(ctx, F, m: int, n: int, leftmost=None):
     try:
         for j0, kb in _panels(k):
             mp = rows_reached(m, j0 + kb, leftmost)
-            _factor_panel(ctx, F, tau, mp, j0, kb)
+            _factor_panel(ctx, F, tau, work, mp, j0, kb)
             _build_t(ctx, F, tau, work, mp, j0, kb)
             _apply_panel(ctx, F, F, work, mp, j0, kb, j0 + kb, n - j0 - kb, trans=True)
     except BaseException:
@@ -165,7 +164,7 @@ def qr_batched(mats, *, ctx, stairs=None) -> list:
 
 
 def _apply(ctx, F, tau, C, m, k, p, trans: bool) -> None:
-    work = _Work(ctx, m, max(p, NBQ), k)
+    work = _Work(ctx, m, max(p, NBQ), k, factoring=False)
     try:
         panels = _panels(k)
         for j0, kb in panels:

@@ -35,6 +35,9 @@ class SparseQ:
         for f in range(an.nfronts):
             taken[an.source_row[f][an.sources[f] == -1]] = True
         self.untouched = np.flatnonzero(~taken)
+        # where each front's squeezed rows sit among the squeezed entries (postorder, as qt lays them)
+        sizes = [max(int(an.fm[f]) - int(an.frank[f]) - int(an.cm[f]), 0) for f in range(an.nfronts)]
+        self.squeezed_at = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
 
     def _h(self, f, C: np.ndarray, trans: bool) -> np.ndarray:
         F, tau = self.fronts[f]
@@ -81,10 +84,7 @@ class SparseQ:
         Z, one = self._as2d(Z)
         an = self.an
         rest = Z[self.slots]
-        # where each front's squeezed rows sit in `rest` (postorder, as qt lays them)
-        sizes = [max(int(an.fm[f]) - int(an.frank[f]) - int(an.cm[f]), 0) if an.fm[f] else 0
-                 for f in range(an.nfronts)]
-        starts = np.concatenate([[0], np.cumsum(sizes)])
+        starts = self.squeezed_at
         out = np.zeros_like(Z)
         out[self.untouched] = rest[rest.shape[0] - self.untouched.shape[0]:]
         given = {}                                  # child -> its block's rows, from the parent

@@ -227,53 +227,60 @@ def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, t
             store.release()
     t = time.perf_counter()
     R = _r_matrix(an, tops, AP.shape[1])
-    times["extract"] = times.get("extract", 0.0) + time.perf_counter() - t
+    _charge(times, "extract", t)
     return R, per_round, "host" if store is None else "gpu", kept
+
+
+def _rounds(an, memory_budget, per_round, end_stage=None):
+    """Each round's fronts that have rows, stage by stage (section 3.4), counted in
+    per_round; end_stage() after each stage."""
+    for stage in plan_stages(an, memory_budget):
+        for rnd in front_rounds(an, stage):
+            work = [f for f in rnd if an.fm[f] > 0]
+            per_round.append(len(work))
+            yield work
+        if end_stage is not None:
+            end_stage()
+
+
+def _charge(times, key, t0) -> float:
+    now = time.perf_counter()
+    times[key] = times.get(key, 0.0) + now - t0
+    return now
 
 
 def _fronts_on_gpu(an, AP, store, memory_budget, tops, per_round, times) -> None:
     scales = _front_scales(an, AP)
-    for stage in plan_stages(an, memory_budget):
-        for rnd in front_rounds(an, stage):
-            t0 = time.perf_counter()
-            work = [f for f in rnd if an.fm[f] > 0]
-            specs = [_front_spec(an, f, AP, float(scales[f])) for f in work]
-            t1 = time.perf_counter()
-            for f, U in zip(work, store.round(specs)):
-                tops[f] = U
-            per_round.append(len(work))
-            times["assemble"] = times.get("assemble", 0.0) + t1 - t0
-            times["factor"] = times.get("factor", 0.0) + time.perf_counter() - t1
-        store.pull()
+    for work in _rounds(an, memory_budget, per_round, store.pull):
+        t0 = time.perf_counter()
+        specs = [_front_spec(an, f, AP, float(scales[f])) for f in work]
+        t1 = _charge(times, "assemble", t0)
+        tops.update(zip(work, store.round(specs)))
+        _charge(times, "factor", t1)
 
 
 def _fronts_by_rounds(an, AP, impl, ctx, memory_budget, tops, per_round, times, kept=None) -> None:
     blocks = {}
-    for stage in plan_stages(an, memory_budget):
-        for rnd in front_rounds(an, stage):
-            t0 = time.perf_counter()
-            work = [f for f in rnd if an.fm[f] > 0]
-            mats = [_assemble(an, f, AP, blocks) for f in work]
-            t1 = time.perf_counter()
-            stairs = [an.leftmost[f] for f in work]
-            if mats:
-                rows = [M.shape[0] for M in mats]
-                mats, stairs = zip(*[_rows_within(M, s, impl, ctx) for M, s in zip(mats, stairs)])
-                if kept is not None and any(M.shape[0] != r for M, r in zip(mats, rows)):
-                    raise ValueError("keep_h: a front is taller than this method's QR holds and was split into "
-                                     "row blocks, whose reflectors are not kept: use method='host'")
-            res = impl.qr_batched(list(mats), ctx=ctx, stairs=list(stairs)) if mats else []
-            t2 = time.perf_counter()
-            for f, (F, tau) in zip(work, res):
-                fp, fr, k = int(an.fp[f]), int(an.frank[f]), int(an.cm[f])
-                tops[f] = F[:fr]
-                if kept is not None:
-                    kept[f] = (F, tau)
-                if k:
-                    blocks[f] = np.triu(F[fr:fr + k, fp:])
-            per_round.append(len(work))
-            times["assemble"] = times.get("assemble", 0.0) + t1 - t0
-            times["factor"] = times.get("factor", 0.0) + t2 - t1
+    for work in _rounds(an, memory_budget, per_round):
+        t0 = time.perf_counter()
+        mats = [_assemble(an, f, AP, blocks) for f in work]
+        t1 = _charge(times, "assemble", t0)
+        stairs = [an.leftmost[f] for f in work]
+        if mats:
+            rows = [M.shape[0] for M in mats]
+            mats, stairs = zip(*[_rows_within(M, s, impl, ctx) for M, s in zip(mats, stairs)])
+            if kept is not None and any(M.shape[0] != r for M, r in zip(mats, rows)):
+                raise ValueError("keep_h: a front is taller than this method's QR holds and was split into "
+                                 "row blocks, whose reflectors are not kept: use method='host'")
+        res = impl.qr_batched(list(mats), ctx=ctx, stairs=list(stairs)) if mats else []
+        _charge(times, "factor", t1)
+        for f, (F, tau) in zip(work, res):
+            fp, fr, k = int(an.fp[f]), int(an.frank[f]), int(an.cm[f])
+            tops[f] = F[:fr]
+            if kept is not None:
+                kept[f] = (F, tau)
+            if k:
+                blocks[f] = np.triu(F[fr:fr + k, fp:])
 
 
 def column_norms(A: sp.spmatrix) -> np.ndarray:

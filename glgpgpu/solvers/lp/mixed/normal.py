@@ -74,7 +74,8 @@ class MixedNormal:
             self.system = impl.normal_system(self.A.astype(np.float32), packed=packed, variant=variant,
                                             ctx=ctx, watch=watch)
         self.scales_rows = bool(getattr(self.system, "takes_row_scale", False))
-        if hasattr(self.system, "keep_low_part"):       # S A rounded once on the GPU, as on the host
+        self.low_part = hasattr(self.system, "keep_low_part")
+        if self.low_part:                               # S A rounded once on the GPU, as on the host
             A32 = self.A.astype(np.float32)
             self.system.keep_low_part((self.A - A32.astype(np.float64)).astype(np.float32).toarray())
         self.substitution = ("host" if self.SUBSTITUTION == "host" and hasattr(self.system, "lower") else "gpu") \
@@ -120,7 +121,7 @@ class MixedNormal:
         elif self.device == "gpu":
             d32 = np.where(ds < 1e-37, 0.0, ds).astype(np.float32)
             if self.scales_rows:
-                scale = self.s if hasattr(self.system, "keep_low_part") else self.s.astype(np.float32)
+                scale = self.s if self.low_part else self.s.astype(np.float32)
                 self.system.factor(d32, pivot_floor=floor_rel, regularize=True, row_scale=scale)
             else:
                 with self.watch("transfer") if self.watch is not None else nullcontext():
