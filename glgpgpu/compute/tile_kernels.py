@@ -21,6 +21,12 @@ class ComputeTiles(TileKernels):
     multiple = 4                    # rows start on 16-byte boundaries (the blocks inside a tile may be partial)
     band_texels = 1
 
+    def band_columns(self, t: int) -> int:
+        """A band is one storage buffer: its bytes, not only its width, are bounded."""
+        lim = self.ctx.caps.max_storage_block or (1 << 27)
+        by_bytes = (lim // (4 * t) - 8) // 4 * 4          # leading() pads a row by up to 8 floats
+        return max(4, min(self.ctx.max_texture_size, by_bytes))
+
     @staticmethod
     def max_order(ctx) -> int:
         """The largest tile order one storage buffer holds (with its padded stride)."""

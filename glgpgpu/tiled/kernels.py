@@ -35,6 +35,10 @@ class TileKernels:
     def __init__(self, ctx):
         self.ctx = ctx
 
+    def band_columns(self, t: int) -> int:
+        """Columns of A one band of t rows holds (a texture's width limit by default)."""
+        return self.band_texels * self.ctx.max_texture_size
+
     @staticmethod
     def max_order(ctx) -> int:
         """The largest tile order this storage holds on the context (the texture limit

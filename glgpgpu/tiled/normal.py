@@ -27,7 +27,7 @@ class TiledNormalSystem(ResidentFactor):
         self.watch = watch or Stopwatch(ctx, enabled=False)
         self.m, self.n = A32.shape
         self.grid = g = TileGrid(self.m, t)
-        width = band_width(ctx, ops)
+        width = band_width(ctx, ops, t)
         self.chunks = [(c0, min(self.n, c0 + width)) for c0 in range(0, self.n, width)]
         memory.require(ctx, cholesky_bytes(g, ops.tile_bytes(t)) + g.count * g.t * self.n * 4,
                        f"the normal equations of A ({self.m} x {self.n}) on {g.count}^2 tiles")

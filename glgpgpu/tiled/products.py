@@ -21,9 +21,9 @@ def add_products(T: TiledLower, bands: list, d_tex, ends: list) -> None:
                                        rows=g.size(I), cols=g.size(J), k_end=k1)
 
 
-def band_width(ctx, ops) -> int:
-    """Columns of A one band texture holds."""
-    return ops.band_texels * ctx.max_texture_size
+def band_width(ctx, ops, t: int) -> int:
+    """Columns of A one band of t rows holds."""
+    return ops.band_columns(t)
 
 
 def adat_bytes(g: TileGrid, n: int, tile_bytes: int | None = None) -> int:
@@ -36,7 +36,7 @@ def adat_tiled(ctx, A: np.ndarray, d2: np.ndarray, t: int, ops) -> TiledLower:
     """The lower tiles of A diag(d2) A^T on the GPU (A float32 m x n, any m, n)."""
     m, n = A.shape
     g = TileGrid(m, t)
-    width = band_width(ctx, ops)
+    width = band_width(ctx, ops, t)
     memory.require(ctx, adat_bytes(g, min(n, width), ops.tile_bytes(t)),
                    f"A diag(d2) A^T with A of {m} x {n} ({g.count}^2 tiles of C)")
     T = TiledLower.zeros(ctx, g, ops)

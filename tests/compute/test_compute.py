@@ -125,6 +125,28 @@ def test_over_the_storage_block_the_error_names_the_limit(ctx, monkeypatch):
         glgpgpu.cholesky(np.eye(40), method="compute", ctx=ctx)
 
 
+def test_a_wide_a_goes_in_column_chunks_that_fit_the_storage_block(rng):
+    """On tiles each band of A (tile rows x columns) is one storage buffer: its columns
+    are bounded by the block's bytes, not only by the texture width (fit2p's 3000 x
+    13525 A was refused on llvmpipe's 128 MiB).  32 KiB: 64-row tiles, 120-column
+    bands, so n = 300 is three chunks."""
+    c = glgpgpu.Context()
+    try:
+        c.caps = dataclasses.replace(c.caps, max_storage_block=32 * 1024)
+        m, n = 97, 300
+        A = rng.standard_normal((m, n))
+        d2 = rng.uniform(0.5, 2, n)
+        b = rng.standard_normal(n)
+        x, info = glgpgpu.wls(A, d2, b, method="compute", ctx=c)
+        w = np.sqrt(d2)
+        ref = np.linalg.lstsq((A * w).T, w * b, rcond=None)[0]
+        assert info.status == "converged"
+        assert np.abs(x - ref).max() <= 1e-10 * np.abs(ref).max()
+        assert c.buffers.outstanding == 0
+    finally:
+        c.release()
+
+
 def test_buffers_go_back_to_the_pool(ctx, rng):
     before = ctx.buffers.outstanding
     C = spd(70, 1e2, rng)
