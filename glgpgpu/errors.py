@@ -31,18 +31,18 @@ class ContextThreadError(RuntimeError):
 class NotPositiveDefiniteError(np.linalg.LinAlgError):
     """The matrix is not (numerically) positive definite; `.pivot` is 0-based."""
 
-    def __init__(self, pivot: int, m: int):
+    def __init__(self, pivot: int, m: int, precision: str = "float32"):
         self.pivot = pivot
         super().__init__(
             f"Matrix is not positive definite: pivot {pivot} (0-based; the leading minor of "
-            f"order {pivot + 1} of the {m}x{m} matrix) is not positive in float32.")
+            f"order {pivot + 1} of the {m}x{m} matrix) is not positive in {precision}.")
 
     @classmethod
-    def check(cls, pivots: np.ndarray, m: int) -> np.ndarray:
+    def check(cls, pivots: np.ndarray, m: int, precision: str = "float32") -> np.ndarray:
         """Raise at the first pivot that is not a positive finite number; else return them."""
         bad = np.flatnonzero(~(pivots > 0) | ~np.isfinite(pivots))
         if bad.size:
-            raise cls(int(bad[0]), m)
+            raise cls(int(bad[0]), m, precision)
         return pivots
 
 

@@ -12,6 +12,15 @@ def gamma(n):
     return n * U32 / (1 - n * U32)
 
 
+# float64 unit roundoff (the compute method's float64 factor)
+U64 = 2.0 ** -53
+
+
+def gamma64(n):
+    """Higham's gamma_n for float64."""
+    return n * U64 / (1 - n * U64)
+
+
 def spd(m, cond, rng):
     """A random symmetric positive definite matrix with 2-norm condition `cond`."""
     q, _ = np.linalg.qr(rng.standard_normal((m, m)))

@@ -98,6 +98,7 @@ def run(folder, names=None, *, method="auto", precision="mixed", tol=None, max_r
             "host_fallbacks": res.stats.get("host_fallbacks", ""),
             "host_factors": (" ".join(str(res.stats.get(f"host_factor_{k}", 0)) for k in HOST_FACTORS)
                              if "host_factor_sparse" in res.stats else ""),
+            "gpu_float64_factors": res.stats.get("gpu_factor_float64", ""),
             "message": res.message,
         })
         if show:
@@ -145,4 +146,7 @@ def _paths(rows) -> str:
         counts = [sum(int(f[k]) for f in fallbacks) for k in range(len(HOST_FACTORS))]
         parts.append("float64 host factors (the solves' last resort): "
                      + ", ".join(f"{c} {k}" for k, c in zip(HOST_FACTORS, counts)))
+    gpu64 = sum(int(r["gpu_float64_factors"]) for r in rows if r.get("gpu_float64_factors") not in (None, ""))
+    if gpu64:
+        parts.append(f"float64 GPU factors (method='compute'): {gpu64}")
     return "; " + "; ".join(parts) if parts else ""

@@ -12,6 +12,8 @@ dense   A D A^T, Cholesky (blocked right-looking: potrf.comp, trsm_rows.comp, ge
 qr      Householder QR, blocked with the compact WY factor (qr_panel, qr_t, qr_vtc,
         qr_update)
 normal  the normal equations, the LS-SVM kernel factor, the float32 LP's resident form
+float64 the same Cholesky kernels in float64 (real.glsl's FP64): the LP's last-resort
+        factor, kept on the GPU for solves
 method  ComputeMethod: all of it behind the methods' contract
 """
 from .blas import require

@@ -134,15 +134,16 @@ def _check_bytes(ctx, rows, cols, what):
 def gemm(ctx, C: MatrixBuffer, A: MatrixBuffer, B: MatrixBuffer, *, m: int, n: int, k: int,
          alpha: float = 1.0, beta: float = 0.0, a_at=(0, 0), b_at=(0, 0), c_at=(0, 0),
          trans_b: bool = False, lower: bool = False, d: MatrixBuffer | None = None,
-         dist2: bool = False, kernel: dict | None = None) -> None:
+         dist2: bool = False, kernel: dict | None = None, fp64: bool = False) -> None:
     """C[c_at + (i, j)] = beta C + alpha sum_l A[a_at + (i, l)] d_l op(B)[j, l] for the
     m x n block of C: op(B)[j, l] = B[b_at + (j, l)], or B[b_at + (l, j)] with trans_b.
     lower: the tiles on and below the diagonal only (the diagonal tiles whole: callers
     zero or ignore what lies above the diagonal).  dist2: (A - B)^2 summed instead.  kernel: the LS-SVM kernel
-    function's uniforms (u_kind, u_gamma, u_coef0, u_degree, u_diag) applied on store."""
+    function's uniforms (u_kind, u_gamma, u_coef0, u_degree, u_diag) applied on store.
+    fp64: the buffers hold float64 (Float64Matrix), the sums run in float64."""
     if m <= 0 or n <= 0:
         return
-    defines = {}
+    defines = {"FP64": 1} if fp64 else {}
     if trans_b:
         defines["TRANS_B"] = 1
     if lower:
@@ -171,29 +172,36 @@ def gemm(ctx, C: MatrixBuffer, A: MatrixBuffer, B: MatrixBuffer, *, m: int, n: i
                          defines=defines or None, work=m * n * max(k, 1) // 4096)
 
 
-def potrf_block(ctx, A: MatrixBuffer, k0: int, nb: int, *, pivot_floor=None, regularize=False) -> None:
+def _nb(fp64: bool) -> dict:
+    return {"NB": NB, "FP64": 1} if fp64 else {"NB": NB}
+
+
+def potrf_block(ctx, A: MatrixBuffer, k0: int, nb: int, *, pivot_floor=None, regularize=False,
+                fp64: bool = False) -> None:
     """Factor the nb x nb diagonal block at (k0, k0) in place (one workgroup)."""
-    ctx.kernels.dispatch("potrf", (1, 1, 1), buffers={0: A.buf}, defines={"NB": NB},
+    ctx.kernels.dispatch("potrf", (1, 1, 1), buffers={0: A.buf}, defines=_nb(fp64),
                          uniforms={"u_off": k0 * A.ld + k0, "u_ld": A.ld, "u_nb": nb,
                                    "u_floor": -1.0 if pivot_floor is None else float(pivot_floor),
                                    "u_regularize": int(bool(regularize))})
 
 
-def trsm_rows(ctx, A: MatrixBuffer, k0: int, nb: int, r0: int, rows: int, L: MatrixBuffer | None = None) -> None:
+def trsm_rows(ctx, A: MatrixBuffer, k0: int, nb: int, r0: int, rows: int, L: MatrixBuffer | None = None,
+              fp64: bool = False) -> None:
     """A[r0:r0+rows, k0:k0+nb] := that block times L11^-T, L11 = the factored block at
     (k0, k0) of L (A itself by default)."""
     if rows <= 0:
         return
     L = A if L is None else L
-    ctx.kernels.dispatch("trsm_rows", (-(-rows // 64), 1, 1), buffers={0: A.buf, 1: L.buf}, defines={"NB": NB},
+    ctx.kernels.dispatch("trsm_rows", (-(-rows // 64), 1, 1), buffers={0: A.buf, 1: L.buf}, defines=_nb(fp64),
                          uniforms={"u_loff": k0 * L.ld + k0, "u_ldl": L.ld, "u_aoff": r0 * A.ld + k0, "u_ld": A.ld,
                                    "u_nb": nb, "u_rows": rows})
 
 
-def trsm_rhs(ctx, L: MatrixBuffer, Xt: MatrixBuffer, k0: int, nb: int, nrhs: int, backward: bool) -> None:
+def trsm_rhs(ctx, L: MatrixBuffer, Xt: MatrixBuffer, k0: int, nb: int, nrhs: int, backward: bool,
+             fp64: bool = False) -> None:
     """The diagonal-block step of a solve on X^T (one right-hand side per row)."""
     ctx.kernels.dispatch("trsm_rhs", (-(-nrhs // 64), 1, 1), buffers={0: L.buf, 1: Xt.buf},
-                         defines={"NB": NB, **({"BACKWARD": 1} if backward else {})},
+                         defines={**_nb(fp64), **({"BACKWARD": 1} if backward else {})},
                          uniforms={"u_loff": k0 * L.ld + k0, "u_ldl": L.ld, "u_xoff": k0, "u_ldx": Xt.ld,
                                    "u_nb": nb, "u_nrhs": nrhs})
 

@@ -11,6 +11,7 @@ from ..gl import Stopwatch
 from ..methods.resident import single_factor
 from .blas import diagonal, download, require, upload, write, zero_upper
 from .dense import adat_buffer, factor, kernel_buffer, solve_buffer
+from .float64 import Float64Cholesky
 
 
 def _refuse(packed, variant="outer"):
@@ -93,6 +94,11 @@ class NormalSystem:
                 return download(self.ctx, Xt)[0].astype(np.float64)
             finally:
                 Xt.give()
+
+    def float64_factor(self, M):
+        """M's (sparse, float64) Cholesky factor in float64 on the GPU, kept for solves:
+        the mixed LP solver's last resort, where the host would factor instead."""
+        return Float64Cholesky(self.ctx, M)          # its time is the caller's ("refine")
 
     def lower(self) -> np.ndarray:
         """The float32 factor L (m x m, upper part zero), read back once."""

@@ -5,7 +5,8 @@
 // thread an 8 x 8 register block (rows ty*4.. and 64 + ty*4.., columns likewise by tx,
 // so the shared-memory reads are vec4s without bank conflicts); k runs in steps of
 // BK = 16 through shared memory.
-// Storage: row-major float32 storage buffers, element (i, j) at off + i * ld + j.
+// Storage: row-major storage buffers of float32 (FP64: float64, real.glsl), element
+// (i, j) at off + i * ld + j.
 // Defines: TRANS_B (B held as k x n: element (j, k) at k * ldb + j), LOWER (only the
 // tiles on or below the diagonal are dispatched; the diagonal tiles' upper parts are
 // written too -- every caller zeroes or ignores them: a branch that skipped them made
@@ -15,20 +16,21 @@
 // (kernel_value.glsl applied as the tile is stored -- rbf from DIST2's distances --
 // plus u_diag on the diagonal).
 layout(local_size_x = 16, local_size_y = 16) in;
+#include "real.glsl"
 #define BM 128
 #define BN 128
 #define BK 16
 #ifdef VEC4
 // the same buffers read four floats at a time (offsets and row strides multiples of 4)
-layout(std430, binding = 0) readonly buffer ABuf { vec4 a4[]; };
-layout(std430, binding = 1) readonly buffer BBuf { vec4 b4[]; };
+layout(std430, binding = 0) readonly buffer ABuf { real4 a4[]; };
+layout(std430, binding = 1) readonly buffer BBuf { real4 b4[]; };
 #else
-layout(std430, binding = 0) readonly buffer ABuf { float a[]; };
-layout(std430, binding = 1) readonly buffer BBuf { float b[]; };
+layout(std430, binding = 0) readonly buffer ABuf { real a[]; };
+layout(std430, binding = 1) readonly buffer BBuf { real b[]; };
 #endif
-layout(std430, binding = 2) buffer CBuf { float c_[]; };
+layout(std430, binding = 2) buffer CBuf { real c_[]; };
 #ifdef USE_D
-layout(std430, binding = 3) readonly buffer DBuf { float dv[]; };
+layout(std430, binding = 3) readonly buffer DBuf { real dv[]; };
 #endif
 uniform int u_m;        // rows of C
 uniform int u_n;        // columns of C
@@ -46,42 +48,42 @@ uniform float u_beta;   // 0: C is not read
 #endif
 // A's and B's slices, k-major: thread (tx, ty) reads rows ty*4 .. +3 and 64 + ty*4 .. +3,
 // columns tx*4 .. +3 and 64 + tx*4 .. +3 as four vec4 loads per k (16 multiply-adds each)
-shared vec4 As[BK][BM / 4];
-shared vec4 Bs[BK][BN / 4];
+shared real4 As[BK][BM / 4];
+shared real4 Bs[BK][BN / 4];
 
 #ifdef VEC4
 // one k-slice of A and B: two vec4 of each per thread, loaded from global memory into
 // registers while the previous slice is multiplied (then stored to shared memory)
-vec4 masked(vec4 v, int first, int limit) {
-    return vec4(first < limit ? v.x : 0.0, first + 1 < limit ? v.y : 0.0,
+real4 masked(real4 v, int first, int limit) {
+    return real4(first < limit ? v.x : 0.0, first + 1 < limit ? v.y : 0.0,
                 first + 2 < limit ? v.z : 0.0, first + 3 < limit ? v.w : 0.0);
 }
 
-void load_slice(int k0, int tid, int row0, int col0, out vec4 ra[2], out vec4 rb[2]) {
+void load_slice(int k0, int tid, int row0, int col0, out real4 ra[2], out real4 rb[2]) {
     for (int l = 0; l < 2; ++l) {
         int e = tid + l * 256;
         int r = e >> 2, gk = k0 + 4 * (e & 3);
         int gi = row0 + r;
-        vec4 v = vec4(0.0);
+        real4 v = real4(0.0);
         if (gi < u_m && gk < u_k) {
             v = masked(a4[(u_aoff + gi * u_lda + gk) >> 2], gk, u_k);
 #ifdef USE_D
-            v *= vec4(dv[gk], gk + 1 < u_k ? dv[gk + 1] : 0.0, gk + 2 < u_k ? dv[gk + 2] : 0.0,
+            v *= real4(dv[gk], gk + 1 < u_k ? dv[gk + 1] : 0.0, gk + 2 < u_k ? dv[gk + 2] : 0.0,
                       gk + 3 < u_k ? dv[gk + 3] : 0.0);
 #endif
         }
         ra[l] = v;
 #ifdef TRANS_B
         int kk = e >> 5, gj = col0 + 4 * (e & 31), gk2 = k0 + kk;
-        rb[l] = (gj < u_n && gk2 < u_k) ? masked(b4[(u_boff + gk2 * u_ldb + gj) >> 2], gj, u_n) : vec4(0.0);
+        rb[l] = (gj < u_n && gk2 < u_k) ? masked(b4[(u_boff + gk2 * u_ldb + gj) >> 2], gj, u_n) : real4(0.0);
 #else
         int gj = col0 + r;
-        rb[l] = (gj < u_n && gk < u_k) ? masked(b4[(u_boff + gj * u_ldb + gk) >> 2], gk, u_k) : vec4(0.0);
+        rb[l] = (gj < u_n && gk < u_k) ? masked(b4[(u_boff + gj * u_ldb + gk) >> 2], gk, u_k) : real4(0.0);
 #endif
     }
 }
 
-void store_slice(int tid, vec4 ra[2], vec4 rb[2]) {
+void store_slice(int tid, real4 ra[2], real4 rb[2]) {
     for (int l = 0; l < 2; ++l) {
         int e = tid + l * 256;
         int r = e >> 2, kk = 4 * (e & 3);
@@ -93,16 +95,16 @@ void store_slice(int tid, vec4 ra[2], vec4 rb[2]) {
 #endif
     }
 }
-#define SLICE vec4 ra[2], rb[2]
+#define SLICE real4 ra[2], rb[2]
 #else
 // one k-slice of A and B: 8 entries of each per thread, loaded from global memory into
 // registers while the previous slice is multiplied (then stored to shared memory)
-void load_slice(int k0, int tid, int row0, int col0, out float ra[8], out float rb[8]) {
+void load_slice(int k0, int tid, int row0, int col0, out real ra[8], out real rb[8]) {
     for (int l = 0; l < 8; ++l) {
         int e = tid + l * 256;
         int r = e / BK, kk = e % BK;
         int gi = row0 + r, gk = k0 + kk;
-        float v = 0.0;
+        real v = 0.0;
         if (gi < u_m && gk < u_k) {
             v = a[u_aoff + gi * u_lda + gk];
 #ifdef USE_D
@@ -121,7 +123,7 @@ void load_slice(int k0, int tid, int row0, int col0, out float ra[8], out float 
     }
 }
 
-void store_slice(int tid, float ra[8], float rb[8]) {
+void store_slice(int tid, real ra[8], real rb[8]) {
     for (int l = 0; l < 8; ++l) {
         int e = tid + l * 256;
         int r = e / BK, kk = e % BK;
@@ -135,7 +137,7 @@ void store_slice(int tid, float ra[8], float rb[8]) {
     }
 }
 
-#define SLICE float ra[8], rb[8]
+#define SLICE real ra[8], rb[8]
 #endif
 
 void main() {
@@ -155,8 +157,8 @@ void main() {
     int row0 = int(gl_WorkGroupID.y) * BM;
     int col0 = int(gl_WorkGroupID.x) * BN;
 #endif
-    vec4 acc[16];                          // acc[2 * r + h]: row r of the thread's 8, columns h*64 + tx*4 ..
-    for (int q = 0; q < 16; ++q) acc[q] = vec4(0.0);
+    real4 acc[16];                          // acc[2 * r + h]: row r of the thread's 8, columns h*64 + tx*4 ..
+    for (int q = 0; q < 16; ++q) acc[q] = real4(0.0);
     SLICE;
     load_slice(0, tid, row0, col0, ra, rb);
     for (int k0 = 0; k0 < u_k; k0 += BK) {
@@ -164,17 +166,17 @@ void main() {
         barrier();
         if (k0 + BK < u_k) load_slice(k0 + BK, tid, row0, col0, ra, rb);
         for (int kk = 0; kk < BK; ++kk) {
-            vec4 a0 = As[kk][ty], a1 = As[kk][16 + ty];
-            vec4 b0 = Bs[kk][tx], b1 = Bs[kk][16 + tx];
-            float ar[8] = float[8](a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w);
+            real4 a0 = As[kk][ty], a1 = As[kk][16 + ty];
+            real4 b0 = Bs[kk][tx], b1 = Bs[kk][16 + tx];
+            real ar[8] = real[8](a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w);
             for (int r = 0; r < 8; ++r) {
 #ifdef DIST2
-                vec4 d0 = vec4(ar[r]) - b0, d1 = vec4(ar[r]) - b1;
+                real4 d0 = real4(ar[r]) - b0, d1 = real4(ar[r]) - b1;
                 acc[2 * r] = fma(d0, d0, acc[2 * r]);
                 acc[2 * r + 1] = fma(d1, d1, acc[2 * r + 1]);
 #else
-                acc[2 * r] = fma(vec4(ar[r]), b0, acc[2 * r]);
-                acc[2 * r + 1] = fma(vec4(ar[r]), b1, acc[2 * r + 1]);
+                acc[2 * r] = fma(real4(ar[r]), b0, acc[2 * r]);
+                acc[2 * r + 1] = fma(real4(ar[r]), b1, acc[2 * r + 1]);
 #endif
             }
         }
@@ -188,8 +190,8 @@ void main() {
                 int j = col0 + h * 64 + tx * 4 + c;
                 if (j >= u_n) continue;
                 int at = u_coff + i * u_ldc + j;
-                float s = acc[2 * r + h][c];
-                float v = u_alpha * s;
+                real s = acc[2 * r + h][c];
+                real v = u_alpha * s;
                 if (u_beta != 0.0) v += u_beta * c_[at];
 #ifdef KERNEL
 #ifdef DIST2

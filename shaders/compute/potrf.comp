@@ -6,43 +6,44 @@
 // above it becomes 1e30 (its direction dropped) or, with u_regularize = 1, sqrt(u_floor)
 // -- the interior-point solvers' tiny-pivot rule, as blocked_panel.frag.
 layout(local_size_x = 256) in;
+#include "real.glsl"
 #ifndef NB
 #define NB 64
 #endif
-layout(std430, binding = 0) buffer ABuf { float a[]; };
+layout(std430, binding = 0) buffer ABuf { real a[]; };
 uniform int u_off;      // element (k0, k0)
 uniform int u_ld;
 uniform int u_nb;       // the block's order (<= NB; the last block may be smaller)
 uniform float u_floor;  // < 0: no floor
 uniform int u_regularize;
-shared float S[NB][NB + 1];
+LOWER_SHARED(S);
 
 void main() {
     int t = int(gl_LocalInvocationIndex);
     for (int e = t; e < u_nb * u_nb; e += 256) {
         int i = e / u_nb, j = e % u_nb;
-        S[i][j] = (j <= i) ? a[u_off + i * u_ld + j] : 0.0;
+        if (j <= i) AT(S, i, j) = a[u_off + i * u_ld + j];   // the upper part is never read
     }
     barrier();
     for (int k = 0; k < u_nb; ++k) {
         if (t == 0) {
-            float s = S[k][k];
-            S[k][k] = (u_floor >= 0.0 && !(s > u_floor)) ? (u_regularize == 1 ? sqrt(u_floor) : 1e30) : sqrt(s);
+            real s = AT(S, k, k);
+            AT(S, k, k) = (u_floor >= 0.0 && !(s > u_floor)) ? (u_regularize == 1 ? sqrt(u_floor) : 1e30) : sqrt(s);
         }
         barrier();
-        float p = S[k][k];
+        real p = AT(S, k, k);
         for (int i = k + 1 + t; i < u_nb; i += 256)
-            S[i][k] /= p;
+            AT(S, i, k) /= p;
         barrier();
         int rem = u_nb - k - 1;
         for (int e = t; e < rem * rem; e += 256) {
             int i = k + 1 + e / rem, j = k + 1 + e % rem;
-            if (j <= i) S[i][j] -= S[i][k] * S[j][k];
+            if (j <= i) AT(S, i, j) -= AT(S, i, k) * AT(S, j, k);
         }
         barrier();
     }
     for (int e = t; e < u_nb * u_nb; e += 256) {
         int i = e / u_nb, j = e % u_nb;
-        a[u_off + i * u_ld + j] = (j <= i) ? S[i][j] : 0.0;
+        a[u_off + i * u_ld + j] = (j <= i) ? AT(S, i, j) : 0.0;
     }
 }

@@ -3,37 +3,38 @@
 // place: one thread per row, forward substitution against L11 held in shared memory
 // (L11 from LBuf: the same buffer inside one matrix, the diagonal tile for a tiled one).
 layout(local_size_x = 64) in;
+#include "real.glsl"
 #ifndef NB
 #define NB 64
 #endif
-layout(std430, binding = 0) buffer ABuf { float a[]; };
-layout(std430, binding = 1) readonly buffer LBuf { float l[]; };
+layout(std430, binding = 0) buffer ABuf { real a[]; };
+layout(std430, binding = 1) readonly buffer LBuf { real l[]; };
 uniform int u_loff;     // element (k0, k0) of L: L11
 uniform int u_ldl;
 uniform int u_aoff;     // element (r0, k0) of A: the first row of A21
 uniform int u_ld;
 uniform int u_nb;
 uniform int u_rows;
-shared float Ls[NB][NB + 1];
+LOWER_SHARED(Ls);
 
 void main() {
     int t = int(gl_LocalInvocationIndex);
     for (int e = t; e < u_nb * u_nb; e += 64) {
         int i = e / u_nb, j = e % u_nb;
-        Ls[i][j] = (j <= i) ? l[u_loff + i * u_ldl + j] : 0.0;
+        if (j <= i) AT(Ls, i, j) = l[u_loff + i * u_ldl + j];   // the upper part is never read
     }
     barrier();
     int i = int(gl_GlobalInvocationID.x);
     if (i >= u_rows) return;
-    float x[NB];
+    real x[NB];
     for (int j = 0; j < NB; ++j)
         x[j] = j < u_nb ? a[u_aoff + i * u_ld + j] : 0.0;
     for (int j = 0; j < NB; ++j) {
         if (j >= u_nb) break;
-        float s = x[j];
+        real s = x[j];
         for (int l = 0; l < j; ++l)
-            s -= x[l] * Ls[j][l];
-        x[j] = s / Ls[j][j];
+            s -= x[l] * AT(Ls, j, l);
+        x[j] = s / AT(Ls, j, j);
     }
     for (int j = 0; j < NB; ++j)
         if (j < u_nb) a[u_aoff + i * u_ld + j] = x[j];

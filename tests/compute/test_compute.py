@@ -204,3 +204,54 @@ def test_rows_scaled_on_the_gpu_round_once_like_the_host(ctx, rng, m, n):
     finally:
         one.release()
         two.release()
+
+
+# -- the float64 factor (compute/float64.py: the same kernels with FP64 defined)
+
+@pytest.mark.parametrize("m", [1, 2, 3, 64, 65, 130, 197])
+def test_float64_factor_meets_the_float64_bounds(ctx, rng, m):
+    """|M - L L^T| <= gamma_{m+1} |L| |L|^T and the solve's |b - M x| <=
+    gamma_{3m+1} |L| |L|^T |x| (Higham, Theorems 10.3 and 10.4) with float64's
+    unit roundoff: a float32 factor misses these by eight orders of magnitude.
+    M is given sparse (its lower triangle is scattered on the GPU) and ill-conditioned."""
+    from scipy import sparse
+    from bounds import gamma64
+    from glgpgpu.compute.float64 import Float64Cholesky
+    B = rng.standard_normal((m, m)) * (rng.random((m, m)) < 0.1) + 1e-3 * np.eye(m)
+    C = B @ B.T                                                # sparse rows: entries absent
+    before = ctx.buffers.outstanding
+    F = Float64Cholesky(ctx, sparse.csr_matrix(C))
+    try:
+        L = np.tril(F.L.get(ctx))
+        LL = np.abs(L) @ np.abs(L).T
+        assert np.all(np.abs(C - L @ L.T) <= gamma64(m + 1) * LL)
+        assert np.array_equal(F.pivots(), np.diag(L))
+        b = rng.standard_normal(m)
+        x = F.solve(b)
+        assert x.dtype == np.float64
+        assert np.all(np.abs(b - C @ x) <= gamma64(3 * m + 1) * LL @ np.abs(x))
+    finally:
+        F.release()
+    assert ctx.buffers.outstanding == before
+
+
+def test_float64_factor_names_a_matrix_that_is_not_positive_definite(ctx):
+    from scipy import sparse
+    from glgpgpu.compute.float64 import Float64Cholesky
+    from glgpgpu.errors import NotPositiveDefiniteError
+    M = np.eye(70)
+    M[66, 66] = -1.0
+    before = ctx.buffers.outstanding
+    with pytest.raises(NotPositiveDefiniteError, match="pivot 66 .* in float64") as info:
+        Float64Cholesky(ctx, sparse.csr_matrix(M))
+    assert info.value.pivot == 66 and ctx.buffers.outstanding == before
+    with pytest.raises(ValueError, match="square"):
+        Float64Cholesky(ctx, sparse.csr_matrix(np.ones((3, 4))))
+
+
+def test_float64_factor_over_the_storage_block_says_so(ctx, monkeypatch):
+    from scipy import sparse
+    from glgpgpu.compute.float64 import Float64Cholesky
+    monkeypatch.setattr(ctx, "caps", dataclasses.replace(ctx.caps, max_storage_block=4096))
+    with pytest.raises(ValueError, match="float64.*storage buffer"):
+        Float64Cholesky(ctx, sparse.eye(40, format="csr"))

@@ -123,6 +123,27 @@ def test_after_float64_streak_no_float32_factor_is_made(ctx, monkeypatch):
     assert abs(res.objective - ref.objective) <= 1e-8 * abs(ref.objective)
 
 
+def test_compute_takes_its_float64_factor_on_the_gpu(ctx, monkeypatch):
+    """method="compute" factors the last-resort float64 systems on the GPU
+    (compute/float64.py) where the host would: forced here for every solve and every
+    order; the answer is cpu64's and every buffer goes back."""
+    from glgpgpu.solvers.lp.mixed import mehrotra
+    from glgpgpu.solvers.lp.mixed import normal
+    monkeypatch.setattr(mehrotra, "FLOAT64_AFTER", 0)
+    monkeypatch.setattr(normal, "GPU_FLOAT64_ROWS", 1)
+    monkeypatch.setattr(normal, "MULTIFRONTAL_FLOPS", 0)
+    path = lp_table3.data_dir() / "adlittle.mps.gz"
+    before = ctx.buffers.outstanding
+    res = glgpgpu.solve_mps(path, method="compute")
+    assert res.status == "optimal"
+    assert res.stats["gpu_factor_float64"] >= res.iterations - 1          # the first iteration's solves all float32
+    assert res.stats["host_factor_multifrontal"] + res.stats["host_factor_sparse"] + \
+        res.stats["host_factor_dense"] == 0
+    assert ctx.buffers.outstanding == before
+    ref = glgpgpu.solve_mps(path, device="cpu64")
+    assert abs(res.objective - ref.objective) <= 1e-8 * abs(ref.objective)
+
+
 def test_single_precision_stop_keeps_its_objective(ctx):
     """The 2006 solver asked for more than float32 gives: a status that says so and
     the objective of the x it returns (once NaN)."""

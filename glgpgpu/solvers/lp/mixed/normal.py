@@ -48,10 +48,14 @@ import scipy.sparse as sp
 
 from ....symbolic import colamd_available
 from ...sparse_cholesky import CholeskyAnalysis
-from .host_factor import SPARSE_SHARE, HostFactor, _regularized_cholesky
+from .host_factor import MULTIFRONTAL_FLOPS, SPARSE_SHARE, HostFactor, _regularized_cholesky, shifted
 
 
 _UNSET = object()
+#: the GPU's float64 factor (where the system has one: method="compute") is taken for M of
+#: at least this order whose host factorization would be multifrontal or dense; below,
+#: or for the small sparse ones, the host's is as quick
+GPU_FLOAT64_ROWS = 1000
 SOLVE_TOL_BORDER = 1e-13      # the border's columns M^-1 Q: solved once per factorization, tightly
 BORDER_CORRECTIONS = 2       # primal corrections of a bordered Newton step
 
@@ -88,7 +92,8 @@ class MixedNormal:
                       "factorizations": 0, "solves": 0, "refinement_steps": 0, "pcg_iterations": 0,
                       "host_fallbacks": 0, "max_rel_residual": 0.0, "bordered_columns": 0,
                       "border_skipped": 0, "host_factor_multifrontal": 0, "host_factor_sparse": 0,
-                      "host_factor_dense": 0, "refused_steps": 0, "float64_from_iteration": 0}
+                      "host_factor_dense": 0, "gpu_factor_float64": 0, "refused_steps": 0,
+                      "float64_from_iteration": 0}
         self._host_factor = None
         self.exact = False                  # set by the iteration: every solve by the float64 factor,
                                             # and no float32 factor made any more
@@ -108,7 +113,7 @@ class MixedNormal:
             self.excess = np.maximum(np.asarray(d_border, float) - d[self.border], 1e-300)
             self.stats["bordered_columns"] = max(self.stats["bordered_columns"], int(self.border.size))
         self.d, self.delta = d, delta
-        self._host_factor = None
+        self._drop_float64_factor()
         self.stats["factorizations"] += 1
         self.dmax = float(d.max()) if d.size and d.max() > 0 else 1.0
         ds = d / self.dmax
@@ -337,7 +342,8 @@ class MixedNormal:
         return best_x, true
 
     def _host(self, rhs, nr):
-        """float64 factorization of M on the host: the last resort, counted."""
+        """float64 factorization of M (the host's, or the GPU's where it has one): the
+        last resort, counted."""
         self.stats["host_fallbacks"] += 1
         if self._host_factor is None:
             M = (self.A.multiply(self.d[None, :]).tocsr() @ self.At).tocsc()
@@ -349,16 +355,33 @@ class MixedNormal:
         x = F.solve(rhs / s) / s
         return x, np.linalg.norm(rhs - self.matvec(x)) / nr
 
-    def _float64_factor(self, M, floor: float) -> HostFactor:
-        """HostFactor of M (A D A^T's pattern), counted by kind in stats.  The symbolic
-        analysis is made once per problem (needs COLAMD; none where it is missing or M
-        is too dense to be worth it)."""
+    def _float64_factor(self, M, floor: float):
+        """The float64 factor of M (A D A^T's pattern), counted by kind in stats: the
+        GPU's (`float64_factor`) where the system has one and it pays (GPU_FLOAT64_ROWS),
+        else HostFactor.  The symbolic analysis is made once per problem (needs COLAMD;
+        none where it is missing or M is too dense to be worth it)."""
         if self._symbolic is _UNSET:
             sparse = M.nnz <= SPARSE_SHARE * self.m * self.m
             self._symbolic = CholeskyAnalysis.of(self.A) if sparse and colamd_available() else None
+        gpu = getattr(self.system, "float64_factor", None)
+        if gpu is not None and self.m >= GPU_FLOAT64_ROWS and (
+                self._symbolic is None or self._symbolic.flops >= MULTIFRONTAL_FLOPS):
+            eye = sp.eye(self.m, format="csc")
+            try:
+                F = shifted(lambda shift: gpu(M + shift * eye), float(M.diagonal().max(initial=0)), floor)
+                self.stats["gpu_factor_float64"] += 1
+                return F
+            except (np.linalg.LinAlgError, ValueError):
+                pass                  # not positive definite at any shift tried, or over the buffer limit
         F = HostFactor(M, floor, self._symbolic)
         self.stats["host_factor_" + F.kind] += 1
         return F
+
+    def _drop_float64_factor(self) -> None:
+        F = self._host_factor[0] if self._host_factor is not None else None
+        if hasattr(F, "release"):                   # the GPU's: its buffer back to the pool
+            F.release()
+        self._host_factor = None
 
     def _time(self, phase, t0):
         if self.watch is not None:
@@ -366,6 +389,7 @@ class MixedNormal:
 
     def release(self):
         self._A64 = self._As32 = None
+        self._drop_float64_factor()
         if self.system is not None:
             self.system.release()
             self.system = None

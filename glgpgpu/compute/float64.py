@@ -1,0 +1,117 @@
+"""The compute method's float64 Cholesky factor (GLSL 4.00's double in the same
+kernels as the float32 one: real.glsl): the LP's last-resort solves, where the host
+would factor A D A^T in float64.  The sparse matrix's lower triangle is scattered
+into a zeroed buffer on the GPU, factored there (dense, blocked right-looking: the
+H100's float64 rate against a host's sparse factorization), and kept for solves:
+one upload and one read-back of a vector each."""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import NotPositiveDefiniteError
+from ..gl.buffers import leading
+from .blas import download, fill, require, write
+from .dense import factor, solve_buffer
+
+#: a pivot the factor could not take (not positive: potrf.comp's floor of 0 makes it this)
+DROPPED = 1e30
+
+
+class Float64Matrix:
+    """A rows x cols float64 matrix in a pooled storage buffer, element (i, j) at
+    i * ld + j doubles (the float32 pool's buffer of twice the row stride); give it back."""
+
+    def __init__(self, ctx, rows: int, cols: int, what: str):
+        self.rows, self.cols, self.ld = int(rows), int(cols), leading(cols)
+        need, lim = 8 * self.rows * self.ld, ctx.caps.max_storage_block
+        if lim and need > lim:
+            raise ValueError(f"{what} ({rows} x {cols}, float64) needs {need} bytes in one storage buffer, "
+                             f"but this GPU's limit is {lim} ({ctx.caps.renderer})")
+        self._mb = ctx.buffers.take(self.rows, 2 * self.ld, what, ld=2 * self.ld)
+        self.buf = self._mb.buf
+
+    def put(self, ctx, values: np.ndarray) -> None:
+        """values (rows x cols float64) in, padded to the row stride on the host."""
+        a = np.zeros((self.rows, self.ld))
+        a[:, :self.cols] = values
+        write(ctx, self._mb, a.view(np.float32))
+
+    def get(self, ctx) -> np.ndarray:
+        return download(ctx, self._mb).view(np.float64)[:, :self.cols]
+
+    def give(self) -> None:
+        if self._mb is not None:
+            self._mb.give()
+            self._mb = self.buf = None
+
+
+def _raw(ctx, values: np.ndarray, what: str):
+    """A 1-D int32 or float64 array in a compact float32 buffer of its bytes."""
+    f = np.ascontiguousarray(values).view(np.float32).reshape(1, -1)
+    b = ctx.buffers.take(1, f.shape[1], what, ld=f.shape[1])
+    write(ctx, b, f)
+    return b
+
+
+class Float64Cholesky:
+    """L L^T = M (scipy.sparse or dense, symmetric; its lower triangle is read) in
+    float64 on the GPU; `solve(b)`; raises NotPositiveDefiniteError (a
+    numpy.linalg.LinAlgError) where a pivot is not positive.  Release when done."""
+
+    def __init__(self, ctx, M):
+        require(ctx)
+        self.ctx = ctx
+        m = self.m = M.shape[0]
+        if M.shape != (m, m):
+            raise ValueError(f"M must be square, got {M.shape}")
+        low = sp.tril(sp.coo_matrix(M))
+        self.L = Float64Matrix(ctx, m, m, "the float64 factor")
+        try:
+            fill(ctx, self.L._mb, 0.0)
+            at = (low.row.astype(np.int64) * self.L.ld + low.col).astype(np.int32)
+            if low.nnz:
+                idx, val = _raw(ctx, at, "the entries' places"), _raw(ctx, low.data.astype(np.float64),
+                                                                        "the entries")
+                try:
+                    groups = -(-low.nnz // 256)
+                    ctx.kernels.dispatch("scatter_entries", (min(groups, 65535), -(-groups // 65535), 1),
+                                         buffers={0: self.L.buf, 1: idx.buf, 2: val.buf},
+                                         uniforms={"u_count": int(low.nnz)})
+                finally:
+                    idx.give()
+                    val.give()
+            factor(ctx, self.L, m, pivot_floor=0.0, fp64=True)
+            piv = self.pivots()
+            NotPositiveDefiniteError.check(np.where(piv >= DROPPED, -1.0, piv), m, "float64")
+        except BaseException:
+            self.release()
+            raise
+
+    def pivots(self) -> np.ndarray:
+        """L's diagonal, float64."""
+        d = Float64Matrix(self.ctx, 1, self.m, "the pivots")
+        try:
+            self.ctx.kernels.dispatch("diagonal", (-(-self.m // 256), 1, 1), buffers={0: self.L.buf, 1: d.buf},
+                                      defines={"FP64": 1}, uniforms={"u_m": self.m, "u_ld": self.L.ld})
+            return d.get(self.ctx)[0].copy()
+        finally:
+            d.give()
+
+    def solve(self, b: np.ndarray) -> np.ndarray:
+        """x with L L^T x = b (float64 throughout)."""
+        b = np.asarray(b, np.float64)
+        if b.shape != (self.m,):
+            raise ValueError(f"b must have shape ({self.m},), got {b.shape}")
+        X = Float64Matrix(self.ctx, 1, self.m, "a float64 right-hand side")
+        try:
+            X.put(self.ctx, b.reshape(1, -1))
+            solve_buffer(self.ctx, self.L, X, self.m, 1, [False, True], fp64=True)
+            return X.get(self.ctx)[0].copy()
+        finally:
+            X.give()
+
+    def release(self) -> None:
+        if getattr(self, "L", None) is not None:
+            self.L.give()
+            self.L = None
