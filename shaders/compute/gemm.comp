@@ -87,11 +87,11 @@ void store_slice(int tid, real4 ra[2], real4 rb[2]) {
     for (int l = 0; l < 2; ++l) {
         int e = tid + l * 256;
         int r = e >> 2, kk = 4 * (e & 3);
-        for (int c = 0; c < 4; ++c) As[kk + c][r >> 2][r & 3] = ra[l][c];
+        for (int c = 0; c < 4; ++c) SET4(As[kk + c][r >> 2], r & 3, ra[l][c]);
 #ifdef TRANS_B
         Bs[e >> 5][e & 31] = rb[l];
 #else
-        for (int c = 0; c < 4; ++c) Bs[kk + c][r >> 2][r & 3] = rb[l][c];
+        for (int c = 0; c < 4; ++c) SET4(Bs[kk + c][r >> 2], r & 3, rb[l][c]);
 #endif
     }
 }
@@ -127,12 +127,12 @@ void store_slice(int tid, real ra[8], real rb[8]) {
     for (int l = 0; l < 8; ++l) {
         int e = tid + l * 256;
         int r = e / BK, kk = e % BK;
-        As[kk][r >> 2][r & 3] = ra[l];
+        SET4(As[kk][r >> 2], r & 3, ra[l]);
 #ifdef TRANS_B
         int kk2 = e / BN, q = e % BN;
-        Bs[kk2][q >> 2][q & 3] = rb[l];
+        SET4(Bs[kk2][q >> 2], q & 3, rb[l]);
 #else
-        Bs[kk][r >> 2][r & 3] = rb[l];
+        SET4(Bs[kk][r >> 2], r & 3, rb[l]);
 #endif
     }
 }

@@ -144,6 +144,27 @@ def test_compute_takes_its_float64_factor_on_the_gpu(ctx, monkeypatch):
     assert abs(res.objective - ref.objective) <= 1e-8 * abs(ref.objective)
 
 
+def test_a_driver_without_float64_kernels_falls_back_to_the_host(ctx, monkeypatch):
+    """A float64 kernel the driver cannot build (NVIDIA's once: a dvec4 store) is
+    said once, as a warning, and the host factors instead: same answer, no crash."""
+    from glgpgpu.compute.normal import NormalSystem
+    from glgpgpu.errors import ShaderCompileError
+    from glgpgpu.solvers.lp.mixed import mehrotra
+    from glgpgpu.solvers.lp.mixed import normal
+    calls = []
+
+    def broken(self, M):
+        calls.append(1)
+        raise ShaderCompileError("gemm.comp does not compile")
+    monkeypatch.setattr(NormalSystem, "float64_factor", broken)
+    monkeypatch.setattr(mehrotra, "FLOAT64_AFTER", 0)
+    monkeypatch.setattr(normal, "GPU_FLOAT64_ROWS", 1)
+    monkeypatch.setattr(normal, "MULTIFRONTAL_FLOPS", 0)
+    with pytest.warns(RuntimeWarning, match="float64 factor is unavailable"):
+        res = glgpgpu.solve_mps(lp_table3.data_dir() / "adlittle.mps.gz", method="compute")
+    assert res.status == "optimal" and len(calls) == 1 and res.stats["gpu_factor_float64"] == 0
+
+
 def test_single_precision_stop_keeps_its_objective(ctx):
     """The 2006 solver asked for more than float32 gives: a status that says so and
     the objective of the x it returns (once NaN)."""

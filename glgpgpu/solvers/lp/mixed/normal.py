@@ -46,6 +46,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
+from ....errors import ShaderCompileError
 from ....symbolic import colamd_available
 from ...sparse_cholesky import CholeskyAnalysis
 from .host_factor import MULTIFRONTAL_FLOPS, SPARSE_SHARE, HostFactor, _regularized_cholesky, shifted
@@ -99,6 +100,7 @@ class MixedNormal:
                                             # and no float32 factor made any more
         self._symbolic = _UNSET             # the CholeskyAnalysis of A D A^T, made when first needed
         self._A64 = self._As32 = None       # the dense assembly's A (float64) and its work array
+        self._no_gpu_float64 = False        # set when the driver could not build the float64 kernels
 
     # -- factor --------------------------------------------------------------------------
     def factor(self, d: np.ndarray, delta: float, floor_rel: float = 1e-10, border=None, d_border=None) -> None:
@@ -368,7 +370,7 @@ class MixedNormal:
         if self._symbolic is _UNSET:
             sparse = M.nnz <= SPARSE_SHARE * self.m * self.m
             self._symbolic = CholeskyAnalysis.of(self.A) if sparse and colamd_available() else None
-        gpu = getattr(self.system, "float64_factor", None)
+        gpu = None if self._no_gpu_float64 else getattr(self.system, "float64_factor", None)
         if gpu is not None and self.m >= GPU_FLOAT64_ROWS and (
                 self._symbolic is None or self._symbolic.flops >= MULTIFRONTAL_FLOPS):
             eye = sp.eye(self.m, format="csc")
@@ -378,6 +380,10 @@ class MixedNormal:
                 return F
             except (np.linalg.LinAlgError, ValueError):
                 pass                  # not positive definite at any shift tried, or over the buffer limit
+            except ShaderCompileError as exc:          # a driver without float64 kernels: the host's
+                warnings.warn(f"the GPU's float64 factor is unavailable, the host factors instead: {exc}",
+                              RuntimeWarning, stacklevel=2)
+                self._no_gpu_float64 = True
         F = HostFactor(M, floor, self._symbolic)
         self.stats["host_factor_" + F.kind] += 1
         return F
