@@ -28,12 +28,12 @@ void main() {
     for (int k = 0; k < u_nb; ++k) {
         if (t == 0) {
             real s = AT(S, k, k);
-            AT(S, k, k) = (u_floor >= 0.0 && !(s > u_floor)) ? (u_regularize == 1 ? sqrt(u_floor) : 1e30) : sqrt(s);
+            AT(S, k, k) = (u_floor >= 0.0 && !(s > u_floor)) ? (u_regularize == 1 ? sqrt(u_floor) : 1e30) : SQRT(s);
         }
         barrier();
         real p = AT(S, k, k);
         for (int i = k + 1 + t; i < u_nb; i += 256)
-            AT(S, i, k) /= p;
+            AT(S, i, k) = DIV(AT(S, i, k), p);
         barrier();
         int rem = u_nb - k - 1;
         for (int e = t; e < rem * rem; e += 256) {

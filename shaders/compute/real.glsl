@@ -22,3 +22,25 @@
 #define LOWER_SHARED(name) shared real name[NB][NB + 1]
 #define AT(name, i, j) name[i][j]
 #endif
+// DIV(a, b), SQRT(s): GLSL asks of double division and sqrt only single precision
+// (GLSL 4.60, section 4.7.1), and NVIDIA's are about that; in float64 Newton steps in
+// fma (exact: `precise`) take them to double's.  Float32 keeps its operators.
+#ifdef FP64
+double DIV(double a, double b) {
+    precise double r = 1.0 / b;
+    if (r == 0.0 || isinf(r) || isnan(r)) return a / b;        // b beyond float's range
+    r = fma(r, fma(-b, r, 1.0), r);
+    r = fma(r, fma(-b, r, 1.0), r);
+    precise double q = a * r;
+    return fma(r, fma(-b, q, a), q);
+}
+double SQRT(double s) {
+    precise double y = sqrt(s);
+    if (!(y > 0.0) || isinf(y)) return y;
+    y = fma(0.5 * fma(-y, y, s), DIV(1.0, y), y);
+    return fma(0.5 * fma(-y, y, s), DIV(1.0, y), y);
+}
+#else
+#define DIV(a, b) ((a) / (b))
+#define SQRT(s) sqrt(s)
+#endif

@@ -36,7 +36,7 @@ void main() {
         real s = v[j];
         for (int p = j + 1; p < NB; ++p)
             if (p < u_nb) s -= AT(Ls, p, j) * v[p];
-        v[j] = s / AT(Ls, j, j);
+        v[j] = DIV(s, AT(Ls, j, j));
     }
 #else
     for (int j = 0; j < NB; ++j) {
@@ -44,7 +44,7 @@ void main() {
         real s = v[j];
         for (int p = 0; p < j; ++p)
             s -= AT(Ls, j, p) * v[p];
-        v[j] = s / AT(Ls, j, j);
+        v[j] = DIV(s, AT(Ls, j, j));
     }
 #endif
     for (int j = 0; j < NB; ++j)

@@ -34,7 +34,7 @@ void main() {
         real s = x[j];
         for (int l = 0; l < j; ++l)
             s -= x[l] * AT(Ls, j, l);
-        x[j] = s / AT(Ls, j, j);
+        x[j] = DIV(s, AT(Ls, j, j));
     }
     for (int j = 0; j < NB; ++j)
         if (j < u_nb) a[u_aoff + i * u_ld + j] = x[j];
