@@ -55,8 +55,8 @@ shared real4 Bs[BK][BN / 4];
 // one k-slice of A and B: two vec4 of each per thread, loaded from global memory into
 // registers while the previous slice is multiplied (then stored to shared memory)
 real4 masked(real4 v, int first, int limit) {
-    return real4(first < limit ? v.x : 0.0, first + 1 < limit ? v.y : 0.0,
-                first + 2 < limit ? v.z : 0.0, first + 3 < limit ? v.w : 0.0);
+    return real4(first < limit ? v.x : real(0.0), first + 1 < limit ? v.y : real(0.0),
+                first + 2 < limit ? v.z : real(0.0), first + 3 < limit ? v.w : real(0.0));
 }
 
 void load_slice(int k0, int tid, int row0, int col0, out real4 ra[2], out real4 rb[2]) {
@@ -68,8 +68,8 @@ void load_slice(int k0, int tid, int row0, int col0, out real4 ra[2], out real4 
         if (gi < u_m && gk < u_k) {
             v = masked(a4[(u_aoff + gi * u_lda + gk) >> 2], gk, u_k);
 #ifdef USE_D
-            v *= real4(dv[gk], gk + 1 < u_k ? dv[gk + 1] : 0.0, gk + 2 < u_k ? dv[gk + 2] : 0.0,
-                      gk + 3 < u_k ? dv[gk + 3] : 0.0);
+            v *= real4(dv[gk], gk + 1 < u_k ? dv[gk + 1] : real(0.0), gk + 2 < u_k ? dv[gk + 2] : real(0.0),
+                      gk + 3 < u_k ? dv[gk + 3] : real(0.0));
 #endif
         }
         ra[l] = v;
@@ -115,10 +115,10 @@ void load_slice(int k0, int tid, int row0, int col0, out real ra[8], out real rb
 #ifdef TRANS_B
         int kk2 = e / BN, q = e % BN;
         int gj = col0 + q, gk2 = k0 + kk2;
-        rb[l] = (gj < u_n && gk2 < u_k) ? b[u_boff + gk2 * u_ldb + gj] : 0.0;
+        rb[l] = (gj < u_n && gk2 < u_k) ? b[u_boff + gk2 * u_ldb + gj] : real(0.0);
 #else
         int gj = col0 + r;
-        rb[l] = (gj < u_n && gk < u_k) ? b[u_boff + gj * u_ldb + gk] : 0.0;
+        rb[l] = (gj < u_n && gk < u_k) ? b[u_boff + gj * u_ldb + gk] : real(0.0);
 #endif
     }
 }
@@ -191,8 +191,8 @@ void main() {
                 if (j >= u_n) continue;
                 int at = u_coff + i * u_ldc + j;
                 real s = acc[2 * r + h][c];
-                real v = u_alpha * s;
-                if (u_beta != 0.0) v += u_beta * c_[at];
+                real v = real(u_alpha) * s;
+                if (u_beta != 0.0) v += real(u_beta) * c_[at];
 #ifdef KERNEL
 #ifdef DIST2
                 v = kernel_value(-0.5 * v, 0.0, 0.0);    // rbf from the squared distance itself

@@ -28,7 +28,7 @@ void main() {
     for (int k = 0; k < u_nb; ++k) {
         if (t == 0) {
             real s = AT(S, k, k);
-            AT(S, k, k) = (u_floor >= 0.0 && !(s > u_floor)) ? (u_regularize == 1 ? sqrt(u_floor) : 1e30) : SQRT(s);
+            AT(S, k, k) = (u_floor >= 0.0 && !(s > u_floor)) ? real(u_regularize == 1 ? sqrt(u_floor) : 1e30) : SQRT(s);
         }
         barrier();
         real p = AT(S, k, k);
@@ -44,6 +44,6 @@ void main() {
     }
     for (int e = t; e < u_nb * u_nb; e += 256) {
         int i = e / u_nb, j = e % u_nb;
-        a[u_off + i * u_ld + j] = (j <= i) ? AT(S, i, j) : 0.0;
+        a[u_off + i * u_ld + j] = (j <= i) ? AT(S, i, j) : real(0.0);
     }
 }

@@ -1,6 +1,7 @@
 // The kernels' number type: float32, or with FP64 defined float64 (GLSL 4.00's
 // double; the compute method's float64 factor).  Uniforms and index arithmetic stay
-// float and int.
+// float and int; a float meeting a real is made real explicitly (real(0.0), 1.0lf):
+// NVIDIA's compiler rounded the double to float there, where GLSL converts the float.
 // SET4(v, c, x): v[c] = x for a component c known only at run time (NVIDIA's compiler
 // has no such store into a dvec4: "can't find __setVectorIndex").
 #ifdef FP64
@@ -27,18 +28,18 @@
 // fma (exact: `precise`) take them to double's.  Float32 keeps its operators.
 #ifdef FP64
 double DIV(double a, double b) {
-    precise double r = 1.0 / b;
-    if (r == 0.0 || isinf(r) || isnan(r)) return a / b;        // b beyond float's range
-    r = fma(r, fma(-b, r, 1.0), r);
-    r = fma(r, fma(-b, r, 1.0), r);
+    precise double r = 1.0lf / b;
+    if (r == 0.0lf || isinf(r) || isnan(r)) return a / b;      // b beyond float's range
+    r = fma(r, fma(-b, r, 1.0lf), r);
+    r = fma(r, fma(-b, r, 1.0lf), r);
     precise double q = a * r;
     return fma(r, fma(-b, q, a), q);
 }
 double SQRT(double s) {
     precise double y = sqrt(s);
-    if (!(y > 0.0) || isinf(y)) return y;
-    y = fma(0.5 * fma(-y, y, s), DIV(1.0, y), y);
-    return fma(0.5 * fma(-y, y, s), DIV(1.0, y), y);
+    if (!(y > 0.0lf) || isinf(y)) return y;
+    y = fma(0.5lf * fma(-y, y, s), DIV(1.0lf, y), y);
+    return fma(0.5lf * fma(-y, y, s), DIV(1.0lf, y), y);
 }
 #else
 #define DIV(a, b) ((a) / (b))

@@ -29,7 +29,7 @@ void main() {
     if (r >= u_nrhs) return;
     real v[NB];
     for (int j = 0; j < NB; ++j)
-        v[j] = j < u_nb ? x[u_xoff + r * u_ldx + j] : 0.0;
+        v[j] = j < u_nb ? x[u_xoff + r * u_ldx + j] : real(0.0);
 #ifdef BACKWARD
     for (int j = NB - 1; j >= 0; --j) {
         if (j >= u_nb) continue;

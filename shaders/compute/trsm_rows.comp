@@ -28,7 +28,7 @@ void main() {
     if (i >= u_rows) return;
     real x[NB];
     for (int j = 0; j < NB; ++j)
-        x[j] = j < u_nb ? a[u_aoff + i * u_ld + j] : 0.0;
+        x[j] = j < u_nb ? a[u_aoff + i * u_ld + j] : real(0.0);
     for (int j = 0; j < NB; ++j) {
         if (j >= u_nb) break;
         real s = x[j];
