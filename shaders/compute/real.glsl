@@ -45,3 +45,20 @@ double SQRT(double s) {
 #define DIV(a, b) ((a) / (b))
 #define SQRT(s) sqrt(s)
 #endif
+// PRIV: the element type of a private array indexed at run time.  NVIDIA keeps such an
+// array of doubles in float32 (measured: errors of 1.6e-7 where float64 gives 0), so in
+// float64 it holds the doubles' bits (uvec2), moved in and out by TO_PRIV / FROM_PRIV.
+#ifdef FP64
+#define PRIV uvec2
+#define TO_PRIV(x) unpackDouble2x32(x)
+#define FROM_PRIV(x) packDouble2x32(x)
+#else
+#define PRIV real
+#define TO_PRIV(x) (x)
+#define FROM_PRIV(x) (x)
+#endif
+// ... and so does a private array indexed by a loop it did not unroll (the GEMM's
+// accumulators): in float64 every loop is unrolled (indices known, registers, exact).
+#ifdef FP64
+#pragma optionNV(unroll all)
+#endif

@@ -27,26 +27,26 @@ void main() {
     barrier();
     int r = int(gl_GlobalInvocationID.x);
     if (r >= u_nrhs) return;
-    real v[NB];
+    PRIV v[NB];
     for (int j = 0; j < NB; ++j)
-        v[j] = j < u_nb ? x[u_xoff + r * u_ldx + j] : real(0.0);
+        v[j] = TO_PRIV(j < u_nb ? x[u_xoff + r * u_ldx + j] : real(0.0));
 #ifdef BACKWARD
     for (int j = NB - 1; j >= 0; --j) {
         if (j >= u_nb) continue;
-        real s = v[j];
+        real s = FROM_PRIV(v[j]);
         for (int p = j + 1; p < NB; ++p)
-            if (p < u_nb) s -= AT(Ls, p, j) * v[p];
-        v[j] = DIV(s, AT(Ls, j, j));
+            if (p < u_nb) s -= AT(Ls, p, j) * FROM_PRIV(v[p]);
+        v[j] = TO_PRIV(DIV(s, AT(Ls, j, j)));
     }
 #else
     for (int j = 0; j < NB; ++j) {
         if (j >= u_nb) break;
-        real s = v[j];
+        real s = FROM_PRIV(v[j]);
         for (int p = 0; p < j; ++p)
-            s -= AT(Ls, j, p) * v[p];
-        v[j] = DIV(s, AT(Ls, j, j));
+            s -= AT(Ls, j, p) * FROM_PRIV(v[p]);
+        v[j] = TO_PRIV(DIV(s, AT(Ls, j, j)));
     }
 #endif
     for (int j = 0; j < NB; ++j)
-        if (j < u_nb) x[u_xoff + r * u_ldx + j] = v[j];
+        if (j < u_nb) x[u_xoff + r * u_ldx + j] = FROM_PRIV(v[j]);
 }

@@ -26,16 +26,16 @@ void main() {
     barrier();
     int i = int(gl_GlobalInvocationID.x);
     if (i >= u_rows) return;
-    real x[NB];
+    PRIV x[NB];
     for (int j = 0; j < NB; ++j)
-        x[j] = j < u_nb ? a[u_aoff + i * u_ld + j] : real(0.0);
+        x[j] = TO_PRIV(j < u_nb ? a[u_aoff + i * u_ld + j] : real(0.0));
     for (int j = 0; j < NB; ++j) {
         if (j >= u_nb) break;
-        real s = x[j];
+        real s = FROM_PRIV(x[j]);
         for (int l = 0; l < j; ++l)
-            s -= x[l] * AT(Ls, j, l);
-        x[j] = DIV(s, AT(Ls, j, j));
+            s -= FROM_PRIV(x[l]) * AT(Ls, j, l);
+        x[j] = TO_PRIV(DIV(s, AT(Ls, j, j)));
     }
     for (int j = 0; j < NB; ++j)
-        if (j < u_nb) a[u_aoff + i * u_ld + j] = x[j];
+        if (j < u_nb) a[u_aoff + i * u_ld + j] = FROM_PRIV(x[j]);
 }
