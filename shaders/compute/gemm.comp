@@ -17,6 +17,11 @@
 // plus u_diag on the diagonal).
 layout(local_size_x = 16, local_size_y = 16) in;
 #include "real.glsl"
+#ifdef FP64
+// NVIDIA keeps a private array of doubles that a loop indexes without being unrolled (the
+// accumulators) in float32 (real.glsl's PRIV): every loop with known bounds unrolled
+#pragma optionNV(unroll all)
+#endif
 #define BM 128
 #define BN 128
 #define BK 16

@@ -57,8 +57,3 @@ double SQRT(double s) {
 #define TO_PRIV(x) (x)
 #define FROM_PRIV(x) (x)
 #endif
-// ... and so does a private array indexed by a loop it did not unroll (the GEMM's
-// accumulators): in float64 every loop is unrolled (indices known, registers, exact).
-#ifdef FP64
-#pragma optionNV(unroll all)
-#endif
