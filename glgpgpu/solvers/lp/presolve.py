@@ -4,6 +4,7 @@ row rank), and geometric scaling of rows and columns (float32 arithmetic needs
 entries of similar size)."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -181,13 +182,13 @@ def tighten(lp, passes: int = 4) -> Tightened:
     dropped here; columns never are."""
     from .problem import GeneralLP
 
-    A = np.asarray(lp.A, float)
+    A = _rows(lp.A)
     m, n = A.shape
+    row_of = np.repeat(np.arange(m), np.diff(A.indptr))
     col_lo, col_up = np.array(lp.col_lo, float), np.array(lp.col_up, float)
     row_lo, row_up = np.array(lp.row_lo, float), np.array(lp.row_up, float)
     alive = np.ones(m, bool)
     checked = np.zeros(m, bool)                     # inequality singletons already checked
-    nz = A != 0
     order = []
     implied_lo, implied_up = col_lo.copy(), col_up.copy()     # bounds with the inequality rows' too
 
@@ -196,13 +197,14 @@ def tighten(lp, passes: int = 4) -> Tightened:
 
     for _ in range(passes):
         fixed = col_lo == col_up
-        moving = nz & ~fixed[None, :]
-        count = moving.sum(axis=1)
+        count = np.bincount(row_of[~fixed[A.indices]], minlength=m)     # each row's moving variables
         done = alive & ~checked & (count <= 1)
         if not done.any():
             break
         for i in np.flatnonzero(done):
-            known = float(A[i, fixed] @ col_lo[fixed]) if fixed.any() else 0.0
+            cols, vals = A.indices[A.indptr[i]:A.indptr[i + 1]], A.data[A.indptr[i]:A.indptr[i + 1]]
+            held = fixed[cols]
+            known = _exact_dot(vals[held], col_lo[cols[held]])
             lo, up = row_lo[i] - known, row_up[i] - known
             if count[i] == 0:
                 slack = _feasibility_slack(row_lo[i], row_up[i], known)
@@ -212,8 +214,7 @@ def tighten(lp, passes: int = 4) -> Tightened:
                 alive[i] = False
                 order.append((int(i), -1))
                 continue
-            j = int(np.flatnonzero(moving[i])[0])
-            a = A[i, j]
+            j, a = int(cols[~held][0]), float(vals[~held][0])
             lo_j, up_j = (lo / a, up / a) if a > 0 else (up / a, lo / a)
             implied_lo[j], implied_up[j] = max(implied_lo[j], lo_j), min(implied_up[j], up_j)
             if implied_lo[j] - implied_up[j] > _feasibility_slack(implied_lo[j], implied_up[j]):
@@ -225,8 +226,23 @@ def tighten(lp, passes: int = 4) -> Tightened:
             alive[i] = False
             order.append((int(i), j))
     rows = np.flatnonzero(alive)
-    reduced = GeneralLP(lp.c, A[rows], row_lo[rows], row_up[rows], col_lo, col_up, lp.offset, lp.name)
+    kept = A[rows] if sp.issparse(lp.A) else np.asarray(lp.A, float)[rows]
+    reduced = GeneralLP(lp.c, kept, row_lo[rows], row_up[rows], col_lo, col_up, lp.offset, lp.name)
     return Tightened(reduced, rows, order)
+
+
+def _rows(A) -> sp.csr_matrix:
+    """A (dense or sparse) as CSR without stored zeros, duplicates or unsorted rows (a copy)."""
+    R = sp.csr_matrix(A, dtype=float, copy=True)
+    R.sum_duplicates()
+    R.eliminate_zeros()
+    return R
+
+
+def _exact_dot(a: np.ndarray, b: np.ndarray) -> float:
+    """sum a_k b_k of the products rounded once each, summed exactly (the fixed variables'
+    part of a row: whatever order the row's nonzeros are stored in, the same number)."""
+    return math.fsum((a * b).tolist()) if a.size else 0.0
 
 
 def row_duals(t: Tightened, lp, y_kept: np.ndarray) -> np.ndarray:
@@ -236,11 +252,12 @@ def row_duals(t: Tightened, lp, y_kept: np.ndarray) -> np.ndarray:
     0 for the rows with no variable left.  The rows are
     visited last-dropped first: a row dropped later may hold a variable an earlier one
     fixed, and its multiplier changes that variable's reduced cost."""
-    A = np.asarray(lp.A, float)
+    A = _rows(lp.A).tocsc()
     y = np.zeros(A.shape[0])
     y[t.rows] = y_kept
     for i, j in reversed(t.order):
         if j < 0:
             continue
-        y[i] = float(lp.c[j] - A[:, j] @ y) / A[i, j]
+        rows, vals = A.indices[A.indptr[j]:A.indptr[j + 1]], A.data[A.indptr[j]:A.indptr[j + 1]]
+        y[i] = float(lp.c[j] - vals @ y[rows]) / float(vals[rows == i][0])
     return y

@@ -34,7 +34,7 @@ INF = np.inf
 @dataclass
 class GeneralLP:
     c: np.ndarray
-    A: np.ndarray                 # dense (rows, cols)
+    A: np.ndarray                 # (rows, cols): dense, or scipy.sparse (from_mps: CSC, never densified)
     row_lo: np.ndarray
     row_up: np.ndarray
     col_lo: np.ndarray
@@ -114,7 +114,9 @@ def from_mps(path: str) -> GeneralLP:
     a = lp.a_matrix_
     start, index, value = np.array(a.start_), np.array(a.index_), np.array(a.value_)
     # HiGHS keeps A column-wise (CSC); duplicates summed, as an MPS reader would
-    A = sp.csc_matrix((value, index, start), shape=(nrow, ncol)).toarray() if value.size else np.zeros((nrow, ncol))
+    A = sp.csc_matrix((value, index, start), shape=(nrow, ncol))
+    A.sum_duplicates()
+    A.eliminate_zeros()
     c = np.array(lp.col_cost_, dtype=float)
     offset = float(lp.offset_)
     for what, arr in (("a constraint coefficient", value), ("an objective coefficient", c),
@@ -218,7 +220,7 @@ class StandardForm:
 
 
 def to_standard_form(lp: GeneralLP) -> StandardForm:
-    A0 = lp.A
+    A0 = lp.A.toarray() if sp.issparse(lp.A) else lp.A      # the 2006 solver's form is dense
     nrow, ncol = A0.shape
     if np.any(lp.col_lo > lp.col_up) or np.any(lp.row_lo > lp.row_up):
         sf = StandardForm(np.zeros((0, 0)), np.zeros(0), np.zeros(0), 0.0, ncol, [[] for _ in range(ncol)],
@@ -304,7 +306,7 @@ def objective(lp: GeneralLP, x: np.ndarray) -> float:
 
 def max_violation(lp: GeneralLP, x: np.ndarray) -> float:
     """Largest bound or row violation of x in the general form (absolute)."""
-    ax = lp.A @ x if lp.A.size else np.zeros(0)
+    ax = np.asarray(lp.A @ x).ravel() if min(lp.A.shape) else np.zeros(lp.A.shape[0])
     v = [np.maximum(lp.col_lo - x, 0), np.maximum(x - lp.col_up, 0),
          np.maximum(lp.row_lo - ax, 0), np.maximum(ax - lp.row_up, 0)]
     return float(max((np.max(a) if a.size else 0.0) for a in v))

@@ -10,6 +10,7 @@ precision="single": single/ -- the 2006 paper's solver, every vector in a float3
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from ... import validate as check
 from ...dispatch import METHODS
@@ -70,7 +71,7 @@ def _held_by_bounds(lp: GeneralLP, y: np.ndarray, rounds: int = 3):
     wrong sign at a missing bound); the least change of y (minimum norm, float64) that
     zeroes them makes c - A^T y equal the bound multipliers exactly."""
     A = lp.A
-    if A.size == 0:
+    if min(A.shape) == 0:
         return y, lp.c.copy()
     rows = np.flatnonzero(np.isfinite(lp.row_lo) | np.isfinite(lp.row_up))
     for _ in range(rounds):
@@ -78,7 +79,8 @@ def _held_by_bounds(lp: GeneralLP, y: np.ndarray, rounds: int = 3):
         loose = ((d > 0) & ~np.isfinite(lp.col_lo)) | ((d < 0) & ~np.isfinite(lp.col_up))
         if not loose.any() or rows.size == 0:
             break
-        dy, *_ = np.linalg.lstsq(A[np.ix_(rows, loose)].T, d[loose], rcond=None)
+        block = sp.csr_matrix(A)[rows][:, np.flatnonzero(loose)].toarray() if sp.issparse(A) else A[np.ix_(rows, loose)]
+        dy, *_ = np.linalg.lstsq(block.T, d[loose], rcond=None)
         y = y.copy()
         y[rows] += dy
     return y, lp.c - A.T @ y
