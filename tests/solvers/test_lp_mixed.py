@@ -123,6 +123,19 @@ def test_after_float64_streak_no_float32_factor_is_made(ctx, monkeypatch):
     assert abs(res.objective - ref.objective) <= 1e-8 * abs(ref.objective)
 
 
+def test_cpu64_has_no_float32_factor_to_stop_making(monkeypatch):
+    """device="cpu64" preconditions with a float64 factor already: the float64 streak
+    rule must not send its solves to the last resort (that cost ganges 2.1e-8 of its
+    objective); forcing the rule from the first iteration changes nothing."""
+    from glgpgpu.solvers.lp.mixed import mehrotra
+    path = lp_table3.data_dir() / "adlittle.mps.gz"
+    ref = glgpgpu.solve_mps(path, device="cpu64")
+    monkeypatch.setattr(mehrotra, "FLOAT64_AFTER", 0)
+    res = glgpgpu.solve_mps(path, device="cpu64")
+    assert res.stats["float64_from_iteration"] == 0
+    assert res.iterations == ref.iterations and res.objective == ref.objective
+
+
 def test_compute_takes_its_float64_factor_on_the_gpu(ctx, monkeypatch):
     """method="compute" factors the last-resort float64 systems on the GPU
     (compute/float64.py) where the host would: forced here for every solve and every

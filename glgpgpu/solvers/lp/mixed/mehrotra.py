@@ -279,8 +279,9 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None, free_rho="constan
             log[-1].update(refused=True)
         # the float32 factor no longer carries the solves (dfl001 late: kappa(M) past ~1e8):
         # stop making it -- its factorization, read-back and PCG were spent for nothing
+        # (device="cpu64" has no float32 factor: its preconditioner is already float64)
         streak = streak + 1 if normal.needed_float64 else 0
-        if streak >= FLOAT64_AFTER and not normal.exact:
+        if streak >= FLOAT64_AFTER and not normal.exact and normal.device != "cpu64":
             normal.exact = True
             normal.stats["float64_from_iteration"] = it + 1
     final = st if status in ("optimal", "infeasible", "unbounded") or best is None else best[1]
