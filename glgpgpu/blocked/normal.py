@@ -10,11 +10,11 @@ import scipy.sparse as sp
 from .. import figures as geo
 from ..figures.points import normal_points, pair_count
 from ..gl import Stopwatch, engine
-from ..methods.points import PointAssembly, PointsNormal, points_pay
+from ..methods.points import POINT_COST, PointAssembly, PointsNormal, dense_columns, points_pay
 from ..methods.resident import ResidentFactor, single_factor
 from ..layouts.rgba import to_rgba
 from ..gl.transfer import read_rgba_lower, solve_column, upload_rgba
-from .adat import adat_texture
+from .adat import LOWER, adat_texture, product_texture
 from .cholesky import diagonal, factor_texture
 from ..layouts.tiles import MAX_ONE_TILE
 from ..tiled import TiledNormalSystem as _TiledNormal, tile_grid
@@ -99,16 +99,52 @@ class SparseNormal(PointsNormal, OneTextureNormal):
     """OneTextureNormal for a scipy.sparse A whose points pay (methods/points.py):
     C = S A D A^T S added by points into the blocked RGBA storage (each point's
     component is its column mod 4; in the diagonal 8 x 8 blocks both halves, as
-    blocked_adat leaves them), then the blocked Cholesky and solves."""
+    blocked_adat leaves them), then the blocked Cholesky and solves.  `dense`: columns
+    too dense for points (methods.points.dense_columns), formed first by blocked_adat,
+    the 2008 kernel -- S A_D uploaded per factorization (m x a few) -- the points
+    added on top."""
 
     def __init__(self, A, *, packed: bool = False, variant: str = "outer", ctx=None,
-                 watch: Stopwatch | None = None):
+                 watch: Stopwatch | None = None, dense=()):
         start_normal(self, A, packed, variant, ctx, watch)
         self.l_tex = self.pivots = None
         self.rows = padded(self.m)
+        A = sp.csc_matrix(A)
+        self.dense = np.asarray(dense, np.int64)
+        self.sparse = np.setdiff1d(np.arange(self.n), self.dense)
+        self.dense_tex = self.dense_d = None
+        self.assembly_name = "points+dense" if self.dense.size else "points"
         with self.watch("transfer"):
-            self.assembly = PointAssembly(self.ctx, normal_points(A, lambda i, k: (k // 4, i, k % 4),
-                                                                  mirror_block=ADAT_BLOCK[0]), self.m, self.n)
+            self.assembly = PointAssembly(self.ctx, normal_points(A[:, self.sparse], lambda i, k: (k // 4, i, k % 4),
+                                                                  mirror_block=ADAT_BLOCK[0]),
+                                          self.m, self.sparse.size)
+            if self.dense.size:
+                self.A_dense = A[:, self.dense].toarray().astype(np.float64)
+                self.k4 = -(-self.dense.size // 4) * 4
+                self.dense_tex = self.ctx.pool.take(self.m, self.k4 // 4, components=4)
+                self.dense_d = self.ctx.pool.take(1, self.k4 // 4, components=4)
+
+    def _form(self, d32, row_scale):
+        if not self.dense.size:
+            return super()._form(d32, row_scale)
+        s = np.ones(self.m, np.float32) if row_scale is None else row_scale
+        c_tex = self._new_target()
+        c_tex.name = "C"
+        c_tex.clear(0.0)
+        with self.watch("assemble"):
+            # S A_D rounded once from A's float64 values, as the dense assembly's S A is
+            self.dense_tex.write(to_rgba((self.A_dense * np.asarray(s, np.float64)[:, None]).astype(np.float32),
+                                        self.m, self.k4))
+            self.dense_d.write(to_rgba(np.asarray(d32, np.float32)[None, self.dense], 1, self.k4))
+            product_texture(c_tex, self.dense_tex, self.dense_tex, self.dense_d, self.m, cover=LOWER, ctx=self.ctx)
+            self.assembly.add(c_tex, np.asarray(d32)[self.sparse], s)
+        return c_tex
+
+    def release(self) -> None:
+        super().release()
+        self.ctx.pool.give(*(t for t in (getattr(self, "dense_tex", None), getattr(self, "dense_d", None))
+                             if t is not None))
+        self.dense_tex = self.dense_d = None
 
     def _new_target(self):
         return self.ctx.pool.take(self.rows, self.rows // 4, components=4)
@@ -132,8 +168,16 @@ def normal_system(A32, *, packed: bool = False, variant: str = "outer", ctx=None
     ctx = engine(ctx)
     if sp.issparse(A32):
         m, n = A32.shape
-        if _chosen(ctx, A32.shape) is OneTextureNormal and not packed and points_pay(m, n, pair_count(A32)):
-            return SparseNormal(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
+        A32 = sp.csc_matrix(A32)
+        if _chosen(ctx, A32.shape) is OneTextureNormal and not packed:
+            if points_pay(m, n, pair_count(A32)):
+                return SparseNormal(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
+            # a few long columns made the points too dear (fit2p): those to the dense kernel,
+            # the rest as points, where that is a clear win (a quarter of the dense work)
+            dense = dense_columns(A32)
+            work = pair_count(A32[:, np.setdiff1d(np.arange(n), dense)]) + dense.size * m * (m + 1) // 2 // POINT_COST
+            if points_pay(m, n, 4 * work):
+                return SparseNormal(A32, packed=packed, variant=variant, ctx=ctx, watch=watch, dense=dense)
         A32 = np.ascontiguousarray(A32.toarray(), np.float32)
     return _chosen(ctx, A32.shape)(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
 

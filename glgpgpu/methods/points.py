@@ -5,6 +5,7 @@ blending (shaders/paper/sparse_outer_product_add.frag)."""
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 #: a point costs about this many multiply-adds of the dense assembly (H100, blocked:
 #: points blend one at a time into texels many columns share; benchmarks/RESULTS.md);
@@ -17,6 +18,15 @@ MAX_POINTS = 1 << 26
 def points_pay(m: int, n: int, points: int) -> bool:
     """Whether the points beat the dense assembly's m(m+1)/2 fragments per column."""
     return points <= MAX_POINTS and points * POINT_COST <= n * m * (m + 1) // 2
+
+
+def dense_columns(A) -> np.ndarray:
+    """The columns of a sparse A whose points would cost more than the dense assembly of
+    that one column (nnz_j (nnz_j + 1) / 2 points against m (m + 1) / 2 fragments):
+    fit2p's 25 columns of 3000 nonzeros, which made the whole of A go dense."""
+    m = A.shape[0]
+    c = np.diff(sp.csc_matrix(A).indptr).astype(np.int64)
+    return np.flatnonzero(c * (c + 1) * POINT_COST > m * (m + 1))
 
 
 class PointAssembly:

@@ -97,3 +97,38 @@ def test_a_sparse_system_keeps_its_matrix(ctx):
             system.update_matrix(np.eye(3, dtype=np.float32))
     finally:
         system.release()
+
+
+def test_dense_columns_go_to_the_dense_kernel_and_the_rest_stay_points(ctx):
+    """fit2p's shape: a few columns as long as A is tall and thousands of short ones.
+    Counted as points, the long columns made the whole of A go to the dense assembly;
+    now only they do (blocked_adat, the 2008 kernel), the rest are points, and the
+    system solves as the dense one does."""
+    rng = np.random.default_rng(5)
+    m, n = 300, 2000
+    A = sp.random(m, n, density=1.5 / m, random_state=rng, format="lil") + sp.eye(m, n)
+    A[:, [7, 500, 1999]] = rng.standard_normal((m, 3))
+    A = A.tocsc()
+    assert not points_pay(m, n, pair_count(A))                 # as before: all dense
+    system = blocked_normal.normal_system(A, ctx=ctx)
+    dense = blocked_normal.normal_system(A.toarray().astype(np.float32), ctx=ctx)
+    try:
+        assert isinstance(system, blocked_normal.SparseNormal) and system.assembly_name == "points+dense"
+        assert {7, 500, 1999} <= set(system.dense.tolist()) and system.dense.size < 10
+        d = (0.1 + rng.random(n)).astype(np.float32)
+        s = (0.5 + rng.random(m)).astype(np.float32)
+        C = system.form(d, row_scale=s).astype(np.float64)
+        A64 = A.toarray() * s.astype(np.float64)[:, None]
+        err = np.abs(C - np.tril((A64 * d.astype(np.float64)) @ A64.T))
+        assert (err <= _bound(A, d, s)).all(), f"worst {err.max():.3g}"
+        b = rng.standard_normal(m)
+        system.factor(d)
+        dense.factor(d)
+        x1, x2 = system.solve(b), dense.solve(b)
+    finally:
+        system.release()
+        dense.release()
+    M = (A.toarray() * d) @ A.toarray().T
+    ref = np.linalg.solve(M, b)
+    for x in (x1, x2):
+        assert np.linalg.norm(x - ref) <= 8 * m * 2.0 ** -24 * np.linalg.cond(M) * np.linalg.norm(ref)
