@@ -123,6 +123,27 @@ def test_after_float64_streak_no_float32_factor_is_made(ctx, monkeypatch):
     assert abs(res.objective - ref.objective) <= 1e-8 * abs(ref.objective)
 
 
+def test_a_stall_within_tol_stops_after_a_few_iterations(monkeypatch):
+    """Once the best point is within tol (the stall rule's "optimal"), STALL_WITHIN_TOL
+    iterations without progress end the solve there, not STALL (dfl001 and pilot87
+    spent 15 iterations so): the iterate is frozen here once its residuals are within
+    tol, so nothing improves after."""
+    from glgpgpu.solvers.lp.mixed import mehrotra
+    frozen = []
+    advance = mehrotra._Iteration.advance
+
+    def freezing(self, st, d, ap, ad):
+        me = self.measures(st)
+        if frozen or (max(me.pinf, me.dinf) <= 1e-5 and me.gap <= 1e-5):
+            frozen.append(1)
+            return
+        advance(self, st, d, ap, ad)
+    monkeypatch.setattr(mehrotra._Iteration, "advance", freezing)
+    res = glgpgpu.solve_mps(lp_table3.data_dir() / "adlittle.mps.gz", device="cpu64", tol=1e-5)
+    assert res.status == "optimal" and res.message.startswith("stalled")
+    assert len(frozen) == mehrotra.STALL_WITHIN_TOL < mehrotra.STALL
+
+
 def test_cpu64_has_no_float32_factor_to_stop_making(monkeypatch):
     """device="cpu64" preconditions with a float64 factor already: the float64 streak
     rule must not send its solves to the last resort (that cost ganges 2.1e-8 of its

@@ -59,6 +59,9 @@ GONDZIO = 2       # centrality correctors per iteration at most
 SOLVE_TOL_MIN, SOLVE_TOL_MAX = 1e-12, 1e-6   # relative residual asked of each normal-equations solve
 MU_JUMP = 100.0   # a step raising x^T z this many times is refused and redone with float64 factors
 FLOAT64_AFTER = 3  # this many iterations in a row needing the float64 factor: no float32 factor after
+STALL = 15        # iterations without progress before the iteration gives up ("numerical trouble") ...
+STALL_WITHIN_TOL = 5   # ... or, once its best point is within tol (the stall rule's "optimal"), before it
+                  # stops there: dfl001 and pilot87 spent their last 15 iterations not improving it
 
 
 class _State:
@@ -250,12 +253,13 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None, free_rho="constan
             break
         if it == max_iter:
             break
-        if stall >= 15:
-            if best[0] <= 10 * tol and best[3] <= tol:   # primal, dual and gap all within tol
+        within = best[0] <= 10 * tol and best[3] <= tol    # primal, dual and gap all within tol
+        if stall >= STALL or (within and stall >= STALL_WITHIN_TOL):
+            if within:
                 status, message = "optimal", f"stalled at a relative gap of {best[0] / 10:.1e} (<= tol)"
                 st = best[1]
             else:
-                status, message = "numerical trouble", f"no progress for 15 iterations (best max residual {best[0]:.2e})"
+                status, message = "numerical trouble", f"no progress for {STALL} iterations (best max residual {best[0]:.2e})"
             break
         it_.solve_tol = min(SOLVE_TOL_MAX, max(SOLVE_TOL_MIN, 1e-3 * worst))
         Dinv = it_.factor(st, me, tol)
