@@ -1,7 +1,8 @@
 // The kernels' number type: float32, or with FP64 defined float64 (GLSL 4.00's
 // double; the compute method's float64 factor).  Uniforms and index arithmetic stay
-// float and int; a float meeting a real is made real explicitly (real(0.0), 1.0lf):
-// NVIDIA's compiler rounded the double to float there, where GLSL converts the float.
+// float and int; a float meeting a real is made real explicitly (real(0.0), 1.0lf) so
+// no expression's type is left to the conversion rules (checked exact on NVIDIA and
+// llvmpipe alike: experiments/gl_float64_checks.py, "mixed").
 // SET4(v, c, x): v[c] = x for a component c known only at run time (NVIDIA's compiler
 // has no such store into a dvec4: "can't find __setVectorIndex").
 #ifdef FP64
