@@ -206,6 +206,15 @@ def trsm_rhs(ctx, L: MatrixBuffer, Xt: MatrixBuffer, k0: int, nb: int, nrhs: int
                                    "u_nb": nb, "u_nrhs": nrhs})
 
 
+def trsv_block(ctx, L, x, k0: int, nb: int, m: int, backward: bool, fp64: bool = False) -> None:
+    """One block step of a solve with one right-hand side x (1 x m), left-looking: the
+    block's rows of x updated by everything solved before them, then solved against
+    L_kk -- one dispatch a block (L L^T x = b: forward then backward over the blocks)."""
+    ctx.kernels.dispatch("trsv_blocks", (1, 1, 1), buffers={0: L.buf, 1: x.buf},
+                         defines={**_nb(fp64), **({"BACKWARD": 1} if backward else {})},
+                         uniforms={"u_m": m, "u_ld": L.ld, "u_k0": k0, "u_nb": nb})
+
+
 def zero_upper(ctx, A: MatrixBuffer, m: int) -> None:
     ctx.kernels.dispatch("zero_upper", (-(-m // 16), -(-m // 16)), buffers={0: A.buf},
                          uniforms={"u_m": m, "u_ld": A.ld})

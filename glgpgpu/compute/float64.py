@@ -3,7 +3,8 @@ kernels as the float32 one: real.glsl): the LP's last-resort solves, where the h
 would factor A D A^T in float64.  The sparse matrix's lower triangle is scattered
 into a zeroed buffer on the GPU, factored there (dense, blocked right-looking: the
 H100's float64 rate against a host's sparse factorization), and kept for solves:
-one upload and one read-back of a vector each."""
+one upload and one read-back of a vector each, one dispatch a block each way
+(trsv_blocks.comp)."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,8 +12,8 @@ import scipy.sparse as sp
 
 from ..errors import NotPositiveDefiniteError
 from ..gl.buffers import leading
-from .blas import download, fill, require, write
-from .dense import factor, solve_buffer
+from .blas import NB, download, fill, require, trsv_block, write
+from .dense import factor
 
 #: a pivot the factor could not take (not positive: potrf.comp's floor of 0 makes it this)
 DROPPED = 1e30
@@ -106,7 +107,10 @@ class Float64Cholesky:
         X = Float64Matrix(self.ctx, 1, self.m, "a float64 right-hand side")
         try:
             X.put(self.ctx, b.reshape(1, -1))
-            solve_buffer(self.ctx, self.L, X, self.m, 1, [False, True], fp64=True)
+            blocks = [(k0, min(NB, self.m - k0)) for k0 in range(0, self.m, NB)]
+            for backward in (False, True):
+                for k0, nb in (reversed(blocks) if backward else blocks):
+                    trsv_block(self.ctx, self.L, X, k0, nb, self.m, backward, fp64=True)
             return X.get(self.ctx)[0].copy()
         finally:
             X.give()
