@@ -110,9 +110,9 @@ def test_dense_columns_go_to_the_dense_kernel_and_the_rest_stay_points(ctx):
     system solves as the dense one does."""
     rng = np.random.default_rng(5)
     m, n = 300, 2000
-    A = sp.random(m, n, density=1.5 / m, random_state=rng, format="lil") + sp.eye(m, n)
+    A = (sp.random(m, n, density=1.5 / m, random_state=rng, format="csc") + sp.eye(m, n)).toarray()
     A[:, [7, 500, 1999]] = rng.standard_normal((m, 3))
-    A = A.tocsc()
+    A = sp.csc_matrix(A)
     assert not points_pay(m, n, pair_count(A))                 # as before: all dense
     system = blocked_normal.normal_system(A, ctx=ctx)
     dense = blocked_normal.normal_system(A.toarray().astype(np.float32), ctx=ctx)
