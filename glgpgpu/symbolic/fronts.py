@@ -115,7 +115,8 @@ def _row_patterns(AP, n):
     csr = AP.tocsr()
     csr.sort_indices()
     left, order, starts = _rows_by_leftmost(csr, n)
-    ip, ind = csr.indptr, csr.indices
+    grouped = csr[order]                     # the rows by leftmost column: column j's rows contiguous
+    gp, gind = grouped.indptr, grouped.indices
     kids = [[] for _ in range(n)]
     count = np.zeros(n, np.int64)
     parent = np.full(n, -1, np.int64)
@@ -126,9 +127,8 @@ def _row_patterns(AP, n):
         for c in kids[j]:
             s = first[c]
             parts.append(stored[s][c - s + 1:])
-        rows = order[starts[j]:starts[j + 1]]
-        if rows.size:
-            parts.append(np.concatenate([ind[ip[r]:ip[r + 1]] for r in rows]))
+        if starts[j + 1] > starts[j]:
+            parts.append(gind[gp[starts[j]]:gp[starts[j + 1]]])
         pat = _union(parts) if len(parts) > 1 else parts[0]
         count[j] = pat.shape[0]
         if pat.shape[0] > 1:
@@ -213,8 +213,9 @@ def analyze(A, ordering="colamd", *, relax: bool = True, nrelax=NRELAX, zrelax=Z
     nf = sup.shape[0] - 1
     colfront = np.repeat(np.arange(nf), np.diff(sup))
     pattern = []
+    at = np.searchsorted(fund_start, sup)          # front f's fundamental supernodes: at[f] .. at[f + 1]
     for f in range(nf):
-        members = fund_start[(fund_start >= sup[f]) & (fund_start < sup[f + 1])]
+        members = fund_start[at[f]:at[f + 1]]
         pat = stored[members[0]] if members.shape[0] == 1 else _union([stored[s] for s in members])
         pattern.append(pat.astype(np.int64))
     parent = np.full(nf, -1, np.int64)
