@@ -236,7 +236,6 @@ def analyze(A, ordering="colamd", *, relax: bool = True, nrelax=NRELAX, zrelax=Z
     by_front = by_front[rowfront[by_front] >= 0]
     fstart = np.searchsorted(rowfront[by_front], np.arange(nf + 1))
     s_rows, sources, source_row, leftmost, rjmap = [], [], [], [], [None] * nf
-    flops = 0.0
     for f in range(nf if staircases else 0):
         pat = pattern[f]
         rows = by_front[fstart[f]:fstart[f + 1]]
@@ -260,21 +259,29 @@ def analyze(A, ordering="colamd", *, relax: bool = True, nrelax=NRELAX, zrelax=Z
         fm[f] = lo.shape[0]
         frank[f] = min(fm[f], fp[f])
         cm[f] = min(fm[f], fn[f]) - frank[f]
-        flops += _house_flops(lo, int(fn[f]), int(frank[f]))
+    flops = _house_flops(leftmost, fn, frank, n) if staircases else 0.0
     return Analysis(m=m, n=n, perm=perm, ordering=name, col_parent=col_parent, col_count=count, super=sup,
                     pattern=pattern, parent=parent, children=children, fm=fm, frank=frank, cm=cm, s_rows=s_rows,
                     sources=sources, source_row=source_row, leftmost=leftmost, rjmap=rjmap, flops=flops,
                     relax=(tuple(nrelax), tuple(zrelax)) if relax else None)
 
 
-def _house_flops(leftmost: np.ndarray, fn: int, frank: int) -> float:
-    """Householder QR flops of one front on its staircase: reflector k spans the h
-    rows from k down to the last row whose leftmost column is <= k, and costs 4 h
-    flops on each of the fn - k - 1 columns right of it, 3 h for itself."""
-    if frank == 0:
+def _house_flops(leftmost: list, fn: np.ndarray, frank: np.ndarray, n: int) -> float:
+    """Householder QR flops of all fronts on their staircases: in front f, reflector k
+    spans the h rows from k down to the last row whose leftmost column is <= k, and
+    costs 4 h flops on each of the fn - k - 1 columns right of it, 3 h for itself.
+    All fronts in one pass (a front's rows are sorted by leftmost column; keyed by
+    f (n + 1) + leftmost they are sorted across fronts too).  The terms are integers,
+    so the float64 sum is exact in any order."""
+    if not leftmost or not frank.any():
         return 0.0
-    k = np.arange(frank)
-    reach = np.searchsorted(leftmost, k, side="right")     # rows whose leftmost column <= k
+    sizes = np.array([lo.shape[0] for lo in leftmost], np.int64)
+    nf, big = len(leftmost), n + 1
+    keys = np.repeat(np.arange(nf, dtype=np.int64), sizes) * big + np.concatenate(leftmost)
+    front = np.repeat(np.arange(nf, dtype=np.int64), frank)            # each reflector's front
+    k = np.arange(front.shape[0]) - np.repeat(np.cumsum(frank) - frank, frank)
+    start = np.concatenate(([0], np.cumsum(sizes)))[front]
+    reach = np.searchsorted(keys, front * big + k, side="right") - start   # its front's rows with leftmost <= k
     h = np.maximum(reach - k, 0).astype(np.float64)
     h[h <= 1] = 0.0                                         # nothing below the diagonal: no reflector
-    return float(np.sum(h * (4.0 * (fn - k - 1) + 3.0)))
+    return float(np.sum(h * (4.0 * (fn[front] - k - 1) + 3.0)))
