@@ -197,11 +197,10 @@ def trsm_rows(ctx, A: MatrixBuffer, k0: int, nb: int, r0: int, rows: int, L: Mat
                                    "u_nb": nb, "u_rows": rows})
 
 
-def trsm_rhs(ctx, L: MatrixBuffer, Xt: MatrixBuffer, k0: int, nb: int, nrhs: int, backward: bool,
-             fp64: bool = False) -> None:
+def trsm_rhs(ctx, L: MatrixBuffer, Xt: MatrixBuffer, k0: int, nb: int, nrhs: int, backward: bool) -> None:
     """The diagonal-block step of a solve on X^T (one right-hand side per row)."""
     ctx.kernels.dispatch("trsm_rhs", (-(-nrhs // 64), 1, 1), buffers={0: L.buf, 1: Xt.buf},
-                         defines={**_nb(fp64), **({"BACKWARD": 1} if backward else {})},
+                         defines={"NB": NB, **({"BACKWARD": 1} if backward else {})},
                          uniforms={"u_loff": k0 * L.ld + k0, "u_ldl": L.ld, "u_xoff": k0, "u_ldx": Xt.ld,
                                    "u_nb": nb, "u_nrhs": nrhs})
 

@@ -73,19 +73,19 @@ def cholesky(C32: np.ndarray, *, packed: bool = False, variant: str = "outer", c
     return L
 
 
-def solve_buffer(ctx, L: MatrixBuffer, Xt: MatrixBuffer, m: int, nrhs: int, steps, fp64: bool = False) -> None:
+def solve_buffer(ctx, L: MatrixBuffer, Xt: MatrixBuffer, m: int, nrhs: int, steps) -> None:
     """The substitutions `steps` (False: L Y = B, True: L^T X = Y) on X^T (nrhs x m), in place."""
     blocks = [(k0, min(NB, m - k0)) for k0 in range(0, m, NB)]
     for backward in steps:
         for k0, nb in (reversed(blocks) if backward else blocks):
-            trsm_rhs(ctx, L, Xt, k0, nb, nrhs, backward, fp64=fp64)
+            trsm_rhs(ctx, L, Xt, k0, nb, nrhs, backward)
             if backward and k0 > 0:          # rows above: X[:, :k0] -= X[:, blk] L[blk, :k0]
                 gemm(ctx, Xt, Xt, L, m=nrhs, n=k0, k=nb, alpha=-1.0, beta=1.0, a_at=(0, k0), b_at=(k0, 0),
-                     c_at=(0, 0), trans_b=True, fp64=fp64)
+                     c_at=(0, 0), trans_b=True)
             elif not backward and k0 + nb < m:  # rows below: X[:, r0:] -= X[:, blk] L[r0:, blk]^T
                 r0 = k0 + nb
                 gemm(ctx, Xt, Xt, L, m=nrhs, n=m - r0, k=nb, alpha=-1.0, beta=1.0, a_at=(0, k0), b_at=(r0, k0),
-                     c_at=(0, r0), fp64=fp64)
+                     c_at=(0, r0))
 
 
 def solve(L32: np.ndarray, B32: np.ndarray, steps, *, packed: bool = False, ctx) -> np.ndarray:

@@ -206,10 +206,9 @@ class ResidentNormal:
 
     def release(self) -> None:
         self._free_factor()
-        for b in (self.A, self.As, self.A_lo):
-            if b is not None:
-                b.give()
-        self.A = self.As = self.A_lo = None
+        if self.A is not None:
+            self.A.give()
+            self.A = None
 
 
 def normal_system(A32, *, packed=False, variant="outer", ctx, watch=None):

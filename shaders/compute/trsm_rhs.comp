@@ -4,49 +4,48 @@
 // solves its own right-hand side against L_kk in shared memory -- forward (L x = b),
 // or with BACKWARD defined backward (L^T x = y), from the block's last row up.
 layout(local_size_x = 64) in;
-#include "real.glsl"
 #ifndef NB
 #define NB 64
 #endif
-layout(std430, binding = 0) readonly buffer LBuf { real l[]; };
-layout(std430, binding = 1) buffer XBuf { real x[]; };
+layout(std430, binding = 0) readonly buffer LBuf { float l[]; };
+layout(std430, binding = 1) buffer XBuf { float x[]; };
 uniform int u_loff;     // element (k0, k0) of L
 uniform int u_ldl;
 uniform int u_xoff;     // element (0, k0) of X^T
 uniform int u_ldx;
 uniform int u_nb;
 uniform int u_nrhs;
-LOWER_SHARED(Ls);
+shared float Ls[NB][NB + 1];
 
 void main() {
     int t = int(gl_LocalInvocationIndex);
     for (int e = t; e < u_nb * u_nb; e += 64) {
         int i = e / u_nb, j = e % u_nb;
-        if (j <= i) AT(Ls, i, j) = l[u_loff + i * u_ldl + j];   // the upper part is never read
+        Ls[i][j] = (j <= i) ? l[u_loff + i * u_ldl + j] : 0.0;
     }
     barrier();
     int r = int(gl_GlobalInvocationID.x);
     if (r >= u_nrhs) return;
-    PRIV v[NB];
+    float v[NB];
     for (int j = 0; j < NB; ++j)
-        v[j] = TO_PRIV(j < u_nb ? x[u_xoff + r * u_ldx + j] : real(0.0));
+        v[j] = j < u_nb ? x[u_xoff + r * u_ldx + j] : 0.0;
 #ifdef BACKWARD
     for (int j = NB - 1; j >= 0; --j) {
         if (j >= u_nb) continue;
-        real s = FROM_PRIV(v[j]);
+        float s = v[j];
         for (int p = j + 1; p < NB; ++p)
-            if (p < u_nb) s -= AT(Ls, p, j) * FROM_PRIV(v[p]);
-        v[j] = TO_PRIV(DIV(s, AT(Ls, j, j)));
+            if (p < u_nb) s -= Ls[p][j] * v[p];
+        v[j] = s / Ls[j][j];
     }
 #else
     for (int j = 0; j < NB; ++j) {
         if (j >= u_nb) break;
-        real s = FROM_PRIV(v[j]);
+        float s = v[j];
         for (int p = 0; p < j; ++p)
-            s -= AT(Ls, j, p) * FROM_PRIV(v[p]);
-        v[j] = TO_PRIV(DIV(s, AT(Ls, j, j)));
+            s -= Ls[j][p] * v[p];
+        v[j] = s / Ls[j][j];
     }
 #endif
     for (int j = 0; j < NB; ++j)
-        if (j < u_nb) x[u_xoff + r * u_ldx + j] = FROM_PRIV(v[j]);
+        if (j < u_nb) x[u_xoff + r * u_ldx + j] = v[j];
 }

@@ -178,3 +178,13 @@ def test_lp_command(ctx, capsys):
     assert main(["lp", path, "--tol", "4e-5"]) == 0
     out = capsys.readouterr().out
     assert "status: optimal" in out and "primal obj" in out
+
+
+@pytest.mark.parametrize("method", ["paper", "blocked", "compute"])
+def test_the_2006_solver_runs_on_every_method_and_gives_its_buffers_back(ctx, method):
+    """precision="single" keeps its vectors in textures (the methods' ResidentNormal);
+    the compute method's once failed releasing buffers it never had."""
+    before = ctx.buffers.outstanding
+    res = glgpgpu.solve_mps(table3.data_dir() / "afiro.mps.gz", precision="single", method=method, ctx=ctx)
+    assert res.status == "optimal" and abs(res.objective + 464.7531428) <= 1e-3 * 464.75
+    assert ctx.buffers.outstanding == before
