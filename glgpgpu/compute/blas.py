@@ -205,11 +205,12 @@ def trsm_rhs(ctx, L: MatrixBuffer, Xt: MatrixBuffer, k0: int, nb: int, nrhs: int
                                    "u_nb": nb, "u_nrhs": nrhs})
 
 
-def trsv_block(ctx, L, x, k0: int, nb: int, m: int, backward: bool, fp64: bool = False) -> None:
-    """One block step of a solve with one right-hand side x (1 x m), left-looking: the
-    block's rows of x updated by everything solved before them, then solved against
-    L_kk -- one dispatch a block (L L^T x = b: forward then backward over the blocks)."""
-    ctx.kernels.dispatch("trsv_blocks", (1, 1, 1), buffers={0: L.buf, 1: x.buf},
+def trsv_spread(ctx, L, b, x, k0: int, nb: int, m: int, backward: bool, fp64: bool = False) -> None:
+    """One block step of a solve with one right-hand side, right-looking: x's block :=
+    L_kk^-1 b's block (L_kk^-T backward), and the rest of b (rows after the block;
+    before it, backward) updated by it, 256 rows a workgroup -- one dispatch a block."""
+    rest = k0 if backward else m - k0 - nb
+    ctx.kernels.dispatch("trsv_spread", (max(1, -(-rest // 256)), 1, 1), buffers={0: L.buf, 1: b.buf, 2: x.buf},
                          defines={**_nb(fp64), **({"BACKWARD": 1} if backward else {})},
                          uniforms={"u_m": m, "u_ld": L.ld, "u_k0": k0, "u_nb": nb})
 
@@ -217,6 +218,18 @@ def trsv_block(ctx, L, x, k0: int, nb: int, m: int, backward: bool, fp64: bool =
 def zero_upper(ctx, A: MatrixBuffer, m: int) -> None:
     ctx.kernels.dispatch("zero_upper", (-(-m // 16), -(-m // 16)), buffers={0: A.buf},
                          uniforms={"u_m": m, "u_ld": A.ld})
+
+
+def lower_by_columns(ctx, L: MatrixBuffer, m: int) -> np.ndarray:
+    """L's leading m x m lower triangle read back by columns: an F-ordered float32
+    array, upper part zero (transposed on the GPU, so the host copies nothing)."""
+    U = ctx.buffers.take(m, m, "L by columns", ld=m)
+    try:
+        ctx.kernels.dispatch("lower_columns", (-(-m // 16), -(-m // 16)), buffers={0: L.buf, 1: U.buf},
+                             uniforms={"u_m": m, "u_lds": L.ld})
+        return download(ctx, U, rows=m, cols=m).T
+    finally:
+        U.give()
 
 
 def diagonal(ctx, A: MatrixBuffer, m: int) -> np.ndarray:

@@ -4,7 +4,7 @@ would factor A D A^T in float64.  The sparse matrix's lower triangle is scattere
 into a zeroed buffer on the GPU, factored there (dense, blocked right-looking: the
 H100's float64 rate against a host's sparse factorization), and kept for solves:
 one upload and one read-back of a vector each, one dispatch a block each way
-(trsv_blocks.comp)."""
+(trsv_spread.comp: each workgroup solves the block and updates its own rows)."""
 from __future__ import annotations
 
 import numpy as np
@@ -12,7 +12,7 @@ import scipy.sparse as sp
 
 from ..errors import NotPositiveDefiniteError
 from ..gl.buffers import leading
-from .blas import NB, download, fill, require, trsv_block, write
+from .blas import NB, download, fill, require, trsv_spread, write
 from .dense import factor
 
 #: a pivot the factor could not take (not positive: potrf.comp's floor of 0 makes it this)
@@ -105,15 +105,18 @@ class Float64Cholesky:
         if b.shape != (self.m,):
             raise ValueError(f"b must have shape ({self.m},), got {b.shape}")
         X = Float64Matrix(self.ctx, 1, self.m, "a float64 right-hand side")
+        Y = Float64Matrix(self.ctx, 1, self.m, "a float64 solution")
         try:
             X.put(self.ctx, b.reshape(1, -1))
             blocks = [(k0, min(NB, self.m - k0)) for k0 in range(0, self.m, NB)]
-            for backward in (False, True):
-                for k0, nb in (reversed(blocks) if backward else blocks):
-                    trsv_block(self.ctx, self.L, X, k0, nb, self.m, backward, fp64=True)
+            for k0, nb in blocks:                       # L y = b: b in X, y into Y
+                trsv_spread(self.ctx, self.L, X, Y, k0, nb, self.m, False, fp64=True)
+            for k0, nb in reversed(blocks):             # L^T x = y: y in Y, x into X
+                trsv_spread(self.ctx, self.L, Y, X, k0, nb, self.m, True, fp64=True)
             return X.get(self.ctx)[0].copy()
         finally:
             X.give()
+            Y.give()
 
     def release(self) -> None:
         if getattr(self, "L", None) is not None:

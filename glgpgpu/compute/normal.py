@@ -9,7 +9,7 @@ import numpy as np
 from ..errors import NotPositiveDefiniteError
 from ..gl import Stopwatch
 from ..methods.resident import single_factor
-from .blas import diagonal, download, require, upload, write, zero_upper
+from .blas import diagonal, download, lower_by_columns, require, upload, write
 from .dense import adat_buffer, factor, kernel_buffer, solve_buffer
 from .float64 import Float64Cholesky
 
@@ -101,10 +101,10 @@ class NormalSystem:
         return Float64Cholesky(self.ctx, M)          # its time is the caller's ("refine")
 
     def lower(self) -> np.ndarray:
-        """The float32 factor L (m x m, upper part zero), read back once."""
+        """The float32 factor L (m x m, upper part zero), read back once, by columns (an
+        F-ordered array: LAPACK's substitutions take it without a copy)."""
         with self.watch("transfer"):
-            zero_upper(self.ctx, self.L, self.m)        # on the GPU: np.tril cost 76 ms at m = 6071
-            return download(self.ctx, self.L, rows=self.m, cols=self.m)
+            return lower_by_columns(self.ctx, self.L, self.m)
 
     def _free_factor(self) -> None:
         for b in (self.L, self.d):

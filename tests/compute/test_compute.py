@@ -158,6 +158,22 @@ def test_buffers_go_back_to_the_pool(ctx, rng):
     assert ctx.buffers.outstanding == before
 
 
+@pytest.mark.parametrize("m", [1, 2, 3, 16, 17, 33, 50])
+def test_lower_by_columns_reads_back_the_lower_triangle_column_major(ctx, rng, m):
+    """What the mixed LP solver's host substitutions take: tril(L), F-ordered, the
+    upper part zero even where the buffer held something (transposed on the GPU)."""
+    full = rng.standard_normal((m, m)).astype(np.float32)
+    before = ctx.buffers.outstanding
+    buf = blas.upload(ctx, full, "L")
+    try:
+        got = blas.lower_by_columns(ctx, buf, m)
+    finally:
+        buf.give()
+    assert got.flags.f_contiguous and got.dtype == np.float32
+    assert np.array_equal(got, np.tril(full))
+    assert ctx.buffers.outstanding == before
+
+
 def test_leading_dimension():
     assert [leading(c) for c in (1, 4, 5, 8, 9)] == [4, 4, 8, 8, 12]
 
@@ -208,7 +224,7 @@ def test_rows_scaled_on_the_gpu_round_once_like_the_host(ctx, rng, m, n):
 
 # -- the float64 factor (compute/float64.py: the same kernels with FP64 defined)
 
-@pytest.mark.parametrize("m", [1, 2, 3, 64, 65, 130, 197])
+@pytest.mark.parametrize("m", [1, 2, 3, 64, 65, 130, 197, 581])     # 581: a solve step over 2+ workgroups
 def test_float64_factor_meets_the_float64_bounds(ctx, rng, m):
     """|M - L L^T| <= gamma_{m+1} |L| |L|^T and the solve's |b - M x| <=
     gamma_{3m+1} |L| |L|^T |x| (Higham, Theorems 10.3 and 10.4) with float64's

@@ -199,6 +199,27 @@ def test_a_driver_without_float64_kernels_falls_back_to_the_host(ctx, monkeypatc
     assert res.status == "optimal" and len(calls) == 1 and res.stats["gpu_factor_float64"] == 0
 
 
+def test_an_overflowed_float32_factor_goes_straight_to_the_float64_one(ctx, monkeypatch):
+    """A float32 L that is not finite (overflow) gives no finite substitution, on the
+    host or on the GPU: the solves go to the float64 factor without the GPU's (and without
+    building its kernels); the answer is unchanged."""
+    from glgpgpu.compute.normal import NormalSystem
+    lower, gpu_solves = NormalSystem.lower, []
+
+    def overflowed(self):
+        L = lower(self)
+        L[-1, 0] = np.inf
+        return L
+    monkeypatch.setattr(NormalSystem, "lower", overflowed)
+    monkeypatch.setattr(NormalSystem, "solve", lambda self, *a, **k: gpu_solves.append(1))
+    path = lp_table3.data_dir() / "adlittle.mps.gz"
+    res = glgpgpu.solve_mps(path, method="compute")
+    assert res.status == "optimal" and not gpu_solves
+    assert res.stats["host_fallbacks"] >= res.iterations
+    ref = glgpgpu.solve_mps(path, device="cpu64")
+    assert abs(res.objective - ref.objective) <= 1e-8 * abs(ref.objective)
+
+
 def test_single_precision_stop_keeps_its_objective(ctx):
     """The 2006 solver asked for more than float32 gives: a status that says so and
     the objective of the x it returns (once NaN)."""

@@ -46,3 +46,14 @@ def test_the_screen_agrees_with_the_qr_on_random_problems():
             continue
         if presolve.clearly_full_rank(A):
             assert np.linalg.matrix_rank(A) == A.shape[0]
+
+
+@pytest.mark.parametrize("m,n", [(1, 2), (3, 7), (17, 40), (60, 150)])
+def test_the_screen_gives_the_same_verdicts_without_qdldl(m, n, monkeypatch):
+    """qdldl screens where installed; the multifrontal factor (or none: the QR) otherwise."""
+    A, _ = _rows(m, n, m + 2)
+    dup = A.copy()
+    dup[-1] = 2 * A[0] if m > 1 else 0 * A[0]
+    with_qdldl = [presolve.clearly_full_rank(X) for X in (A, dup)]
+    monkeypatch.setitem(__import__("sys").modules, "qdldl", None)          # import qdldl raises
+    assert [presolve.clearly_full_rank(X) for X in (A, dup)] == with_qdldl == [True, False]

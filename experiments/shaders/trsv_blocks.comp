@@ -1,5 +1,5 @@
 #version 430
-// method="compute": one block step of a triangular solve with ONE right-hand side,
+// Experiment (float64_solve_steps.py; the product's until trsv_spread.comp): one block step of a triangular solve with ONE right-hand side,
 // left-looking: x_k = L_kk^-1 (b_k - L_k,<k x_<k) forward, or, with BACKWARD,
 // x_k = L_kk^-T (y_k - L_>k,k^T x_>k) -- the whole step in one workgroup, so a solve
 // is m/NB dependent dispatches, not 2 m/NB (the float64 factor's solves: a chain of
