@@ -1,8 +1,9 @@
 """The compute method's float64 Cholesky factor (GLSL 4.00's double in the same
 kernels as the float32 one: real.glsl): the LP's last-resort solves, where the host
 would factor A D A^T in float64.  The sparse matrix's lower triangle is scattered
-into a zeroed buffer on the GPU, factored there (dense, blocked right-looking: the
-H100's float64 rate against a host's sparse factorization), and kept for solves:
+into a zeroed buffer on the GPU (a dense M is uploaded as it is), factored there
+(dense, blocked right-looking: the H100's float64 rate against a host's sparse
+factorization), and kept for solves:
 one upload and one read-back of a vector each, one dispatch a block each way
 (trsv_spread.comp: each workgroup solves the block and updates its own rows)."""
 from __future__ import annotations
@@ -66,28 +67,34 @@ class Float64Cholesky:
         m = self.m = M.shape[0]
         if M.shape != (m, m):
             raise ValueError(f"M must be square, got {M.shape}")
-        low = sp.tril(sp.coo_matrix(M))
         self.L = Float64Matrix(ctx, m, m, "the float64 factor")
         try:
-            fill(ctx, self.L._mb, 0.0)
-            at = (low.row.astype(np.int64) * self.L.ld + low.col).astype(np.int32)
-            if low.nnz:
-                idx, val = _raw(ctx, at, "the entries' places"), _raw(ctx, low.data.astype(np.float64),
-                                                                        "the entries")
-                try:
-                    groups = -(-low.nnz // 256)
-                    ctx.kernels.dispatch("scatter_entries", (min(groups, 65535), -(-groups // 65535), 1),
-                                         buffers={0: self.L.buf, 1: idx.buf, 2: val.buf},
-                                         uniforms={"u_count": int(low.nnz)})
-                finally:
-                    idx.give()
-                    val.give()
+            if sp.issparse(M):
+                self._scatter(ctx, sp.tril(sp.coo_matrix(M)))
+            else:                                       # dense: uploaded as it is (only the lower part is read)
+                self.L.put(ctx, np.asarray(M, np.float64))
             factor(ctx, self.L, m, pivot_floor=0.0, fp64=True)
             piv = self.pivots()
             NotPositiveDefiniteError.check(np.where(piv >= DROPPED, -1.0, piv), m, "float64")
         except BaseException:
             self.release()
             raise
+
+    def _scatter(self, ctx, low) -> None:
+        """A sparse lower triangle into the zeroed factor buffer, on the GPU."""
+        fill(ctx, self.L._mb, 0.0)
+        if not low.nnz:
+            return
+        at = (low.row.astype(np.int64) * self.L.ld + low.col).astype(np.int32)
+        idx, val = _raw(ctx, at, "the entries' places"), _raw(ctx, low.data.astype(np.float64), "the entries")
+        try:
+            groups = -(-low.nnz // 256)
+            ctx.kernels.dispatch("scatter_entries", (min(groups, 65535), -(-groups // 65535), 1),
+                                 buffers={0: self.L.buf, 1: idx.buf, 2: val.buf},
+                                 uniforms={"u_count": int(low.nnz)})
+        finally:
+            idx.give()
+            val.give()
 
     def pivots(self) -> np.ndarray:
         """L's diagonal, float64."""

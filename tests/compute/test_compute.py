@@ -251,6 +251,24 @@ def test_float64_factor_meets_the_float64_bounds(ctx, rng, m):
     assert ctx.buffers.outstanding == before
 
 
+@pytest.mark.parametrize("m", [1, 3, 70])
+def test_float64_factor_of_a_dense_m_is_the_sparse_ones(ctx, rng, m):
+    """A dense M (the LP's when A D A^T is dense) is uploaded as it is, upper part and
+    all: the factor and the solve are bit for bit those of the same M given sparse."""
+    from scipy import sparse
+    from glgpgpu.compute.float64 import Float64Cholesky
+    C = spd(m, 1e6, rng)
+    b = rng.standard_normal(m)
+    out = []
+    for given in (C, sparse.csr_matrix(C)):
+        F = Float64Cholesky(ctx, given)
+        try:
+            out.append((np.tril(F.L.get(ctx)), F.solve(b)))
+        finally:
+            F.release()
+    assert np.array_equal(out[0][0], out[1][0]) and np.array_equal(out[0][1], out[1][1])
+
+
 def test_float64_factor_names_a_matrix_that_is_not_positive_definite(ctx):
     from scipy import sparse
     from glgpgpu.compute.float64 import Float64Cholesky

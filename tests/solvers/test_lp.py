@@ -188,3 +188,27 @@ def test_the_2006_solver_runs_on_every_method_and_gives_its_buffers_back(ctx, me
     res = glgpgpu.solve_mps(table3.data_dir() / "afiro.mps.gz", precision="single", method=method, ctx=ctx)
     assert res.status == "optimal" and abs(res.objective + 464.7531428) <= 1e-3 * 464.75
     assert ctx.buffers.outstanding == before
+
+
+@pytest.mark.parametrize("m,n,seed", [(1, 3, 0), (2, 5, 1), (7, 12, 2), (40, 90, 3), (41, 30, 4)])
+def test_duals_held_by_bounds_are_the_minimum_norm_change(m, n, seed):
+    """_held_by_bounds zeroes the reduced costs a missing bound cannot hold by the least
+    change of y.  It solves only on the rows the loose columns touch; the change is the
+    one a least-squares solve over all rows gives (zero on the untouched rows), sparse
+    or dense A alike (no GL)."""
+    import scipy.sparse as sp
+    from glgpgpu.solvers.lp.solver import _held_by_bounds
+    rng = np.random.default_rng(seed)
+    A = sp.random(m, n, density=0.2, random_state=rng, format="csr").toarray()
+    A[m // 2] = 0.0                                        # an untouched row
+    col_lo = np.where(rng.random(n) < 0.5, -INF, 0.0)      # free or lower-bounded columns
+    lp = GeneralLP(rng.standard_normal(n), A, np.full(m, -1.0), np.full(m, 1.0), col_lo, np.full(n, INF))
+    y0 = rng.standard_normal(m)
+    d = lp.c - A.T @ y0
+    loose = ((d > 0) & ~np.isfinite(lp.col_lo)) | ((d < 0) & ~np.isfinite(lp.col_up))
+    want = y0 + np.linalg.lstsq(A[:, loose].T, d[loose], rcond=None)[0] if loose.any() else y0
+    for given in (A, sp.csc_matrix(A)):
+        lp.A = given
+        y, _ = _held_by_bounds(lp, y0, rounds=1)
+        assert np.allclose(y, want, rtol=1e-10, atol=1e-10 * (1 + np.abs(want).max()))
+        assert y[m // 2] == y0[m // 2]

@@ -353,3 +353,29 @@ def test_border_picks_throttled_columns_with_a_dual_residual():
     # once bordered, a column stays
     got = mehrotra._border(np.array([2, 5]), st, rc, np.ones(n), 1.0, L, U, 1e-8)
     assert list(got) == [1, 2, 5]
+
+
+@pytest.mark.parametrize("m,n", [(1, 3), (2, 40), (37, 90), (60, 300)])
+def test_a_dense_normal_matrix_is_formed_dense(m, n):
+    """Where A D A^T is dense (fit2p: singleton columns and a few long ones), the
+    float64 fallback forms it as a dense array -- the long columns by one BLAS product,
+    the rest sparse -- to float64 rounding of the sparse product, and factors it dense
+    (no GL)."""
+    import scipy.sparse as sp
+    from glgpgpu.solvers.lp.mixed.normal import MixedNormal
+    rng = np.random.default_rng(m)
+    A = sp.random(m, n, density=min(1.0, 2.0 / m), random_state=rng, format="csc").tolil()
+    A[:, :3] = rng.standard_normal((m, 3))                 # long columns (past DENSE_COLUMN at m > 32)
+    A = A.tocsc()
+    d = rng.uniform(0.1, 10.0, n)
+    N = MixedNormal(A, device="cpu64")
+    N.factor(d, 1e-9)
+    want = (A @ sp.diags(d) @ A.T).toarray() + 1e-9 * np.eye(m)
+    got = N._normal_matrix(d, 1e-9)
+    assert isinstance(got, np.ndarray)
+    assert np.allclose(got, want, rtol=0, atol=1e-13 * np.abs(want).max())
+    N._dense_M = True                                      # as after a first dense M
+    b = rng.standard_normal(m)
+    before = N.stats["host_factor_dense"]
+    x, res = N._host(b, np.linalg.norm(b))
+    assert res <= 1e-12 and N.stats["host_factor_dense"] == before + 1

@@ -79,10 +79,19 @@ def _held_by_bounds(lp: GeneralLP, y: np.ndarray, rounds: int = 3):
         loose = ((d > 0) & ~np.isfinite(lp.col_lo)) | ((d < 0) & ~np.isfinite(lp.col_up))
         if not loose.any() or rows.size == 0:
             break
-        block = sp.csr_matrix(A)[rows][:, np.flatnonzero(loose)].toarray() if sp.issparse(A) else A[np.ix_(rows, loose)]
+        # only the rows the loose columns touch: the minimum-norm change is zero on the others
+        # (it lies in the range of the block), and dfl001's dense block of all rows cost 1.8 s
+        if sp.issparse(A):
+            block = sp.csr_matrix(A)[rows][:, np.flatnonzero(loose)]
+            touched = np.flatnonzero(np.diff(block.indptr))
+            block = block[touched].toarray()
+        else:
+            block = A[np.ix_(rows, loose)]
+            touched = np.flatnonzero(np.any(block != 0, axis=1))
+            block = block[touched]
         dy, *_ = np.linalg.lstsq(block.T, d[loose], rcond=None)
         y = y.copy()
-        y[rows] += dy
+        y[rows[touched]] += dy
     return y, lp.c - A.T @ y
 
 

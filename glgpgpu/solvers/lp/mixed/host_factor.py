@@ -60,9 +60,14 @@ class HostFactor:
     """float64 factor of a sparse symmetric positive (semi)definite M with a unit-sized
     diagonal (the module's three ways).  kind: "multifrontal", "sparse" or "dense"."""
 
-    def __init__(self, M: sp.spmatrix, floor: float, analysis=None):
-        """analysis: the CholeskyAnalysis of M's pattern (None: no multifrontal factor)."""
+    def __init__(self, M, floor: float, analysis=None):
+        """M scipy.sparse, or a dense array (then dense).  analysis: the CholeskyAnalysis
+        of M's pattern (None: no multifrontal factor)."""
         m = M.shape[0]
+        if not sp.issparse(M):
+            self.kind = "dense"
+            self.L = _regularized_cholesky(np.asarray(M, np.float64), floor)
+            return
         M = sp.csc_matrix(M)
         top = float(M.diagonal().max(initial=0))
         eye = sp.eye(m, format="csc")

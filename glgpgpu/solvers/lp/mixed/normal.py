@@ -61,6 +61,15 @@ SOLVE_TOL_BORDER = 1e-13      # the border's columns M^-1 Q: solved once per fac
 BORDER_CORRECTIONS = 2       # primal corrections of a bordered Newton step
 
 
+def _plus_shift(M, shift: float):
+    """M + shift I, M scipy.sparse or a dense array (a new one either way)."""
+    if sp.issparse(M):
+        return M + shift * sp.eye(M.shape[0], format="csc")
+    W = M.copy()
+    W[np.diag_indices(M.shape[0])] += shift
+    return W
+
+
 class MixedNormal:
     #: where the preconditioner's substitutions run after a GPU factorization: "host" or "gpu"
     SUBSTITUTION = "host"
@@ -102,6 +111,8 @@ class MixedNormal:
         self._symbolic = _UNSET             # the CholeskyAnalysis of A D A^T, made when first needed
         self._A64 = self._As32 = None       # the dense assembly's A (float64) and its work array
         self._no_gpu_float64 = False        # set when the driver could not build the float64 kernels
+        self._dense_M = False               # A D A^T found dense: formed dense from then on (_normal_matrix)
+        self._long = None                   # its long columns dense, the others sparse
 
     # -- factor --------------------------------------------------------------------------
     def factor(self, d: np.ndarray, delta: float, floor_rel: float = 1e-10, border=None, d_border=None) -> None:
@@ -145,12 +156,18 @@ class MixedNormal:
                 else:                       # float32 overflowed: no substitution with it is finite,
                     self._overflowed = True     # here or on the GPU -- the float64 factor's solves
         else:
-            As = self.A.multiply(self.s[:, None]).tocsr()
-            M = As.multiply(ds[None, :]).tocsr() @ As.T.tocsr()
+            if self._dense_M:                       # S (A D A^T) S, dense (_normal_matrix)
+                M = self._normal_matrix(ds, 0.0)
+                M *= self.s[:, None]
+                M *= self.s[None, :]
+            else:
+                As = self.A.multiply(self.s[:, None]).tocsr()
+                M = As.multiply(ds[None, :]).tocsr() @ As.T.tocsr()
+                self._dense_M = M.nnz > SPARSE_SHARE * self.m * self.m
             if self.device == "cpu64":              # float64: sparse where M is (HostFactor)
                 self._F = self._float64_factor(M, floor_rel)
             else:                                    # float32, dense: what the GPU's factor rounds like
-                self._L = _regularized_cholesky(M.toarray().astype(np.float32), floor_rel)
+                self._L = _regularized_cholesky((M.toarray() if sp.issparse(M) else M).astype(np.float32), floor_rel)
         if self.border.size:
             self._border_factor()
 
@@ -354,19 +371,47 @@ class MixedNormal:
         last resort, counted."""
         self.stats["host_fallbacks"] += 1
         if self._host_factor is None:
-            M = (self.A.multiply(self.d[None, :]).tocsr() @ self.At).tocsc()
-            if self.delta:
-                M = M + self.delta * sp.eye(self.m, format="csc")
-            s = np.sqrt(np.maximum(M.diagonal(), 1e-300))
-            # S^-1 M S^-1 in place, rows then columns: the numbers of the two products
-            # with diag(1/s), without them (fit2p's M is dense: a second each)
-            inv = 1.0 / s
-            M.data *= inv[M.indices]
-            M.data *= np.repeat(inv, np.diff(M.indptr))
+            M = self._normal_matrix(self.d, self.delta) if self._dense_M else None
+            if M is None:
+                M = (self.A.multiply(self.d[None, :]).tocsr() @ self.At).tocsc()
+                if self.delta:
+                    M = M + self.delta * sp.eye(self.m, format="csc")
+                self._dense_M = M.nnz > SPARSE_SHARE * self.m * self.m
+            if sp.issparse(M):
+                s = np.sqrt(np.maximum(M.diagonal(), 1e-300))
+                # S^-1 M S^-1 in place, rows then columns: the numbers of the two products
+                # with diag(1/s), without them
+                inv = 1.0 / s
+                M.data *= inv[M.indices]
+                M.data *= np.repeat(inv, np.diff(M.indptr))
+            else:
+                s = np.sqrt(np.maximum(np.diagonal(M), 1e-300))
+                inv = 1.0 / s
+                M *= inv[:, None]
+                M *= inv[None, :]
             self._host_factor = (self._float64_factor(M, 1e-14), s)
         F, s = self._host_factor
         x = F.solve(rhs / s) / s
         return x, np.linalg.norm(rhs - self.matvec(x)) / nr
+
+    #: a column with more entries than this goes into the dense product of _normal_matrix
+    DENSE_COLUMN = 32
+
+    def _normal_matrix(self, d: np.ndarray, delta: float) -> np.ndarray:
+        """A diag(d) A^T + delta I as a dense float64 array, for an M known to be dense (fit2p:
+        13,500 singleton columns and 25 nearly full ones).  The long columns' part is one
+        BLAS product, the rest a sparse one added in; scipy's sparse product of a dense M
+        (and its conversions) cost fit2p ~0.6 s a factorization."""
+        if self._long is None:
+            A = self.A.tocsc()
+            long = np.diff(A.indptr) > self.DENSE_COLUMN
+            self._long = (np.flatnonzero(long), A[:, long].toarray(), A[:, ~long].tocsr(), np.flatnonzero(~long))
+        cols, Ad, As, rest = self._long
+        M = (Ad * d[cols]) @ Ad.T
+        Ms = (As.multiply(d[rest][None, :]).tocsr() @ As.T.tocsr()).tocoo()
+        M[Ms.row, Ms.col] += Ms.data               # a product's entries: each (row, col) once
+        M[np.diag_indices(self.m)] += delta
+        return M
 
     def _float64_factor(self, M, floor: float):
         """The float64 factor of M (A D A^T's pattern), counted by kind in stats: the
@@ -374,14 +419,13 @@ class MixedNormal:
         else HostFactor.  The symbolic analysis is made once per problem (needs COLAMD;
         none where it is missing or M is too dense to be worth it)."""
         if self._symbolic is _UNSET:
-            sparse = M.nnz <= SPARSE_SHARE * self.m * self.m
+            sparse = sp.issparse(M) and M.nnz <= SPARSE_SHARE * self.m * self.m
             self._symbolic = CholeskyAnalysis.of(self.A) if sparse and colamd_available() else None
         gpu = None if self._no_gpu_float64 else getattr(self.system, "float64_factor", None)
         if gpu is not None and self.m >= GPU_FLOAT64_ROWS and (
                 self._symbolic is None or self._symbolic.flops >= MULTIFRONTAL_FLOPS):
-            eye = sp.eye(self.m, format="csc")
             try:
-                F = shifted(lambda shift: gpu(M + shift * eye), float(M.diagonal().max(initial=0)), floor)
+                F = shifted(lambda shift: gpu(_plus_shift(M, shift)), float(M.diagonal().max(initial=0)), floor)
                 self.stats["gpu_factor_float64"] += 1
                 return F
             except (np.linalg.LinAlgError, ValueError):
