@@ -73,3 +73,16 @@ def test_expand_blocks_equals_the_index_reference(m, B, monkeypatch):
         np.testing.assert_array_equal(got, want)
     with pytest.raises(ValueError, match="blocked packed storage"):
         expand_blocks(P[:-1], m, B)
+
+
+@pytest.mark.parametrize("workers", [1, 3, 8])
+@pytest.mark.parametrize("shape", [(1, 1), (2, 3), (65, 200), (130, 129)])
+def test_fortran_copy_in_bands_is_the_array(monkeypatch, workers, shape):
+    """The F-ordered copy the LP's host substitutions take, copied in column bands on
+    any number of threads: the same array, F-contiguous (no GL)."""
+    from glgpgpu import parallel
+    monkeypatch.setattr(parallel, "workers", lambda: workers)
+    a = np.random.default_rng(shape[0]).standard_normal(shape).astype(np.float32)
+    b = parallel.fortran_copy(a)
+    assert b.flags.f_contiguous and b.dtype == a.dtype and np.array_equal(a, b)
+    assert parallel.fortran_copy(b) is b

@@ -47,6 +47,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from ....errors import ShaderCompileError
+from ....parallel import fortran_copy
 from ....symbolic import colamd_available
 from ...sparse_cholesky import CholeskyAnalysis
 from .host_factor import MULTIFRONTAL_FLOPS, SPARSE_SHARE, HostFactor, _regularized_cholesky, shifted
@@ -152,7 +153,7 @@ class MixedNormal:
                 if np.isfinite(L).all():
                     # column-major for LAPACK: solving through L's transpose (row-oriented) instead
                     # rounds differently and cost cycle 32 iterations (experiments/lp_host_substitution.py)
-                    self._L = np.asfortranarray(L)
+                    self._L = fortran_copy(L)
                 else:                       # float32 overflowed: no substitution with it is finite,
                     self._overflowed = True     # here or on the GPU -- the float64 factor's solves
         else:
