@@ -379,26 +379,3 @@ def test_a_dense_normal_matrix_is_formed_dense(m, n):
     before = N.stats["host_factor_dense"]
     x, res = N._host(b, np.linalg.norm(b))
     assert res <= 1e-12 and N.stats["host_factor_dense"] == before + 1
-
-
-def test_pcg_gives_up_once_it_costs_more_than_the_float64_factor():
-    """PCG's budget is the last float64 factorization's time: spent, the solve takes
-    that factor (counted in pcg_gave_up) and still meets its tolerance; with no
-    factorization measured yet PCG runs as before (no GL: cpu32 rounds like the GPU)."""
-    import scipy.sparse as sp
-    from glgpgpu.solvers.lp.mixed.normal import MixedNormal
-    rng = np.random.default_rng(5)
-    A = sp.random(40, 120, density=0.1, random_state=rng, format="csr") + sp.eye(40, 120)
-    d = 10.0 ** rng.uniform(-8, 8, 120)                     # kappa(M) past float32's reach
-    b = rng.standard_normal(40)
-    for budget, gives_up in ((None, False), (0.0, True)):
-        N = MixedNormal(A, device="cpu32")
-        N.factor(d, 1e-12)
-        N._float64_seconds = budget
-        x = N.solve(b, tol=1e-13)
-        assert N.stats["pcg_gave_up"] == int(gives_up)
-        res = np.linalg.norm(b - N.matvec(x)) / np.linalg.norm(b)
-        if gives_up:                                        # the float64 factor's accuracy
-            assert N.stats["host_fallbacks"] == 1 and res <= 1e-10
-        else:                                               # PCG's best, accepted from 1e-8
-            assert N.stats["pcg_iterations"] > 0 and res <= 1e-8

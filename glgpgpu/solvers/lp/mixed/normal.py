@@ -105,14 +105,13 @@ class MixedNormal:
                       "host_fallbacks": 0, "max_rel_residual": 0.0, "bordered_columns": 0,
                       "border_skipped": 0, "host_factor_multifrontal": 0, "host_factor_sparse": 0,
                       "host_factor_dense": 0, "gpu_factor_float64": 0, "refused_steps": 0,
-                      "float64_from_iteration": 0, "pcg_gave_up": 0}
+                      "float64_from_iteration": 0}
         self._host_factor = None
         self.exact = False                  # set by the iteration: every solve by the float64 factor,
                                             # and no float32 factor made any more
         self._symbolic = _UNSET             # the CholeskyAnalysis of A D A^T, made when first needed
         self._A64 = self._As32 = None       # the dense assembly's A (float64) and its work array
         self._no_gpu_float64 = False        # set when the driver could not build the float64 kernels
-        self._float64_seconds = None        # what the last float64 factorization took (PCG's budget)
         self._dense_M = False               # A D A^T found dense: formed dense from then on (_normal_matrix)
         self._long = None                   # its long columns dense, the others sparse
 
@@ -324,11 +323,9 @@ class MixedNormal:
             x, r, res, improved = x_new, r_new, res_new, res_new < 0.25 * res
             if not improved:
                 break
-        gave_up = False
         if res > tol:
-            x, res, gave_up = self._pcg(rhs, x, r, nr, tol, max_cg)
-            self.stats["pcg_gave_up"] += int(gave_up)
-        if gave_up or not res <= max(tol, 1e-8):
+            x, res = self._pcg(rhs, x, r, nr, tol, max_cg)
+        if not res <= max(tol, 1e-8):
             x2, res2 = self._host(rhs, nr)
             if res2 < res:
                 x, res = x2, res2
@@ -337,23 +334,14 @@ class MixedNormal:
         return x
 
     def _pcg(self, rhs, x, r, nr, tol, max_cg):
-        """Preconditioned conjugate gradients on M from x (r = rhs - M x): (x, its
-        relative residual, whether it gave up for time).  PCG gives up once it has taken
-        longer than the last float64 factorization did (`_float64_seconds`): from there
-        that factor is the cheaper way to the accuracy (cycle's PCG took up to 60
-        iterations and then needed the factor anyway)."""
-        t0 = time.perf_counter()
+        """Preconditioned conjugate gradients on M from x (r = rhs - M x)."""
         z = self.precond(r)
         if not np.all(np.isfinite(z)):
-            return x, np.linalg.norm(r) / nr, False
+            return x, np.linalg.norm(r) / nr
         p = z.copy()
         rz = r @ z
         best_x, best = x, np.linalg.norm(r) / nr
-        gave_up = False
         for _ in range(max_cg):
-            if self._float64_seconds is not None and time.perf_counter() - t0 > self._float64_seconds:
-                gave_up = True
-                break
             q = self.matvec(p)
             pq = p @ q
             self.stats["pcg_iterations"] += 1
@@ -377,14 +365,13 @@ class MixedNormal:
             rz = rz_new
         # the recurrence drifts from the true residual: recompute it
         true = np.linalg.norm(rhs - self.matvec(best_x)) / nr
-        return best_x, true, gave_up and not true <= tol
+        return best_x, true
 
     def _host(self, rhs, nr):
         """float64 factorization of M (the host's, or the GPU's where it has one): the
         last resort, counted."""
         self.stats["host_fallbacks"] += 1
         if self._host_factor is None:
-            t0 = time.perf_counter()
             M = self._normal_matrix(self.d, self.delta) if self._dense_M else None
             if M is None:
                 M = (self.A.multiply(self.d[None, :]).tocsr() @ self.At).tocsc()
@@ -404,7 +391,6 @@ class MixedNormal:
                 M *= inv[:, None]
                 M *= inv[None, :]
             self._host_factor = (self._float64_factor(M, 1e-14), s)
-            self._float64_seconds = time.perf_counter() - t0
         F, s = self._host_factor
         x = F.solve(rhs / s) / s
         return x, np.linalg.norm(rhs - self.matvec(x)) / nr
