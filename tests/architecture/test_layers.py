@@ -28,7 +28,7 @@ ALLOWED = {
     "compute": {"gl", "layouts", "errors", "methods", "tiled"},
     "dispatch": {"paper", "blocked", "compute", "methods"},
     "api": {"dispatch", "gl", "layouts", "validate", "paper"},
-    "solvers": {"dispatch", "gl", "vectors", "errors", "validate", "paper", "layouts", "symbolic"},
+    "solvers": {"dispatch", "gl", "vectors", "errors", "validate", "parallel", "paper", "layouts", "symbolic"},
     "linalg": {"api", "solvers"},
     "optimize": {"solvers"},
     "teach": {"gl", "figures", "layouts", "paper", "errors", "symbolic"},
