@@ -185,6 +185,18 @@ def potrf_block(ctx, A: MatrixBuffer, k0: int, nb: int, *, pivot_floor=None, reg
                                    "u_regularize": int(bool(regularize))})
 
 
+def syrk64(ctx, A, r0: int, k0: int, nb: int, n: int) -> None:
+    """The float64 factor's trailing update A[r0:r0+n, r0:r0+n] -= A[r0:, k0:k0+nb]
+    A[r0:, k0:k0+nb]^T on the tiles on or below the diagonal (syrk64.comp: the same
+    sums as gemm's, in tiles that suit float64)."""
+    if n <= 0:
+        return
+    t = -(-n // 64)
+    ctx.kernels.dispatch("syrk64", (t * (t + 1) // 2, 1, 1), buffers={0: A.buf, 1: A.buf},
+                         uniforms={"u_n": n, "u_k": nb, "u_lda": A.ld, "u_ldc": A.ld,
+                                   "u_aoff": r0 * A.ld + k0, "u_coff": r0 * A.ld + r0})
+
+
 def trsm_rows(ctx, A: MatrixBuffer, k0: int, nb: int, r0: int, rows: int, L: MatrixBuffer | None = None,
               fp64: bool = False) -> None:
     """A[r0:r0+rows, k0:k0+nb] := that block times L11^-T, L11 = the factored block at

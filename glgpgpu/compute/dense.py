@@ -8,7 +8,8 @@ import numpy as np
 
 from ..errors import NotPositiveDefiniteError
 from ..gl.buffers import MatrixBuffer
-from .blas import NB, diagonal, download, gemm, potrf_block, require, take, trsm_rhs, trsm_rows, upload, zero_upper
+from .blas import (NB, diagonal, download, gemm, potrf_block, require, syrk64, take, trsm_rhs, trsm_rows, upload,
+                   zero_upper)
 
 KERNELS = {"linear": 0, "poly": 1, "rbf": 2}
 
@@ -54,8 +55,11 @@ def factor(ctx, A: MatrixBuffer, m: int, *, pivot_floor=None, regularize=False, 
         r0 = k0 + nb
         if r0 < m:
             trsm_rows(ctx, A, k0, nb, r0, m - r0, fp64=fp64)
-            gemm(ctx, A, A, A, m=m - r0, n=m - r0, k=nb, alpha=-1.0, beta=1.0, a_at=(r0, k0), b_at=(r0, k0),
-                 c_at=(r0, r0), lower=True, fp64=fp64)
+            if fp64:
+                syrk64(ctx, A, r0, k0, nb, m - r0)
+            else:
+                gemm(ctx, A, A, A, m=m - r0, n=m - r0, k=nb, alpha=-1.0, beta=1.0, a_at=(r0, k0), b_at=(r0, k0),
+                     c_at=(r0, r0), lower=True)
 
 
 def cholesky(C32: np.ndarray, *, packed: bool = False, variant: str = "outer", ctx) -> np.ndarray:

@@ -269,6 +269,28 @@ def test_float64_factor_of_a_dense_m_is_the_sparse_ones(ctx, rng, m):
     assert np.array_equal(out[0][0], out[1][0]) and np.array_equal(out[0][1], out[1][1])
 
 
+@pytest.mark.parametrize("m", [65, 130, 197])
+def test_float64_trailing_update_is_gemms_bit_for_bit(ctx, rng, m, monkeypatch):
+    """syrk64.comp (the float64 factor's trailing update, in tiles that suit float64)
+    sums each entry as gemm.comp does: the factor is the same bit for bit."""
+    from scipy import sparse
+    from glgpgpu.compute import dense
+    from glgpgpu.compute.float64 import Float64Cholesky
+    C = sparse.csr_matrix(spd(m, 1e4, rng))
+    out = []
+    for by_gemm in (False, True):
+        if by_gemm:
+            monkeypatch.setattr(dense, "syrk64", lambda ctx, A, r0, k0, nb, n: blas.gemm(
+                ctx, A, A, A, m=n, n=n, k=nb, alpha=-1.0, beta=1.0, a_at=(r0, k0), b_at=(r0, k0), c_at=(r0, r0),
+                lower=True, fp64=True))
+        F = Float64Cholesky(ctx, C)
+        try:
+            out.append(np.tril(F.L.get(ctx)))
+        finally:
+            F.release()
+    assert np.array_equal(out[0], out[1])
+
+
 def test_float64_factor_names_a_matrix_that_is_not_positive_definite(ctx):
     from scipy import sparse
     from glgpgpu.compute.float64 import Float64Cholesky
