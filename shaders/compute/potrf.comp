@@ -35,10 +35,12 @@ void main() {
         for (int i = k + 1 + t; i < u_nb; i += 256)
             AT(S, i, k) = DIV(AT(S, i, k), p);
         barrier();
-        int rem = u_nb - k - 1;
-        for (int e = t; e < rem * rem; e += 256) {
-            int i = k + 1 + e / rem, j = k + 1 + e % rem;
-            if (j <= i) AT(S, i, j) -= AT(S, i, k) * AT(S, j, k);
+        // the trailing lower triangle, 16 x 16 threads stepping over its rows and columns
+        // (no division per entry, no idle half above the diagonal)
+        for (int i = k + 1 + (t >> 4); i < u_nb; i += 16) {
+            real lik = AT(S, i, k);
+            for (int j = k + 1 + (t & 15); j <= i; j += 16)
+                AT(S, i, j) -= lik * AT(S, j, k);
         }
         barrier();
     }
