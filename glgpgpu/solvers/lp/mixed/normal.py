@@ -450,7 +450,7 @@ class MixedNormal:
             self.watch.seconds[phase] += time.perf_counter() - t0
 
     def release(self):
-        self._A64 = self._As32 = None
+        self._A64 = self._As32 = self._long = None
         self._drop_float64_factor()
         if self.system is not None:
             self.system.release()
