@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
 _pool = None
 
 
@@ -29,7 +31,6 @@ def map_pieces(fn, pieces):
 def fortran_copy(a):
     """a (2-D) as an F-ordered copy, its columns copied in bands on the pool's threads
     (a transposing copy is bound by strided reads: one thread took 6.7 ms at m = 2262)."""
-    import numpy as np
     if a.flags.f_contiguous:
         return a
     out = np.empty(a.shape, a.dtype, order="F")

@@ -192,9 +192,9 @@ def syrk64(ctx, A, r0: int, k0: int, nb: int, n: int) -> None:
     if n <= 0:
         return
     t = -(-n // 64)
-    ctx.kernels.dispatch("syrk64", (t * (t + 1) // 2, 1, 1), buffers={0: A.buf, 1: A.buf},
-                         uniforms={"u_n": n, "u_k": nb, "u_lda": A.ld, "u_ldc": A.ld,
-                                   "u_aoff": r0 * A.ld + k0, "u_coff": r0 * A.ld + r0})
+    ctx.kernels.dispatch("syrk64", (t * (t + 1) // 2, 1, 1), buffers={0: A.buf},
+                         uniforms={"u_n": n, "u_k": nb, "u_ld": A.ld, "u_aoff": r0 * A.ld + k0,
+                                   "u_coff": r0 * A.ld + r0})
 
 
 def trsm_rows(ctx, A: MatrixBuffer, k0: int, nb: int, r0: int, rows: int, L: MatrixBuffer | None = None,

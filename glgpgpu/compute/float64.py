@@ -3,9 +3,9 @@ kernels as the float32 one: real.glsl): the LP's last-resort solves, where the h
 would factor A D A^T in float64.  The sparse matrix's lower triangle is scattered
 into a zeroed buffer on the GPU (a dense M is uploaded as it is), factored there
 (dense, blocked right-looking: the H100's float64 rate against a host's sparse
-factorization), and kept for solves:
-one upload and one read-back of a vector each, one dispatch a block each way
-(trsv_spread.comp: each workgroup solves the block and updates its own rows)."""
+factorization), and kept for solves: one upload and one read-back of a vector each, one
+dispatch a block each way (trsv_spread.comp: each workgroup solves the block and
+updates its own rows)."""
 from __future__ import annotations
 
 import numpy as np

@@ -10,13 +10,12 @@ layout(local_size_x = 16, local_size_y = 16) in;
 #pragma optionNV(unroll all)
 #define T 64
 #define BK 16
-layout(std430, binding = 0) readonly buffer ABuf { double a[]; };
-layout(std430, binding = 1) buffer CBuf { double c[]; };
+// One matrix: the panel's columns (read) lie left of the trailing block (written).
+layout(std430, binding = 0) buffer ABuf { double a[]; };
 uniform int u_n;        // the trailing block's order
 uniform int u_k;        // the panel's width
-uniform int u_lda;
-uniform int u_ldc;
-uniform int u_aoff;     // A's first row (the trailing block's) at the panel's first column
+uniform int u_ld;
+uniform int u_aoff;     // the panel at the trailing block's first row
 uniform int u_coff;     // the trailing block's corner
 shared double As[BK][T];
 shared double Bs[BK][T];
@@ -36,8 +35,8 @@ void main() {
             int e = tid + l * 256;
             int r = e / BK, kk = e % BK, gk = k0 + kk;
             int ga = row0 + r, gb = col0 + r;
-            As[kk][r] = (ga < u_n && gk < u_k) ? a[u_aoff + ga * u_lda + gk] : 0.0lf;
-            Bs[kk][r] = (gb < u_n && gk < u_k) ? a[u_aoff + gb * u_lda + gk] : 0.0lf;
+            As[kk][r] = (ga < u_n && gk < u_k) ? a[u_aoff + ga * u_ld + gk] : 0.0lf;
+            Bs[kk][r] = (gb < u_n && gk < u_k) ? a[u_aoff + gb * u_ld + gk] : 0.0lf;
         }
         barrier();
         for (int kk = 0; kk < BK; ++kk) {
@@ -56,8 +55,8 @@ void main() {
         for (int q = 0; q < 4; ++q) {
             int j = col0 + tx * 4 + q;
             if (j < u_n) {
-                int at = u_coff + i * u_ldc + j;
-                c[at] = c[at] - s[q];
+                int at = u_coff + i * u_ld + j;
+                a[at] = a[at] - s[q];
             }
         }
     }

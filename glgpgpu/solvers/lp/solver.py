@@ -74,6 +74,7 @@ def _held_by_bounds(lp: GeneralLP, y: np.ndarray, rounds: int = 3):
     if min(A.shape) == 0:
         return y, lp.c.copy()
     rows = np.flatnonzero(np.isfinite(lp.row_lo) | np.isfinite(lp.row_up))
+    R = sp.csr_matrix(A)[rows]                        # the bounded rows, sparse (A dense or not)
     for _ in range(rounds):
         d = lp.c - A.T @ y
         loose = ((d > 0) & ~np.isfinite(lp.col_lo)) | ((d < 0) & ~np.isfinite(lp.col_up))
@@ -81,15 +82,9 @@ def _held_by_bounds(lp: GeneralLP, y: np.ndarray, rounds: int = 3):
             break
         # only the rows the loose columns touch: the minimum-norm change is zero on the others
         # (it lies in the range of the block), and dfl001's dense block of all rows cost 1.8 s
-        if sp.issparse(A):
-            block = sp.csr_matrix(A)[rows][:, np.flatnonzero(loose)]
-            touched = np.flatnonzero(np.diff(block.indptr))
-            block = block[touched].toarray()
-        else:
-            block = A[np.ix_(rows, loose)]
-            touched = np.flatnonzero(np.any(block != 0, axis=1))
-            block = block[touched]
-        dy, *_ = np.linalg.lstsq(block.T, d[loose], rcond=None)
+        block = R[:, np.flatnonzero(loose)]
+        touched = np.flatnonzero(np.diff(block.indptr))
+        dy, *_ = np.linalg.lstsq(block[touched].toarray().T, d[loose], rcond=None)
         y = y.copy()
         y[rows[touched]] += dy
     return y, lp.c - A.T @ y

@@ -378,16 +378,14 @@ class MixedNormal:
                 if self.delta:
                     M = M + self.delta * sp.eye(self.m, format="csc")
                 self._dense_M = M.nnz > SPARSE_SHARE * self.m * self.m
+            s = np.sqrt(np.maximum(M.diagonal(), 1e-300))
+            inv = 1.0 / s
+            # S^-1 M S^-1 in place, rows then columns: the numbers of the two products
+            # with diag(1/s), without them
             if sp.issparse(M):
-                s = np.sqrt(np.maximum(M.diagonal(), 1e-300))
-                # S^-1 M S^-1 in place, rows then columns: the numbers of the two products
-                # with diag(1/s), without them
-                inv = 1.0 / s
                 M.data *= inv[M.indices]
                 M.data *= np.repeat(inv, np.diff(M.indptr))
             else:
-                s = np.sqrt(np.maximum(np.diagonal(M), 1e-300))
-                inv = 1.0 / s
                 M *= inv[:, None]
                 M *= inv[None, :]
             self._host_factor = (self._float64_factor(M, 1e-14), s)
