@@ -121,7 +121,7 @@ def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None), met
                                     message="", x=None))
     lp = from_linprog(c, A_ub, b_ub, A_eq, b_eq, bounds)
     res = solve_general(lp, tol=opts.get("tol"), max_iter=opts.get("maxiter"), precision=opts.get("precision", "mixed"),
-                        device=opts.get("device", "gpu"), method=opts.get("gpu_method", "auto"), callback=cb,
+                        device=opts.get("device", "auto"), method=opts.get("gpu_method", "auto"), callback=cb,
                         presolve=bool(opts.get("presolve", True)))
     status = STATUS.get(res.status, 4)
     solved = status in (0, 1, 4)

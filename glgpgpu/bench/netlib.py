@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from ..solvers.lp import solve_mps
+from ..solvers.lp.mixed.device import HOST_FLOPS
 from .common import progress, say
 
 
@@ -64,7 +65,7 @@ def highs_seconds(path) -> float:
 
 
 def run(folder, names=None, *, method="auto", precision="mixed", tol=None, max_rows=None, show=True,
-        ctx=None, csv_path=None, highs=True, device="gpu") -> list:
+        ctx=None, csv_path=None, highs=True, device="auto") -> list:
     """Solve each problem; `csv_path`: rewrite the CSV after every problem (a long
     run stopped midway keeps what it measured); `highs`: time HiGHS's IPM beside it."""
     folder = Path(folder)
@@ -76,12 +77,14 @@ def run(folder, names=None, *, method="auto", precision="mixed", tol=None, max_r
         path = path if path.exists() else folder / f"{name}.mps"
         t0 = time.perf_counter()
         res = solve_mps(path, method=method, precision=precision, tol=tol, ctx=ctx, device=device)
+        factored = res.stats.get("device", device)
         seconds = time.perf_counter() - t0
         h_seconds = highs_seconds(path) if highs else float("nan")
         r_rows, r_cols, r_obj, r_it = ref.get(name, (None, None, float("nan"), None))
         t = res.times
         rows.append({
-            "problem": name, "device_kind": device, "rows": r_rows, "cols": r_cols, "solved_rows": res.size[0] if res.size else 0,
+            "problem": name, "device_kind": factored, "rows": r_rows, "cols": r_cols,
+            "solved_rows": res.size[0] if res.size else 0,
             "solved_cols": res.size[1] if res.size else 0, "method": method, "precision": precision,
             "status": res.status, "iterations": res.iterations, "highs_iterations": r_it,
             "iteration_ratio": res.iterations / r_it if r_it else float("nan"),
@@ -141,6 +144,10 @@ def _paths(rows) -> str:
         seen = [r.get(key) for r in rows if r.get(key)]
         if seen:
             parts.append(f"{what} " + ", ".join(f"{v}: {seen.count(v)}" for v in sorted(set(seen))))
+    hosted = [r for r in rows if r.get("device_kind") == "cpu64"]
+    if hosted and any(r.get("device_kind") == "gpu" for r in rows):
+        parts.append(f"factored on the host by device='auto' (a factor of at most {HOST_FLOPS:.0e} flops): "
+                     f"{len(hosted)}")
     fallbacks = [r["host_factors"].split() for r in rows if r.get("host_factors")]
     if fallbacks:
         counts = [sum(int(f[k]) for f in fallbacks) for k in range(len(HOST_FACTORS))]

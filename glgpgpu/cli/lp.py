@@ -45,7 +45,7 @@ def run(args) -> int:
     if args.netlib:
         from ..bench import netlib
 
-        ctx = get_context() if args.device == "gpu" else None
+        ctx = get_context() if args.device in ("gpu", "auto") else None
         names = args.problems.split(",") if args.problems else None
         print(f"NETLIB in {args.netlib}: method {args.method or 'auto'}, precision {args.precision}"
               + (f", {ctx.caps.renderer}" if ctx else ""))
@@ -92,8 +92,10 @@ def register(sub):
                    help="the paper's Cholesky variant (implies method paper); default outer")
     s.add_argument("--max-iter", type=positive_int, default=None,
                    help="iteration limit (default 200 mixed, 100 single precision)")
-    s.add_argument("--device", choices=["gpu", "cpu64", "cpu32"], default="gpu",
-                   help="where the normal equations are factored: the GPU (float32), or the host -- cpu64 in "
+    s.add_argument("--device", choices=["auto", "gpu", "cpu64", "cpu32"], default="auto",
+                   help="where the normal equations are factored: auto -- the GPU, except small problems (few "
+                        "rows after presolve: the host's float64 factor is quicker there); gpu -- the GPU "
+                        "(float32) always; or the host -- cpu64 in "
                         "float64, sparse where A D A^T is (the yardstick); cpu32 dense float32 (for tests). With "
                         "--precision single: the numpy reference of the 2006 solver in that precision")
     s.add_argument("--method", choices=["paper", "blocked", "compute"], default=None,

@@ -46,7 +46,7 @@ CALLS = {
     "cho_solve": lambda m: glgpgpu.cho_solve(np.eye(m) * 2, np.ones((m, 3)), method="paper"),
     "wls": lambda m: glgpgpu.wls(np.eye(m, 2 * m) + 1, np.ones(2 * m), np.ones(2 * m), method="paper")[0],
     "linprog": lambda m: glgpgpu.linprog(np.arange(1.0, m + 1), A_ub=-np.ones((1, m)), b_ub=[-1.0],
-                                         method="paper").x,
+                                         method="paper", device="gpu").x,
 }
 
 

@@ -102,7 +102,7 @@ def test_a_step_that_blows_up_the_complementarity_is_refused(ctx, monkeypatch):
     monkeypatch.setattr(mehrotra._Iteration, "corrector", corrector)
     monkeypatch.setattr(mehrotra, "GONDZIO", 0)
     path = lp_table3.data_dir() / "adlittle.mps.gz"
-    res = glgpgpu.solve_mps(path)
+    res = glgpgpu.solve_mps(path, device="gpu")
     assert res.stats["refused_steps"] >= 1 and res.status == "optimal"
     assert any(e.get("refused") for e in res.log)
     ref = glgpgpu.solve_mps(path, device="cpu64")
@@ -116,7 +116,7 @@ def test_after_float64_streak_no_float32_factor_is_made(ctx, monkeypatch):
     from glgpgpu.solvers.lp.mixed import mehrotra
     monkeypatch.setattr(mehrotra, "FLOAT64_AFTER", 0)
     path = lp_table3.data_dir() / "adlittle.mps.gz"
-    res = glgpgpu.solve_mps(path)
+    res = glgpgpu.solve_mps(path, device="gpu")
     assert res.status == "optimal" and res.stats["float64_from_iteration"] == 1
     assert res.stats["host_fallbacks"] >= res.iterations          # the solves after it, all float64
     ref = glgpgpu.solve_mps(path, device="cpu64")
@@ -168,7 +168,7 @@ def test_compute_takes_its_float64_factor_on_the_gpu(ctx, monkeypatch):
     monkeypatch.setattr(normal, "MULTIFRONTAL_FLOPS", 0)
     path = lp_table3.data_dir() / "adlittle.mps.gz"
     before = ctx.buffers.outstanding
-    res = glgpgpu.solve_mps(path, method="compute")
+    res = glgpgpu.solve_mps(path, method="compute", device="gpu")
     assert res.status == "optimal"
     assert res.stats["gpu_factor_float64"] >= res.iterations - 1          # the first iteration's solves all float32
     assert res.stats["host_factor_multifrontal"] + res.stats["host_factor_sparse"] + \
@@ -195,7 +195,7 @@ def test_a_driver_without_float64_kernels_falls_back_to_the_host(ctx, monkeypatc
     monkeypatch.setattr(normal, "GPU_FLOAT64_ROWS", 1)
     monkeypatch.setattr(normal, "MULTIFRONTAL_FLOPS", 0)
     with pytest.warns(RuntimeWarning, match="float64 factor is unavailable"):
-        res = glgpgpu.solve_mps(lp_table3.data_dir() / "adlittle.mps.gz", method="compute")
+        res = glgpgpu.solve_mps(lp_table3.data_dir() / "adlittle.mps.gz", method="compute", device="gpu")
     assert res.status == "optimal" and len(calls) == 1 and res.stats["gpu_factor_float64"] == 0
 
 
@@ -213,7 +213,7 @@ def test_an_overflowed_float32_factor_goes_straight_to_the_float64_one(ctx, monk
     monkeypatch.setattr(NormalSystem, "lower", overflowed)
     monkeypatch.setattr(NormalSystem, "solve", lambda self, *a, **k: gpu_solves.append(1))
     path = lp_table3.data_dir() / "adlittle.mps.gz"
-    res = glgpgpu.solve_mps(path, method="compute")
+    res = glgpgpu.solve_mps(path, method="compute", device="gpu")
     assert res.status == "optimal" and not gpu_solves
     assert res.stats["host_fallbacks"] >= res.iterations
     ref = glgpgpu.solve_mps(path, device="cpu64")
@@ -374,8 +374,20 @@ def test_a_dense_normal_matrix_is_formed_dense(m, n):
     got = N._normal_matrix(d, 1e-9)
     assert isinstance(got, np.ndarray)
     assert np.allclose(got, want, rtol=0, atol=1e-13 * np.abs(want).max())
-    N._dense_M = True                                      # as after a first dense M
+    N._dense_M, N._pattern = True, None                    # as after a first dense M with no pattern
+                                                           # (at m > 32 the long columns are a border)
     b = rng.standard_normal(m)
     before = N.stats["host_factor_dense"]
     x, res = N._host(b, np.linalg.norm(b))
     assert res <= 1e-12 and N.stats["host_factor_dense"] == before + 1
+
+
+def test_auto_factors_a_small_problem_on_the_host_and_says_so(monkeypatch):
+    """device="auto" (the default): afiro's factor is a few hundred flops, so the host's
+    float64 factor takes it -- no GL -- and res.stats says where and why."""
+    from glgpgpu.gl import context
+    monkeypatch.setattr(context, "get_context", lambda *a, **k: pytest.fail("auto opened GL for afiro"))
+    res = glgpgpu.solve_mps(lp_table3.data_dir() / "afiro.mps.gz")
+    assert res.status == "optimal"
+    assert res.stats["device"] == "cpu64" and res.stats["device_asked"] == "auto"
+    assert 0 < res.stats["factor_flops"] <= 1e4

@@ -20,14 +20,14 @@ from .problem import GeneralLP, from_linprog, from_mps
 from .result import LPResult, verdict
 
 CHOLESKY = ("outer", "inner", "triad")
-DEVICES = ("gpu", "cpu64", "cpu32")
+DEVICES = ("auto", "gpu", "cpu64", "cpu32")
 PRECISIONS = ("mixed", "single")
 DEFAULT_TOL = {"mixed": 1e-8, "single": 1e-5}
 DEFAULT_ITER = {"mixed": 200, "single": 100}
 
 
 def solve_general(lp: GeneralLP, *, tol: float | None = None, precision: str = "mixed", cholesky: str = "outer",
-                  max_iter: int | None = None, device: str = "gpu", packed: bool = False, method: str = "auto",
+                  max_iter: int | None = None, device: str = "auto", packed: bool = False, method: str = "auto",
                   ctx=None, callback=None, presolve: bool = False) -> LPResult:
     check.choice(precision, "precision", PRECISIONS)
     check.choice(cholesky, "cholesky", CHOLESKY)
@@ -105,7 +105,7 @@ def _unbounded_or_infeasible(lp: GeneralLP, res: LPResult, opts) -> LPResult:
 
 
 def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None, *, tol: float | None = None,
-            precision: str = "mixed", cholesky: str = "outer", max_iter: int | None = None, device: str = "gpu",
+            precision: str = "mixed", cholesky: str = "outer", max_iter: int | None = None, device: str = "auto",
             packed: bool = False, method: str = "auto", ctx=None, callback=None, presolve: bool = False) -> LPResult:
     """Minimise c^T x s.t. A_ub x <= b_ub, A_eq x = b_eq, bounds (default x >= 0),
     like scipy.optimize.linprog, by an interior-point method on the GPU.
@@ -113,6 +113,11 @@ def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None, *, tol: 
     precision="mixed" (default): float64 iterates, float32 GPU factorizations,
     tol 1e-8 (relative primal/dual infeasibility and gap).  precision="single":
     the 2006 paper's all-float32 solver, tol 1e-5 (float32 rarely reaches 1e-6).
+    device: "auto" (default) factors on the GPU, except problems whose float64 factor
+    takes at most mixed.device.HOST_FLOPS flops: the host's float64 factorization is
+    quicker there than a GPU iteration's fixed cost (res.stats["device"] says which,
+    "factor_flops" the count); "gpu" always, "cpu64" / "cpu32" the host's float64 /
+    float32 reference factors.
     method: "paper" (Algorithms 3 and 5 with `cholesky` inner/outer/triad),
     "blocked", or "auto" (blocked unless a paper-only option is asked for).
     presolve (off by default here, on in glgpgpu.optimize.linprog as in scipy): rows with
@@ -127,7 +132,7 @@ def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None, *, tol: 
 
 
 def solve_mps(path, *, tol: float | None = None, precision: str = "mixed", cholesky: str = "outer",
-              max_iter: int | None = None, device: str = "gpu", packed: bool = False, method: str = "auto",
+              max_iter: int | None = None, device: str = "auto", packed: bool = False, method: str = "auto",
               ctx=None, callback=None, presolve: bool = False) -> LPResult:
     """Solve an MPS file (plain or .gz, read by HiGHS) by the interior-point method."""
     if not isinstance(path, (str, bytes)) and not hasattr(path, "__fspath__"):

@@ -2,6 +2,7 @@
 
 bounded   the formulation with implicit bounds, presolve, geometric scaling
 mehrotra  Mehrotra's predictor-corrector with Gondzio's correctors, in float64
+device    device="auto": the host's float64 factor or the GPU's, by the factor's flops
 normal    the normal equations: formed and factored on the GPU in float32 (the methods'
           normal_system), each solve refined to float64 (refinement, then PCG)
 """
@@ -17,6 +18,7 @@ from ....gl import Stopwatch, resolve
 from ..problem import max_violation, objective
 from ..result import LPResult, verdict
 from . import bounded, mehrotra
+from .device import choose as choose_device
 from .normal import MixedNormal
 
 
@@ -35,6 +37,10 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
     p = bounded.scale(p)
     sigma_b, sigma_c = bounded.normalize(p)
     t_pre = time.perf_counter() - t_all
+    asked, auto = device, None
+    if device == "auto":                 # the host's float64 factor where it is the quicker (device.py)
+        auto = choose_device(p.A)
+        device = auto.device
     impl = None
     if device == "gpu":
         ctx = resolve(ctx)
@@ -44,7 +50,7 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
     try:
         with (ctx.pool.scope() if device == "gpu" else nullcontext()):
             normal = MixedNormal(p.A, impl=impl, packed=packed, variant=cholesky, ctx=ctx, watch=watch,
-                                 device=device)
+                                 device=device, pattern=auto.pattern if auto else None)
             out = mehrotra.solve(p, normal, tol=tol, max_iter=max_iter, callback=callback)
             if out.status == "numerical trouble" and p.free.any():
                 # free columns that must travel far or nearly depend on each other: again with
@@ -63,7 +69,8 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
     total = time.perf_counter() - t_all
     times["other"] = max(0.0, total - sum(times.values()))
     times["total"] = total
-    stats = dict(normal.stats)
+    stats = dict(normal.stats, device=device, device_asked=asked,
+                 factor_flops=auto.flops if auto else float("nan"))
     if out.status in ("infeasible", "unbounded"):
         res = verdict(out.status, n_orig, out.message, times, p.A.shape)
         res.iterations, res.log, res.stats = out.iterations, out.log, stats

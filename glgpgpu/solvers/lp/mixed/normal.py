@@ -50,7 +50,9 @@ from ....errors import ShaderCompileError
 from ....parallel import fortran_copy
 from ....symbolic import colamd_available
 from ...sparse_cholesky import CholeskyAnalysis
-from .host_factor import MULTIFRONTAL_FLOPS, SPARSE_SHARE, HostFactor, _regularized_cholesky, shifted
+from .host_factor import (LDL_FLOPS, MULTIFRONTAL_FLOPS, SPARSE_SHARE, HostFactor, SparseLDL, _regularized_cholesky,
+                          qdldl_module, shifted)
+from .normal_pattern import NormalPattern
 
 
 _UNSET = object()
@@ -58,8 +60,15 @@ _UNSET = object()
 #: at least this order whose host factorization would be multifrontal or dense; below,
 #: or for the small sparse ones, the host's is as quick
 GPU_FLOAT64_ROWS = 1000
+#: from this order on, the symbolic analysis (COLAMD, its flop count) decides the float64 factor's
+#: kind before any is made; below, qdldl's on the pattern first (its own count can still turn it)
+ANALYSIS_ROWS = 1000
 SOLVE_TOL_BORDER = 1e-13      # the border's columns M^-1 Q: solved once per factorization, tightly
 BORDER_CORRECTIONS = 2       # primal corrections of a bordered Newton step
+FLOAT64_FLOOR = 1e-14        # device="cpu64"'s qdldl factor: its first shift relative to M's unit diagonal
+                             # (its pivots are checked against the shift: SparseLDL); the multifrontal
+                             # and dense ones keep floor_rel (at 1e-14 dfl001's PCG iterations tripled)
+PRIMAL_SLACK = 0.01          # an unbordered step is corrected once when A dx misses rb by more than this share
 
 
 def _plus_shift(M, shift: float):
@@ -76,7 +85,8 @@ class MixedNormal:
     SUBSTITUTION = "host"
 
     def __init__(self, A: np.ndarray, *, impl=None, packed=False, variant="outer", ctx=None, watch=None,
-                 device="gpu"):
+                 device="gpu", pattern=None):
+        """pattern: a NormalPattern of A already made (device="auto" made one to decide)."""
         self.A = sp.csr_matrix(A)
         self.At = self.A.T.tocsr()
         self.A2 = self.A.multiply(self.A).tocsr()     # diag(A D A^T) = A^2 d, every factorization
@@ -105,7 +115,7 @@ class MixedNormal:
                       "host_fallbacks": 0, "max_rel_residual": 0.0, "bordered_columns": 0,
                       "border_skipped": 0, "host_factor_multifrontal": 0, "host_factor_sparse": 0,
                       "host_factor_dense": 0, "gpu_factor_float64": 0, "refused_steps": 0,
-                      "float64_from_iteration": 0}
+                      "float64_from_iteration": 0, "primal_corrections": 0}
         self._host_factor = None
         self.exact = False                  # set by the iteration: every solve by the float64 factor,
                                             # and no float32 factor made any more
@@ -114,6 +124,9 @@ class MixedNormal:
         self._no_gpu_float64 = False        # set when the driver could not build the float64 kernels
         self._dense_M = False               # A D A^T found dense: formed dense from then on (_normal_matrix)
         self._long = None                   # its long columns dense, the others sparse
+        self._pattern = _UNSET              # NormalPattern: the float64 factors are qdldl's on it (None: not)
+        self._made_pattern = pattern
+        self._ldl = {}                      # SparseLDL by use ("pre": cpu64's per-iteration factor, "host")
 
     # -- factor --------------------------------------------------------------------------
     def factor(self, d: np.ndarray, delta: float, floor_rel: float = 1e-10, border=None, d_border=None) -> None:
@@ -156,6 +169,9 @@ class MixedNormal:
                     self._L = fortran_copy(L)
                 else:                       # float32 overflowed: no substitution with it is finite,
                     self._overflowed = True     # here or on the GPU -- the float64 factor's solves
+        elif self.device == "cpu64" and self._sparse_pattern() is not None:
+            P = self._pattern                       # S (A D A^T) S's triangle on the pattern
+            self._F = self._pattern_factor("pre", P.scale(P.data(ds), self.s), FLOAT64_FLOOR)
         else:
             if self._dense_M:                       # S (A D A^T) S, dense (_normal_matrix)
                 M = self._normal_matrix(ds, 0.0)
@@ -227,7 +243,19 @@ class MixedNormal:
         F = self.border
         if not F.size:
             dy = self.solve(r, tol=tol)
-            return dy, D * (self.At @ dy - rhat)
+            dx = D * (self.At @ dy - rhat)
+            # each solve is accurate relative to r, which carries A D rhat (huge late, D ~ 1/mu):
+            # A dx = rb can then be off by more than rb itself, and the primal residual stalls
+            # (ganges at 5e-9); one solve with the small residual restores it
+            # (device="cpu64" only: with the float32 factor's solves it doubled the PCG work on the
+            # H100 -- cycle 2.6 -> 4.4 s -- and changed few iteration counts, some for the worse)
+            e = rb - self.A @ dx - self.delta * dy if self.device == "cpu64" else None
+            if e is not None and np.linalg.norm(e) > PRIMAL_SLACK * np.linalg.norm(rb):
+                c = self.solve(e, tol=tol)
+                dy = dy + c
+                dx = dx + D * (self.At @ c)
+                self.stats["primal_corrections"] += 1
+            return dy, dx
         dy, v = self._bordered(r, rhat[F], tol)
         dx = D * (self.At @ dy - rhat)
         dx[F] += v
@@ -371,6 +399,11 @@ class MixedNormal:
         """float64 factorization of M (the host's, or the GPU's where it has one): the
         last resort, counted."""
         self.stats["host_fallbacks"] += 1
+        if self._host_factor is None and self._sparse_pattern() is not None:
+            P = self._pattern
+            data = P.data(self.d, self.delta)
+            s = np.sqrt(np.maximum(np.asarray(self.A2 @ self.d).ravel() + self.delta, 1e-300))   # M's diagonal
+            self._host_factor = (self._pattern_factor("host", P.scale(data, 1.0 / s), 1e-14), s)
         if self._host_factor is None:
             M = self._normal_matrix(self.d, self.delta) if self._dense_M else None
             if M is None:
@@ -417,10 +450,8 @@ class MixedNormal:
         GPU's (`float64_factor`) where the system has one and it pays (GPU_FLOAT64_ROWS),
         else HostFactor.  The symbolic analysis is made once per problem (needs COLAMD;
         none where it is missing or M is too dense to be worth it)."""
-        if self._symbolic is _UNSET:
-            sparse = sp.issparse(M) and M.nnz <= SPARSE_SHARE * self.m * self.m
-            self._symbolic = CholeskyAnalysis.of(self.A) if sparse and colamd_available() else None
-        gpu = None if self._no_gpu_float64 else getattr(self.system, "float64_factor", None)
+        self._analysis(sp.issparse(M) and M.nnz <= SPARSE_SHARE * self.m * self.m)
+        gpu = self._gpu_float64()
         if gpu is not None and self.m >= GPU_FLOAT64_ROWS and (
                 self._symbolic is None or self._symbolic.flops >= MULTIFRONTAL_FLOPS):
             try:
@@ -437,6 +468,54 @@ class MixedNormal:
         self.stats["host_factor_" + F.kind] += 1
         return F
 
+    def _analysis(self, sparse: bool):
+        """The CholeskyAnalysis of A D A^T, made at the first call (None: M dense, or no COLAMD)."""
+        if self._symbolic is _UNSET:
+            self._symbolic = CholeskyAnalysis.of(self.A) if sparse and colamd_available() else None
+        return self._symbolic
+
+    def _gpu_float64(self):
+        return None if self._no_gpu_float64 else getattr(self.system, "float64_factor", None)
+
+    def _sparse_pattern(self):
+        """The NormalPattern when the float64 factors are qdldl's on it (SparseLDL), else None,
+        decided at the first call: qdldl installed, M sparse, and no multifrontal or GPU float64
+        factor due (decided by the analysis from ANALYSIS_ROWS on; below, by qdldl's own flop
+        count after its first factorization, `_pattern_factor`)."""
+        if self._pattern is _UNSET:
+            self._pattern = None
+            if qdldl_module() is not None and not self._dense_M and (
+                    self._made_pattern is not None or NormalPattern.usable(self.A)):
+                P = self._made_pattern or NormalPattern(self.A)
+                gpu_due = self._gpu_float64() is not None and self.m >= GPU_FLOAT64_ROWS
+                if P.full_nnz > SPARSE_SHARE * self.m * self.m:
+                    self._dense_M = True
+                elif self.m < ANALYSIS_ROWS and not gpu_due:
+                    self._pattern = P
+                else:
+                    sym = self._analysis(True)
+                    if sym is not None and sym.flops < MULTIFRONTAL_FLOPS or sym is None and not gpu_due:
+                        self._pattern = P
+        return self._pattern
+
+    def _pattern_factor(self, use: str, data: np.ndarray, floor: float):
+        """qdldl's factor of the M whose triangle is `data`, counted as a sparse host factor;
+        one whose L takes LDL_FLOPS or more ends the pattern's use (the next factorizations
+        go HostFactor's way: multifrontal or the GPU's)."""
+        F = self._ldl.get(use)
+        if F is None:
+            F = self._ldl[use] = SparseLDL(self._pattern)
+        try:
+            F.factor(data, floor)
+        except np.linalg.LinAlgError:       # not positive definite at any shift: HostFactor's dense way
+            M = self._pattern.matrix(data)
+            return self._float64_factor((M + sp.triu(M, 1).T).tocsc(), floor)
+        self.stats["host_factor_sparse"] += 1
+        if F.flops >= LDL_FLOPS:
+            self._pattern = None
+            self._ldl = {}
+        return F
+
     def _drop_float64_factor(self) -> None:
         F = self._host_factor[0] if self._host_factor is not None else None
         if hasattr(F, "release"):                   # the GPU's: its buffer back to the pool
@@ -449,6 +528,7 @@ class MixedNormal:
 
     def release(self):
         self._A64 = self._As32 = self._long = None
+        self._pattern, self._ldl, self._made_pattern = _UNSET, {}, None
         self._drop_float64_factor()
         if self.system is not None:
             self.system.release()

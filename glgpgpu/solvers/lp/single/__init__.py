@@ -36,7 +36,7 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
         return LPResult("optimal", objective(lp, x), x, 0, times=times, size=red.A.shape,
                         message="solved by presolve", violation=max_violation(lp, x), precision="single")
     with watch("iterations"):
-        if device == "gpu":
+        if device in ("gpu", "auto"):          # the 2006 solver: the paper's GPU work, whatever the size
             be = GPUBackend(red.A, ctx=ctx, cholesky=cholesky, packed=packed, method=method)
         else:
             be = NumpyBackend(red.A, np.float64 if device == "cpu64" else np.float32)

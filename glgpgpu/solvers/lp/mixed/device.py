@@ -1,0 +1,48 @@
+"""device="auto": where one problem's normal equations are factored.
+
+On the host in float64 (device="cpu64": qdldl's LDL^T on the problem's NormalPattern, or
+LAPACK for a dense M) or on the GPU in float32 with its float64 refinement.  A GPU
+iteration has a fixed cost -- launches, the read-back of L, refinement and PCG with a
+float32 factor -- that a small factorization does not repay: on the H100 the host's
+whole solve was the quicker one on every NETLIB problem whose factor takes up to about
+HOST_FLOPS, and the GPU's from about four times that on (benchmarks/RESULTS.md).  The
+count is the factor's own: one LDL^T of A A^T on the pattern (milliseconds at these
+sizes; the host path then keeps the pattern), or m^3/3 for a dense M.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .host_factor import SPARSE_SHARE, SparseLDL, qdldl_module
+from .normal_pattern import NormalPattern
+
+#: the host factors problems whose float64 factor takes at most this many flops
+HOST_FLOPS = 2e7
+#: more rows than this: the GPU, without counting (the count is itself a factorization)
+COUNT_ROWS = 3000
+
+
+@dataclass
+class Choice:
+    device: str                       # "cpu64" or "gpu"
+    flops: float                      # the float64 factor's count (nan: not counted)
+    pattern: NormalPattern | None     # made for the count: the host path uses it
+
+
+def choose(A) -> Choice:
+    """Where the normal equations of A (scaled, presolved; m x n) are factored."""
+    m = A.shape[0]
+    if m > COUNT_ROWS:
+        return Choice("gpu", float("nan"), None)
+    if qdldl_module() is not None and NormalPattern.usable(A):
+        P = NormalPattern(A)
+        if P.full_nnz <= SPARSE_SHARE * m * m:
+            try:
+                flops = SparseLDL(P).factor(P.data(np.ones(A.shape[1])), 1e-14).flops
+            except np.linalg.LinAlgError:
+                return Choice("gpu", float("nan"), P)
+            return Choice("cpu64" if flops <= HOST_FLOPS else "gpu", flops, P)
+    flops = m ** 3 / 3.0                 # the host's factor is LAPACK's dense one
+    return Choice("cpu64" if flops <= HOST_FLOPS else "gpu", flops, None)

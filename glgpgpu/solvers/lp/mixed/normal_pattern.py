@@ -1,0 +1,126 @@
+"""The upper triangle of M = A diag(d) A^T + delta I on a pattern made once per problem.
+
+M's entries are sums over the columns j of d_j a_ij a_kj, one term per pair of
+nonzeros of column j -- the same pairs the sparse assembly draws as points
+(issue's "sparse A D A^T"), here summed on the host.  The pattern (which entries
+exist) does not change between iterations, only d does; so the pairs, where each
+lands in the triangle's CSC data, and their products a_ij a_kj are found once, and
+every factorization is one weighted `bincount` of sum_j nnz_j (nnz_j + 1) / 2
+terms -- no sparse product, no conversions, no `triu`, and the same CSC structure
+each time, which lets qdldl keep its ordering and elimination tree
+(host_factor.SparseLDL).  The diagonal is always in the pattern (an empty row
+still gets delta or the regularizing shift).
+
+Long columns (more than LONG entries, at most MAX_LONG of them) would make M dense
+(seba: 14 of 1,036 columns; fit2p: 25 of 13,525).  They are bordered instead -- the
+dense-column technique: with V = A_long diag(d_long)^1/2 the matrix is the augmented
+
+    K = [ M_short  V  ]      whose Schur complement M_short + V V^T is M,
+        [ V^T     -I  ]
+
+quasi-definite, so qdldl factors it as it is and a solve of K [x; 0] gives M^-1 r
+in x.  The triangle then has m + k columns.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+#: no pattern for matrices whose columns make more pairs than this (memory: 16 bytes a pair)
+MAX_PAIRS = 4_000_000
+#: a column with more entries than this is bordered (a column of V), if there are at most MAX_LONG
+LONG, MAX_LONG = 32, 64
+
+
+def _long_columns(counts: np.ndarray) -> np.ndarray:
+    long = np.flatnonzero(counts > LONG)
+    return long if long.size <= MAX_LONG else long[:0]
+
+
+class NormalPattern:
+    """Pairs of A's short columns' nonzeros, placed in the upper triangle of A A^T (CSC, rows
+    sorted in each column, the diagonal always present), and the long columns as a border."""
+
+    def __init__(self, A):
+        A = sp.csc_matrix(A)
+        A.sum_duplicates()
+        m = A.shape[0]
+        counts = np.diff(A.indptr)
+        self.long = _long_columns(counts)
+        k = self.long.size
+        self.m, self.size = m, m + k
+        short = counts.copy()
+        short[self.long] = 0
+        rows_l, rows_k, cols, vals = [], [], [], []
+        for c in np.unique(short[short > 0]):
+            js = np.flatnonzero(short == c)
+            idx = A.indptr[js][:, None] + np.arange(c)[None, :]       # each column's entries, rows sorted
+            r, v = A.indices[idx], A.data[idx]
+            a, b = np.triu_indices(int(c))                            # a <= b: row r[a] <= row r[b]
+            rows_l.append(r[:, a].ravel())
+            rows_k.append(r[:, b].ravel())
+            vals.append((v[:, a] * v[:, b]).ravel())
+            cols.append(np.repeat(js, a.size))
+        # the border: long column t's entries in column m + t, and -1 at (m + t, m + t)
+        Al = A[:, self.long]
+        v_rows = Al.indices.astype(np.int64)
+        v_cols = m + np.repeat(np.arange(k), np.diff(Al.indptr))
+        self.v_values, self.v_long = Al.data.copy(), self.long[v_cols - m]
+        diag, border = np.arange(m), np.arange(m, m + k)
+        groups = [np.concatenate(rows_l).astype(np.int64) if rows_l else np.zeros(0, np.int64), diag, v_rows, border]
+        colgroups = [np.concatenate(rows_k).astype(np.int64) if rows_k else np.zeros(0, np.int64), diag, v_cols,
+                     border]
+        n = self.size
+        key, where = np.unique(np.concatenate(colgroups) * n + np.concatenate(groups), return_inverse=True)
+        cut = np.cumsum([g.size for g in groups])
+        self.pairs = where[:cut[0]]                                     # each pair's place in the data
+        self.diagonal_at = where[cut[0]:cut[1]]                         # (i, i)'s place, i = 0 .. m-1
+        self.v_at = where[cut[1]:cut[2]]
+        self.border_at = where[cut[2]:]
+        self.weights = np.concatenate(vals) if vals else np.zeros(0)
+        self.pair_cols = np.concatenate(cols) if cols else np.zeros(0, np.int64)
+        self.indices = (key % n).astype(np.int32)
+        col = key // n
+        self.indptr = np.zeros(n + 1, np.int32)
+        np.cumsum(np.bincount(col, minlength=n), out=self.indptr[1:])
+        self.row_of, self.col_of = self.indices, col.astype(np.int32)
+        self.nnz = int(key.size)
+        self.nnz_short = int(np.count_nonzero(col < m))                 # M_short's triangle
+
+    @staticmethod
+    def usable(A) -> bool:
+        """Whether a pattern of A is worth making: its short columns make at most MAX_PAIRS
+        pairs, and no more than the triangle has entries (more: M is about dense, and formed
+        dense as cheaply)."""
+        m = A.shape[0]
+        c = np.diff(sp.csc_matrix(A).indptr).astype(np.int64)
+        c[_long_columns(c)] = 0
+        return int((c * (c + 1) // 2).sum()) <= min(MAX_PAIRS, m * (m + 1) // 2)
+
+    @property
+    def full_nnz(self) -> int:
+        """Nonzeros of the whole symmetric M_short (of M itself with no long column)."""
+        return 2 * self.nnz_short - self.m
+
+    def data(self, d: np.ndarray, delta: float = 0.0) -> np.ndarray:
+        """The triangle's values of A diag(d) A^T + delta I (bordered: see the module), in
+        the pattern's order."""
+        out = np.bincount(self.pairs, weights=self.weights * d[self.pair_cols], minlength=self.nnz)
+        out[self.diagonal_at] += delta
+        out[self.v_at] = self.v_values * np.sqrt(d[self.v_long])
+        out[self.border_at] = -1.0
+        return out
+
+    def matrix(self, data: np.ndarray) -> sp.csc_matrix:
+        """The upper triangle with these values, as scipy CSC (sharing the pattern's arrays)."""
+        U = sp.csc_matrix((data, self.indices, self.indptr), shape=(self.size, self.size))
+        U.has_sorted_indices = True
+        return U
+
+    def scale(self, data: np.ndarray, s: np.ndarray) -> np.ndarray:
+        """diag(s) M diag(s)'s triangle values, in place (the border's rows scaled with M's)."""
+        if self.size > self.m:
+            s = np.concatenate([s, np.ones(self.size - self.m)])
+        data *= s[self.row_of]
+        data *= s[self.col_of]
+        return data

@@ -1,0 +1,137 @@
+"""The host's A D A^T on a pattern made once (NormalPattern), qdldl's factor kept across
+factorizations on it (SparseLDL), and device="auto"'s choice between host and GPU (no GL)."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from glgpgpu.solvers.lp.mixed import device as auto
+from glgpgpu.solvers.lp.mixed.normal_pattern import NormalPattern
+
+qdldl = pytest.importorskip("qdldl")                   # glgpgpu[lp] installs it
+
+from glgpgpu.solvers.lp.mixed.host_factor import SparseLDL  # noqa: E402
+
+
+def _sparse(rng, m, n):
+    """Random sparse A with an empty column, a dense one and two columns of one pattern."""
+    A = sp.random(m, n, density=min(1.0, 2.5 / m), random_state=rng, format="lil")
+    A[:, 0] = 0.0                                          # empty column
+    if n > 1:
+        A[:, 1] = rng.standard_normal((m, 1))              # dense column
+    if n > 3:
+        A[:, 3] = 2.0 * A[:, 2].toarray()                  # the same pattern as column 2
+    return sp.csr_matrix(A)
+
+
+def _schur(P, data):
+    """M from the pattern's triangle: K11 + K12 K12^T (the border's block is -I)."""
+    U = P.matrix(data).toarray()
+    K = U + np.triu(U, 1).T
+    m = P.m
+    return K[:m, :m] + K[:m, m:] @ K[:m, m:].T
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 7, 16, 45, 200])
+def test_the_pattern_sums_what_the_sparse_product_does(m):
+    """Short columns as pairs, long ones (m >= 33 here: the dense column) as the border."""
+    rng = np.random.default_rng(m)
+    n = 2 * m + 3
+    A = _sparse(rng, m, n)
+    d = 10.0 ** rng.uniform(-8, 8, n)
+    P = NormalPattern(A)
+    assert P.long.size == (1 if m > 32 else 0)
+    M = (A.multiply(d[None, :]) @ A.T).toarray() + 1e-3 * np.eye(m)
+    # each entry a sum of n products of nonnegative d: float64's bound relative to sum |terms|
+    terms = (abs(A).multiply(d[None, :]) @ abs(A).T).toarray() + 1e-3 * np.eye(m)
+    assert np.all(np.abs(_schur(P, P.data(d, 1e-3)) - M) <= 4 * n * np.finfo(float).eps * terms)
+    U = P.matrix(P.data(d, 1e-3)).toarray()
+    assert np.all(np.tril(U, -1) == 0) and np.all(np.diag(U)[m:] == -1)
+    assert np.all(np.diff(P.indptr) >= 1)                     # the diagonal always there
+
+
+def test_scaling_the_pattern_is_scaling_the_matrix():
+    rng = np.random.default_rng(4)
+    A = _sparse(rng, 40, 90)
+    P = NormalPattern(A)
+    assert P.long.size == 1
+    d, s = rng.uniform(0.1, 2, 90), rng.uniform(0.5, 2, 40)
+    scaled = _schur(P, P.scale(P.data(d), s))
+    plain = _schur(P, P.data(d))
+    assert np.allclose(scaled, s[:, None] * plain * s[None, :], rtol=1e-14, atol=1e-14 * np.abs(plain).max())
+
+
+@pytest.mark.parametrize("m", [1, 3, 40, 131])
+def test_a_factor_made_again_on_the_pattern_is_a_fresh_one(m):
+    """Later factorizations keep the first's ordering (qdldl's update): bit for bit the
+    solves of a factor made from scratch on the same numbers, and M's solves to float64's
+    bound for its condition (bordered or not)."""
+    rng = np.random.default_rng(m)
+    A = _sparse(rng, m, 3 * m + 2) + sp.eye(m, 3 * m + 2, format="csr")
+    P = NormalPattern(A)
+    F = SparseLDL(P)
+    for k in range(3):
+        d = 10.0 ** rng.uniform(-2, 2, A.shape[1])
+        data = P.data(d, 1e-6)
+        F.factor(data, 1e-14)
+        fresh = SparseLDL(P).factor(data, 1e-14)
+        b = rng.standard_normal(m)
+        assert np.array_equal(F.solve(b), fresh.solve(b))
+        M = _schur(P, data)
+        bound = 64 * m * np.linalg.cond(M) * np.finfo(float).eps
+        x = np.linalg.solve(M, b)
+        assert np.linalg.norm(F.solve(b) - x) <= bound * np.linalg.norm(x) + 1e-12 * np.linalg.norm(x)
+
+
+def test_a_pivot_far_below_the_shift_is_taken_as_rounding():
+    """M semidefinite: every pivot of M + shift I is at least the shift; a factor whose
+    pivots are not is refused and the shift grows (a singular M is regularized, not noise)."""
+    A = sp.csr_matrix(np.array([[1.0, 2.0], [2.0, 4.0 + 1e-17]]))   # rank one: dependent rows
+    P = NormalPattern(A)
+    F = SparseLDL(P).factor(P.data(np.ones(2)), 1e-14)
+    D = F._solver.factors()[1]
+    top = float(P.data(np.ones(2))[P.diagonal_at].max())
+    assert np.all(D >= 0.5 * 1e-14 * top)
+
+
+def test_auto_factors_a_small_problem_on_the_host_and_a_costly_one_on_the_gpu(monkeypatch):
+    rng = np.random.default_rng(0)
+    A = sp.random(60, 150, density=0.03, random_state=rng, format="csr") + sp.eye(60, 150, format="csr")
+    small = auto.choose(A)
+    assert small.device == "cpu64" and 0 < small.flops <= auto.HOST_FLOPS and small.pattern is not None
+    monkeypatch.setattr(auto, "HOST_FLOPS", small.flops / 2)
+    assert auto.choose(A).device == "gpu"
+    monkeypatch.setattr(auto, "COUNT_ROWS", 59)            # past it: not counted, the GPU
+    far = auto.choose(A)
+    assert far.device == "gpu" and np.isnan(far.flops)
+
+
+def test_auto_counts_a_dense_normal_matrix_as_lapack_would():
+    A = sp.csr_matrix(np.random.default_rng(1).standard_normal((50, 80)))     # A A^T dense
+    c = auto.choose(A)
+    assert c.pattern is None and c.flops == pytest.approx(50 ** 3 / 3)
+
+
+def test_a_newton_step_is_corrected_until_a_dx_meets_rb(monkeypatch):
+    """device="cpu64": each solve is accurate relative to r = rb + A D rhat, huge late in
+    a solve; one correction with the small residual brings A dx to rb (the primal residual
+    stalled at 5e-9 on ganges without it)."""
+    from glgpgpu.solvers.lp.mixed import normal as mixed_normal
+
+    rng = np.random.default_rng(3)
+    m, n = 40, 90
+    A = sp.random(m, n, density=0.06, random_state=rng, format="csr") + sp.eye(m, n, format="csr")
+    d = 10.0 ** rng.uniform(-6, 6, n)
+    rhat, rb = 1e4 * rng.standard_normal(n), 1e-6 * rng.standard_normal(m)
+
+    def primal_error(slack):
+        monkeypatch.setattr(mixed_normal, "PRIMAL_SLACK", slack)
+        N = mixed_normal.MixedNormal(A, device="cpu64")
+        N.factor(d, 1e-12)
+        dy, dx = N.newton(rb, rhat, d, tol=1e-8)
+        return np.linalg.norm(rb - A @ dx - 1e-12 * dy), N.stats["primal_corrections"]
+
+    plain, none = primal_error(np.inf)
+    corrected, once = primal_error(0.01)
+    assert none == 0 and once == 1
+    assert plain > 0.01 * np.linalg.norm(rb)              # the case it is for
+    assert corrected <= 1e-3 * plain
