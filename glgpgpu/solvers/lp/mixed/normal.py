@@ -171,7 +171,8 @@ class MixedNormal:
                     self._overflowed = True     # here or on the GPU -- the float64 factor's solves
         elif self.device == "cpu64" and self._sparse_pattern() is not None:
             P = self._pattern                       # S (A D A^T) S's triangle on the pattern
-            self._F = self._pattern_factor("pre", P.scale(P.data(ds), self.s), FLOAT64_FLOOR)
+            # with delta (in the scaled units): the factor of the very M the solves are for
+            self._F = self._pattern_factor("pre", P.scale(P.data(ds, delta / self.dmax), self.s), FLOAT64_FLOOR)
         else:
             if self._dense_M:                       # S (A D A^T) S, dense (_normal_matrix)
                 M = self._normal_matrix(ds, 0.0)
@@ -480,8 +481,9 @@ class MixedNormal:
     def _sparse_pattern(self):
         """The NormalPattern when the float64 factors are qdldl's on it (SparseLDL), else None,
         decided at the first call: qdldl installed, M sparse, and no multifrontal or GPU float64
-        factor due (decided by the analysis from ANALYSIS_ROWS on; below, by qdldl's own flop
-        count after its first factorization, `_pattern_factor`)."""
+        factor due (decided by the analysis from ANALYSIS_ROWS on; below, or for a bordered M,
+        by qdldl's own flop count after its first factorization, `_pattern_factor`).  A border
+        (long columns) only for device="cpu64", whose every factor it is."""
         if self._pattern is _UNSET:
             self._pattern = None
             if qdldl_module() is not None and not self._dense_M and (
@@ -490,7 +492,11 @@ class MixedNormal:
                 gpu_due = self._gpu_float64() is not None and self.m >= GPU_FLOAT64_ROWS
                 if P.full_nnz > SPARSE_SHARE * self.m * self.m:
                     self._dense_M = True
-                elif self.m < ANALYSIS_ROWS and not gpu_due:
+                elif P.long.size and self.device != "cpu64":
+                    pass        # the border's factor as the GPU path's last resort lost d2q06c under the
+                                # blocked method (58 iterations, stalled at 2e-8; 25 without): HostFactor's
+                elif (self.m < ANALYSIS_ROWS or P.long.size) and not gpu_due:
+                    # (a bordered M: the analysis counts A's long columns as dense, qdldl's own count decides)
                     self._pattern = P
                 else:
                     sym = self._analysis(True)
