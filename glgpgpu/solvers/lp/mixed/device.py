@@ -19,7 +19,7 @@ from .host_factor import SPARSE_SHARE, SparseLDL, qdldl_module
 from .normal_pattern import NormalPattern
 
 #: the host factors problems whose float64 factor takes at most this many flops
-HOST_FLOPS = 3e7
+HOST_FLOPS = 5e7
 #: more rows than this: the GPU, without counting (the count is itself a factorization)
 COUNT_ROWS = 3000
 

@@ -482,19 +482,18 @@ class MixedNormal:
         """The NormalPattern when the float64 factors are qdldl's on it (SparseLDL), else None,
         decided at the first call: qdldl installed, M sparse, and no multifrontal or GPU float64
         factor due (decided by the analysis from ANALYSIS_ROWS on; below, or for a bordered M,
-        by qdldl's own flop count after its first factorization, `_pattern_factor`).  A border
-        (long columns) only for device="cpu64", whose every factor it is."""
+        by qdldl's own flop count after its first factorization, `_pattern_factor`)."""
         if self._pattern is _UNSET:
             self._pattern = None
-            if qdldl_module() is not None and not self._dense_M and (
+            # device="cpu64" only: as the GPU path's last resort (new rounding, the reused ordering)
+            # it cost greenbea its optimum under the blocked method (stalled 1e-3 off); that path
+            # keeps HostFactor's factor, made afresh each time
+            if self.device == "cpu64" and qdldl_module() is not None and not self._dense_M and (
                     self._made_pattern is not None or NormalPattern.usable(self.A)):
                 P = self._made_pattern or NormalPattern(self.A)
                 gpu_due = self._gpu_float64() is not None and self.m >= GPU_FLOAT64_ROWS
                 if P.full_nnz > SPARSE_SHARE * self.m * self.m:
                     self._dense_M = True
-                elif P.long.size and self.device != "cpu64":
-                    pass        # the border's factor as the GPU path's last resort lost d2q06c under the
-                                # blocked method (58 iterations, stalled at 2e-8; 25 without): HostFactor's
                 elif (self.m < ANALYSIS_ROWS or P.long.size) and not gpu_due:
                     # (a bordered M: the analysis counts A's long columns as dense, qdldl's own count decides)
                     self._pattern = P
