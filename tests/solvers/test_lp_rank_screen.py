@@ -57,3 +57,33 @@ def test_the_screen_gives_the_same_verdicts_without_qdldl(m, n, monkeypatch):
     with_qdldl = [presolve.clearly_full_rank(X) for X in (A, dup)]
     monkeypatch.setitem(__import__("sys").modules, "qdldl", None)          # import qdldl raises
     assert [presolve.clearly_full_rank(X) for X in (A, dup)] == with_qdldl == [True, False]
+
+
+@pytest.mark.parametrize("m,n", [(2, 3), (3, 7), (17, 40), (60, 150), (131, 300)])
+def test_the_gram_split_drops_exactly_dependent_rows_as_the_qr_does(m, n, monkeypatch):
+    """Dependent rows (exact combinations, two of them) with a clear split: the pivoted Cholesky of the
+    Gram matrix keeps as many rows as the rank-revealing QR, and checks their b the same way."""
+    A, rng = _rows(m + 2, n, m + 3)
+    A[-1] = 2 * A[0] - 0.5 * A[1 % m]
+    A[-2] = 3 * A[m // 2]
+    b = rng.standard_normal(m + 2)
+    b[-1], b[-2] = 2 * b[0] - 0.5 * b[1 % m], 3 * b[m // 2]
+    split = presolve._gram_split(A, b, 1e-9)
+    assert split is not None
+    keep, consistent = split
+    assert keep.shape[0] == np.linalg.matrix_rank(A) == m and consistent
+    assert np.linalg.matrix_rank(A[keep]) == m
+    monkeypatch.setattr(presolve, "GRAM_ROWS", 0)                       # the QR alone
+    qr_keep, qr_consistent = presolve.dependent_rows(A, b, rtol=1e-9)
+    assert qr_keep.shape[0] == keep.shape[0] and qr_consistent
+    b[-2] += 1e-3                                                       # the same rows, b not their combination
+    assert presolve._gram_split(A, b, 1e-9)[1] is False
+
+
+def test_a_near_dependence_is_left_to_the_qr():
+    """A row only 1e-6 (relative) from the others' span: its pivot (1e-12) is neither clearly
+    kept nor clearly rounding's, so the Gram split declines."""
+    A, rng = _rows(20, 45, 9)
+    A[-1] = A[0] + A[1]
+    A[-1, -1] += 1e-6 * np.linalg.norm(A[-1])
+    assert presolve._gram_split(A, rng.standard_normal(20), 1e-9) is None

@@ -139,16 +139,53 @@ def clearly_full_rank(A) -> bool:
     return bool(pivots.shape[0] == A.shape[0] and np.all(pivots >= CLEAR_PIVOT))
 
 
+#: the Gram matrix's pivoted Cholesky decides where its pivots split clearly: every kept pivot
+#: at least CLEAR_PIVOT, every one left at most DEPENDENT_PIVOT (rounding's size in a unit-diagonal
+#: A A^T); otherwise the rank-revealing QR does.  Up to GRAM_ROWS rows (a dense m x m array)
+DEPENDENT_PIVOT, GRAM_ROWS = 1e-13, 8000
+
+
+def _gram_split(A, b, rtol):
+    """(rows to keep, consistent) from LAPACK's pivoted Cholesky (dpstrf) of A A^T scaled to a
+    unit diagonal -- O(m^3/3) where the QR of A^T is O(m^2 n): cycle 1.9 -> 0.12 s, dfl001
+    56 -> 2.5 s on the CPU machine -- or None where its pivots do not split clearly."""
+    As = sp.csr_matrix(A)
+    G = (As @ As.T).toarray()
+    s = 1.0 / np.sqrt(np.maximum(np.diag(G), 1e-300))
+    G *= s[:, None]
+    G *= s[None, :]
+    L, piv, r, info = sla.lapack.dpstrf(G, tol=DEPENDENT_PIVOT, lower=1)
+    if info < 0 or r == 0:
+        return None
+    piv = piv - 1
+    kept, dropped = piv[:r], piv[r:]
+    L11, L21 = np.tril(L[:r, :r]), L[r:, :r]
+    left = np.diag(G[np.ix_(dropped, dropped)] - L21 @ L21.T) if dropped.size else np.zeros(0)
+    if np.diag(L11).min() ** 2 < CLEAR_PIVOT or np.abs(left).max(initial=0) > DEPENDENT_PIVOT:
+        return None
+    if not dropped.size:
+        return np.arange(A.shape[0]), True
+    # the dropped rows as combinations of the kept (scaled): S_d a_d = sum y_k S_k a_k, y = L11^-T L21^T
+    y = sla.solve_triangular(L11, L21.T, trans=1, lower=True, check_finite=False)
+    predicted = (y * s[kept][:, None]).T @ b[kept] / s[dropped]
+    consistent = np.allclose(predicted, b[dropped], rtol=rtol, atol=rtol * (1 + np.abs(b).max()))
+    return np.sort(kept), bool(consistent)
+
+
 def dependent_rows(A, b: np.ndarray, rank_tol: float = 1e-9, rtol: float = 1e-7):
     """(rows to keep, whether the dropped rows' right-hand sides agree): a
     rank-revealing QR of A^T keeps the pivot rows; each dropped row is a
     combination y of the kept ones, consistent when y^T b_kept = b_dropped.
     With A^T P = Q R, the dropped columns are Q1 R12 + Q2 R22 (R22 below the rank
     tolerance), so y = R11^-1 R12 -- the least-squares combination, from R alone.
-    Rows that are clearly independent (`clearly_full_rank`) skip the QR.  A dense or
+    Rows that are clearly independent (`clearly_full_rank`) skip the QR, and so do rows
+    whose Gram matrix's pivoted Cholesky splits them clearly (`_gram_split`).  A dense or
     scipy.sparse (made dense for the QR only)."""
     if A.shape[0] > 1 and clearly_full_rank(A):
         return np.arange(A.shape[0]), True
+    by_gram = _gram_split(A, b, rtol) if A.shape[0] <= GRAM_ROWS else None
+    if by_gram is not None:
+        return by_gram
     if sp.issparse(A):
         A = A.toarray()
     R, piv = sla.qr(A.T, mode="r", pivoting=True)
