@@ -135,3 +135,23 @@ def test_a_newton_step_is_corrected_until_a_dx_meets_rb(monkeypatch):
     assert none == 0 and once == 1
     assert plain > 0.01 * np.linalg.norm(rb)              # the case it is for
     assert corrected <= 1e-3 * plain
+
+
+def test_a_bordered_factor_that_fails_falls_back_to_m_itself(monkeypatch):
+    """Where qdldl's factor of the bordered K fails at every shift, the host's other factor gets
+    M = K11 + K12 K12^T -- not K -- and the solve is M's."""
+    from glgpgpu.solvers.lp.mixed import host_factor, normal as mixed_normal
+
+    def refuse(self, data, shift):
+        raise np.linalg.LinAlgError("refused for the test")
+    monkeypatch.setattr(host_factor.SparseLDL, "_factor", refuse)
+    rng = np.random.default_rng(8)
+    A = _sparse(rng, 200, 500) + sp.eye(200, 500, format="csr")      # one long column: a border
+    N = mixed_normal.MixedNormal(A, device="cpu64")
+    d = rng.uniform(0.5, 2.0, 500)
+    N.factor(d, 1e-9)
+    assert N._pattern.long.size == 1 and N.stats["host_factor_sparse"] == 0
+    M = (A.multiply(d[None, :]) @ A.T).toarray() + 1e-9 * np.eye(200)
+    b = rng.standard_normal(200)
+    x = N.solve(b, tol=1e-12)
+    assert np.linalg.norm(M @ x - b) <= 1e-10 * np.linalg.norm(b)

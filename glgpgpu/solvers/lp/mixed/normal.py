@@ -513,8 +513,11 @@ class MixedNormal:
         try:
             F.factor(data, floor)
         except np.linalg.LinAlgError:       # not positive definite at any shift: HostFactor's dense way
-            M = self._pattern.matrix(data)
-            return self._float64_factor((M + sp.triu(M, 1).T).tocsc(), floor)
+            K = self._pattern.matrix(data)
+            K = (K + sp.triu(K, 1).T).tocsc()
+            m = self.m                      # bordered: M = K11 + K12 K12^T (K22 = -I)
+            M = K[:m, :m] + K[:m, m:] @ K[:m, m:].T if K.shape[0] > m else K
+            return self._float64_factor(sp.csc_matrix(M), floor)
         self.stats["host_factor_sparse"] += 1
         if F.flops >= LDL_FLOPS:
             self._pattern = None
