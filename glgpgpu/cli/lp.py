@@ -73,6 +73,9 @@ def run(args) -> int:
     print(f"objective: {res.objective:.12g}   iterations: {res.iterations}   standard form: "
           f"{res.size[0]} x {res.size[1]}   max violation: {res.violation:.2e}")
     print("times: " + ", ".join(f"{k} {v:.3f} s" for k, v in res.times.items()))
+    if res.stats.get("device_asked") == "auto":
+        where = "the host, float64" if res.stats["device"] == "cpu64" else "the GPU"
+        print(f"factored on {where} (device auto: a float64 factor of {res.stats['factor_flops']:.3g} flops)")
     return 0 if res.success else 1
 
 

@@ -51,3 +51,11 @@ def test_lp_takes_a_shipped_problem_by_name(tmp_path):
     from glgpgpu.cli.lp import mps_file
     assert Path(mps_file("afiro")).name == "afiro.mps.gz"
     assert mps_file(str(ROOT / "data/netlib/sc50b.mps.gz")).endswith("sc50b.mps.gz")
+
+
+def test_lp_says_where_auto_factored():
+    """`glgpgpu lp afiro`: device auto factors it on the host (a few hundred flops), and says so."""
+    proc = subprocess.run([sys.executable, "-m", "glgpgpu.cli", "lp", "afiro"], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert "status: optimal" in proc.stdout and "factored on the host, float64 (device auto" in proc.stdout
