@@ -77,3 +77,18 @@ def test_the_analysis_is_reused_for_the_same_pattern_only():
     other = CholeskyAnalysis.of(B.tocsr(), ORDER)
     assert other is not an
     assert CholeskyAnalysis.of(B.tocsr(), ORDER) is other
+
+
+def test_a_big_factor_gets_larger_fronts_and_the_same_answer(monkeypatch):
+    """From BIG_FLOPS on the fronts are amalgamated further (fewer extend-adds): fewer fronts, the
+    same flops count for the choices between factors, and L L^T still M's permuted matrix."""
+    import glgpgpu.solvers.sparse_cholesky as sc
+    A, M, rng = _problem(131, 300, 0.01, 3)
+    usual = CholeskyAnalysis(A, ORDER)
+    monkeypatch.setattr(sc, "BIG_FLOPS", 0.0)
+    big = CholeskyAnalysis(A, ORDER)
+    assert big.flops == usual.flops and big.nfronts < usual.nfronts
+    F = MultifrontalCholesky(big, M)
+    L = _dense_l(F, 131)
+    Mp = M.toarray()[np.ix_(big.perm, big.perm)]
+    assert np.abs(L @ L.T - Mp).max() <= 8 * 131 * np.finfo(float).eps * np.abs(Mp).max()
