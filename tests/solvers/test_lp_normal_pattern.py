@@ -155,3 +155,17 @@ def test_a_bordered_factor_that_fails_falls_back_to_m_itself(monkeypatch):
     b = rng.standard_normal(200)
     x = N.solve(b, tol=1e-12)
     assert np.linalg.norm(M @ x - b) <= 1e-10 * np.linalg.norm(b)
+
+
+def test_a_pattern_is_made_while_pairs_overlap_a_few_times_and_not_for_a_dense_m():
+    """Columns whose pairs land on the same entries (beaconfd: 2.4 a triangle entry) still make a
+    sparse M worth a pattern; hundreds a entry (fit1d) mean M is dense: none."""
+    from glgpgpu.solvers.lp.mixed import normal_pattern
+    rng = np.random.default_rng(2)
+    rows = np.array([rng.choice(40, 5, replace=False) for _ in range(150)])   # 150 columns of 5 over 40 rows
+    A = sp.csc_matrix((np.ones(rows.size), (rows.ravel(), np.repeat(np.arange(150), 5))), shape=(40, 150))
+    pairs = int((np.diff(A.indptr) * (np.diff(A.indptr) + 1) // 2).sum())
+    assert 40 * 41 // 2 < pairs <= normal_pattern.PAIRS_PER_ENTRY * 40 * 41 // 2
+    assert NormalPattern.usable(A)
+    dense = sp.csc_matrix(rng.standard_normal((10, 3000)))     # every column on every row: 3000 pairs an entry
+    assert not NormalPattern.usable(dense)

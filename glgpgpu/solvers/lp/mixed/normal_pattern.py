@@ -30,6 +30,9 @@ import scipy.sparse as sp
 MAX_PAIRS = 4_000_000
 #: a column with more entries than this is bordered (a column of V), if there are at most MAX_LONG
 LONG, MAX_LONG = 32, 64
+#: pairs per entry of the triangle beyond which no pattern is made (beaconfd 2.4, d6cube 1.7: sparse
+#: M all the same; fit1d 319, wood1p 32: dense)
+PAIRS_PER_ENTRY = 4
 
 
 def _long_columns(counts: np.ndarray) -> np.ndarray:
@@ -90,12 +93,12 @@ class NormalPattern:
     @staticmethod
     def usable(A) -> bool:
         """Whether a pattern of A is worth making: its short columns make at most MAX_PAIRS
-        pairs, and no more than the triangle has entries (more: M is about dense, and formed
-        dense as cheaply)."""
+        pairs, and at most PAIRS_PER_ENTRY times as many as the triangle has entries (more: M
+        is about dense -- fit1d, wood1p -- and formed dense as cheaply)."""
         m = A.shape[0]
         c = np.diff(sp.csc_matrix(A).indptr).astype(np.int64)
         c[_long_columns(c)] = 0
-        return int((c * (c + 1) // 2).sum()) <= min(MAX_PAIRS, m * (m + 1) // 2)
+        return int((c * (c + 1) // 2).sum()) <= min(MAX_PAIRS, PAIRS_PER_ENTRY * m * (m + 1) // 2)
 
     @property
     def full_nnz(self) -> int:
