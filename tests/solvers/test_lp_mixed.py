@@ -391,25 +391,3 @@ def test_auto_factors_a_small_problem_on_the_host_and_says_so(monkeypatch):
     assert res.status == "optimal"
     assert res.stats["device"] == "cpu64" and res.stats["device_asked"] == "auto"
     assert 0 < res.stats["factor_flops"] <= 1e4
-
-
-def test_a_gpu_solve_that_stalls_within_tol_is_polished_on_the_host(ctx, monkeypatch):
-    """The stall rule ends the GPU path at a point within tol whose gap is not yet a tenth of it
-    (forced here at once); up to POLISH_ITERATIONS host float64 iterations from there close the
-    gap: strictly optimal, counted in stats, and the log goes on."""
-    from glgpgpu.solvers.lp import mixed
-    from glgpgpu.solvers.lp.mixed import mehrotra
-    usual, polish = mehrotra.STALL_WITHIN_TOL, mixed._polish
-    monkeypatch.setattr(mehrotra, "STALL_WITHIN_TOL", -1)      # the GPU path stops at the first point within tol
-
-    def polish_as_usual(*args):
-        monkeypatch.setattr(mehrotra, "STALL_WITHIN_TOL", usual)
-        return polish(*args)
-    monkeypatch.setattr(mixed, "_polish", polish_as_usual)
-    path = lp_table3.data_dir() / "e226.mps.gz"                 # there: gap 1.2e-9, within tol, not a tenth
-    res = glgpgpu.solve_mps(path, device="gpu", method="blocked")
-    assert res.status == "optimal" and res.message == ""
-    assert res.stats["polish_iterations"] >= 1 and res.gap <= 1e-9
-    assert any(e.get("polish") for e in res.log) and len(res.log) == res.iterations + 1
-    ref = glgpgpu.solve_mps(path, device="cpu64")
-    assert abs(res.objective - ref.objective) <= 1e-8 * abs(ref.objective)

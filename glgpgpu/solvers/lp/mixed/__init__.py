@@ -22,26 +22,6 @@ from .device import choose as choose_device
 from .normal import MixedNormal
 
 
-#: iterations at most of the host's float64 polish after the GPU path stalled within tol (`_polish`)
-POLISH_ITERATIONS = 10
-
-
-def _polish(p, out, tol, max_iter, callback):
-    """The GPU path stopped by the stall rule with its residuals within tol but the gap not yet
-    a tenth of it (pilot87 under compute: 1.8e-8 off the optimum): up to POLISH_ITERATIONS
-    more from that point with the host's float64 factor (device="cpu64"'s). Its Outcome where
-    that closes the gap, else None (the GPU's answer stands)."""
-    if out.status != "optimal" or not out.message.startswith("stalled") or out.state is None:
-        return None
-    host = MixedNormal(p.A, device="cpu64")
-    try:
-        again = mehrotra.solve(p, host, tol=tol, max_iter=min(POLISH_ITERATIONS, max_iter), callback=callback,
-                               start=out.state)
-    finally:
-        host.release()
-    return again if again.status == "optimal" and not again.message else None
-
-
 def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback) -> LPResult:
     """Float64 Mehrotra with implicit bounds on the GPU's float32 normal equations."""
     t_all = time.perf_counter()
@@ -66,7 +46,7 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
         ctx = resolve(ctx)
         impl = implementation(choose(method, ctx, packed=packed, variant=cholesky))
     watch = Stopwatch(ctx if device == "gpu" else None)
-    normal = polished = None
+    normal = None
     try:
         with (ctx.pool.scope() if device == "gpu" else nullcontext()):
             normal = MixedNormal(p.A, impl=impl, packed=packed, variant=cholesky, ctx=ctx, watch=watch,
@@ -80,16 +60,9 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
                 again.message = (again.message + "; " if again.message else "") + (
                     f"solved again with the free columns' regularization relative to their size after: {out.message}")
                 out = again
-            polished = _polish(p, out, tol, max_iter, callback) if device == "gpu" else None
     finally:
         if normal is not None:
             normal.release()
-    polish_iterations = 0
-    if polished is not None:                # one log: the polish's iterations go on from the GPU's
-        polish_iterations = polished.iterations
-        polished.log = out.log + [dict(e, iter=e["iter"] + out.iterations, polish=True) for e in polished.log[1:]]
-        polished.iterations += out.iterations
-        out = polished
     out.x, out.y = out.x * sigma_b, out.y * sigma_c
     x = p.recover(out.x)
     times = {"presolve": t_pre, **watch.as_dict()}
@@ -97,7 +70,7 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
     times["other"] = max(0.0, total - sum(times.values()))
     times["total"] = total
     stats = dict(normal.stats, device=device, device_asked=asked,
-                 factor_flops=auto.flops if auto else float("nan"), polish_iterations=polish_iterations)
+                 factor_flops=auto.flops if auto else float("nan"))
     if out.status in ("infeasible", "unbounded"):
         res = verdict(out.status, n_orig, out.message, times, p.A.shape)
         res.iterations, res.log, res.stats = out.iterations, out.log, stats

@@ -42,7 +42,6 @@ class Outcome:
     dual_infeasibility: float = math.inf
     gap: float = math.inf
     objective: float = math.nan
-    state: object = None              # the returned point's iterate (scaled): a later solve can start there
 
 
 RHO = 1e-12       # primal proximal regularization (scaled units).  Each step leaves rho*dx in
@@ -220,10 +219,9 @@ def _max_step(v, dv):
     return min(1.0, float(np.min(-v[neg] / dv[neg]))) if neg.any() else 1.0
 
 
-def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None, free_rho="constant", start=None) -> Outcome:
-    """start: an Outcome's `state` to go on from (else Mehrotra's starting point)."""
+def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None, free_rho="constant") -> Outcome:
     it_ = _Iteration(p, normal, free_rho)
-    st = start.copy() if start is not None else _start(p, normal, it_.U, it_.L)
+    st = _start(p, normal, it_.U, it_.L)
     log, best = [], None
     status, message = "iteration limit", f"no convergence to tol={tol:g} in {max_iter} iterations"
     stall = streak = 0
@@ -293,7 +291,7 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None, free_rho="constan
     final = st if status in ("optimal", "infeasible", "unbounded") or best is None else best[1]
     me = it_.measures(final)
     return Outcome(status, final.x * p.col_scale, final.y * p.row_scale, len(log) - 1, log, message,
-                   me.pinf, me.dinf, me.gap, me.pobj, final)
+                   me.pinf, me.dinf, me.gap, me.pobj)
 
 
 def _border(prev, st, rc, cs, nc, L, U, tol):
