@@ -26,8 +26,11 @@ solved by its |F| x |F| Schur complement through A_F = Q R (`newton`).
 
 device="cpu64" / "cpu32" factor on the host instead: the same algorithm with a
 reference preconditioner -- cpu64 the float64 HostFactor (sparse where M is: the
-host's own LP solver, and the yardstick the GPU's times are measured against), cpu32
-a dense float32 LAPACK factor that rounds as the GPU's does (for tests).
+host's own LP solver, what device="auto" picks for small factors, and the yardstick the
+GPU's times are measured against), cpu32 a dense float32 LAPACK factor that rounds as
+the GPU's does (for tests).  cpu64 forms M's triangle on a pattern made once and keeps
+qdldl's ordering (normal_pattern.NormalPattern, host_factor.SparseLDL; long columns as a
+border), and corrects a Newton step once where A dx misses r_b (`newton`).
 
 Where the preconditioner's substitutions run (`substitution`, in stats): the GPU
 factors, and its float32 L is read back once per factorization; the solves of a
@@ -480,7 +483,7 @@ class MixedNormal:
 
     def _sparse_pattern(self):
         """The NormalPattern when the float64 factors are qdldl's on it (SparseLDL), else None,
-        decided at the first call: qdldl installed, M sparse, and no multifrontal or GPU float64
+        decided at the first call: device="cpu64", qdldl installed, M sparse, and no multifrontal
         factor due (decided by the analysis from ANALYSIS_ROWS on; below, or for a bordered M,
         by qdldl's own flop count after its first factorization, `_pattern_factor`)."""
         if self._pattern is _UNSET:
@@ -491,15 +494,14 @@ class MixedNormal:
             if self.device == "cpu64" and qdldl_module() is not None and not self._dense_M and (
                     self._made_pattern is not None or NormalPattern.usable(self.A)):
                 P = self._made_pattern or NormalPattern(self.A)
-                gpu_due = self._gpu_float64() is not None and self.m >= GPU_FLOAT64_ROWS
                 if P.full_nnz > SPARSE_SHARE * self.m * self.m:
                     self._dense_M = True
-                elif (self.m < ANALYSIS_ROWS or P.long.size) and not gpu_due:
+                elif self.m < ANALYSIS_ROWS or P.long.size:
                     # (a bordered M: the analysis counts A's long columns as dense, qdldl's own count decides)
                     self._pattern = P
                 else:
                     sym = self._analysis(True)
-                    if sym is not None and sym.flops < MULTIFRONTAL_FLOPS or sym is None and not gpu_due:
+                    if sym is None or sym.flops < MULTIFRONTAL_FLOPS:
                         self._pattern = P
         return self._pattern
 
