@@ -70,11 +70,13 @@ def _numbers(v, name):
                         f"real values), got {v!r}") from None
 
 
-def _dense(A, name):
+def _matrix(A, name):
     if A is None:
         return None
-    if hasattr(A, "toarray"):                       # scipy.sparse: densified (the GPU forms A D A^T dense)
-        A = A.toarray()
+    if hasattr(A, "toarray"):                       # scipy.sparse: kept sparse (from_linprog checks it)
+        if A.ndim != 2:
+            raise ValueError(f"{name} must be 2-D, got shape {A.shape}")
+        return A
     A = _numbers(A, name)
     if A.ndim != 2:
         raise ValueError(f"{name} must be 2-D, got shape {A.shape}")
@@ -106,7 +108,7 @@ def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None), met
                       stacklevel=2)
     opts = _options(options)
     c = _numbers(c, "c").reshape(-1)
-    A_ub, A_eq = _dense(A_ub, "A_ub"), _dense(A_eq, "A_eq")
+    A_ub, A_eq = _matrix(A_ub, "A_ub"), _matrix(A_eq, "A_eq")
     b_ub = _rhs(b_ub, A_ub.shape[0] if A_ub is not None else np.size(b_ub), "b_ub")
     b_eq = _rhs(b_eq, A_eq.shape[0] if A_eq is not None else np.size(b_eq), "b_eq")
     if bounds is not None and np.ndim(bounds) == 2:

@@ -100,9 +100,6 @@ def test_auto_factors_a_small_problem_on_the_host_and_a_costly_one_on_the_gpu(mo
     assert small.device == "cpu64" and 0 < small.flops <= auto.HOST_FLOPS and small.pattern is not None
     monkeypatch.setattr(auto, "HOST_FLOPS", small.flops / 2)
     assert auto.choose(A).device == "gpu"
-    monkeypatch.setattr(auto, "COUNT_ROWS", 59)            # past it: not counted, the GPU
-    far = auto.choose(A)
-    assert far.device == "gpu" and np.isnan(far.flops)
 
 
 def test_auto_counts_a_dense_normal_matrix_as_lapack_would():
@@ -169,3 +166,19 @@ def test_a_pattern_is_made_while_pairs_overlap_a_few_times_and_not_for_a_dense_m
     assert NormalPattern.usable(A)
     dense = sp.csc_matrix(rng.standard_normal((10, 3000)))     # every column on every row: 3000 pairs an entry
     assert not NormalPattern.usable(dense)
+
+
+def test_auto_counts_a_large_problem_by_the_symbolic_analysis(monkeypatch):
+    """Past COUNT_ROWS no factorization is spent on the count: the multifrontal analysis's flops
+    decide (and the solve reuses that analysis)."""
+    from glgpgpu.solvers.sparse_cholesky import CholeskyAnalysis
+    from glgpgpu.symbolic import colamd_available
+    if not colamd_available():
+        pytest.skip("no COLAMD: a large problem goes to the GPU uncounted")
+    rng = np.random.default_rng(6)
+    A = sp.random(60, 150, density=0.03, random_state=rng, format="csc") + sp.eye(60, 150, format="csc")
+    monkeypatch.setattr(auto, "COUNT_ROWS", 59)
+    c = auto.choose(A)
+    assert c.pattern is None and c.flops == CholeskyAnalysis.of(A).flops and c.device == "cpu64"
+    monkeypatch.setattr(auto, "HOST_FLOPS", c.flops / 2)
+    assert auto.choose(A).device == "gpu"

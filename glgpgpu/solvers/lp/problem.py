@@ -159,14 +159,17 @@ def from_linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None) -> 
             raise ValueError(f"A_{kind} and b_{kind} go together; one of them is missing")
         if np.size(A) == 0 and np.size(b) == 0:
             continue
-        A = check.array(A, f"A_{kind}", 2, np.float64)
+        A = _constraint_matrix(A, f"A_{kind}")
         if A.shape[1] != n:
             raise ValueError(f"A_{kind} has {A.shape[1]} columns but c has {n} entries")
         b = _vector(b, f"b_{kind}", A.shape[0])
         rows.append(A)
         lo.append(np.full(b.size, -INF) if kind == "ub" else b)
         up.append(b)
-    A = np.vstack(rows) if rows else np.zeros((0, n))
+    if any(sp.issparse(R) for R in rows):          # kept sparse: A D A^T's work follows A's nonzeros
+        A = sp.vstack(rows, format="csr", dtype=np.float64)
+    else:
+        A = np.vstack(rows) if rows else np.zeros((0, n))
     col_lo, col_up = np.zeros(n), np.full(n, INF)
     if bounds is not None:
         if isinstance(bounds, (dict, str)) or np.ndim(bounds) == 0:
@@ -183,6 +186,22 @@ def from_linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None) -> 
             col_up[j] = INF if up_j is None else _bound(up_j, f"bounds[{j}][1]")
     return GeneralLP(c, A, *_infinite(np.concatenate(lo) if lo else np.zeros(0),
                                       np.concatenate(up) if up else np.zeros(0), col_lo, col_up))
+
+
+def _constraint_matrix(A, name):
+    """A dense 2-D float64 array, or a scipy.sparse matrix kept sparse (CSR float64); either way
+    finite, or the error names the entry."""
+    if not sp.issparse(A):
+        return check.array(A, name, 2, np.float64)
+    if not np.issubdtype(A.dtype, np.number) or np.iscomplexobj(A.data):
+        raise TypeError(f"{name} must hold real numbers, got a sparse matrix of {A.dtype}")
+    A = sp.csr_matrix(A, dtype=np.float64)
+    bad = ~np.isfinite(A.data)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        i = int(np.searchsorted(A.indptr, k, side="right") - 1)
+        raise ValueError(f"{name} must be finite; entry ({i}, {int(A.indices[k])}) is {A.data[k]}")
+    return A
 
 
 INFINITE_BOUND = 1e20          # HiGHS's: a bound at least this large is no bound

@@ -7,7 +7,10 @@ float32 factor -- that a small factorization does not repay: on the H100 the hos
 whole solve was the quicker one on every NETLIB problem whose factor takes up to about
 HOST_FLOPS, and the GPU's from about four times that on (benchmarks/RESULTS.md).  The
 count is the factor's own: one LDL^T of A A^T on the pattern (milliseconds at these
-sizes; the host path then keeps the pattern), or m^3/3 for a dense M.
+sizes; the host path then keeps the pattern), or m^3/3 for a dense M.  Past COUNT_ROWS
+rows a factorization could take seconds, so the symbolic analysis counts instead (COLAMD,
+the multifrontal factor's fronts: its cost grows with A's nonzeros, not with the fill,
+and the solve reuses it); a large LP whose factor is cheap then stays on the host.
 """
 from __future__ import annotations
 
@@ -15,12 +18,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...sparse_cholesky import CholeskyAnalysis
+from ....symbolic import colamd_available
 from .host_factor import SPARSE_SHARE, SparseLDL, qdldl_module
 from .normal_pattern import NormalPattern
 
 #: the host factors problems whose float64 factor takes at most this many flops
 HOST_FLOPS = 5e7
-#: more rows than this: the GPU, without counting (the count is itself a factorization)
+#: more rows than this: counted by the symbolic analysis, not by a factorization
 COUNT_ROWS = 3000
 
 
@@ -35,7 +40,10 @@ def choose(A) -> Choice:
     """Where the normal equations of A (scaled, presolved; m x n) are factored."""
     m = A.shape[0]
     if m > COUNT_ROWS:
-        return Choice("gpu", float("nan"), None)
+        if not colamd_available():
+            return Choice("gpu", float("nan"), None)
+        flops = CholeskyAnalysis.of(A).flops
+        return Choice("cpu64" if flops <= HOST_FLOPS else "gpu", flops, None)
     if qdldl_module() is not None and NormalPattern.usable(A):
         P = NormalPattern(A)
         if P.full_nnz <= SPARSE_SHARE * m * m:
