@@ -182,3 +182,18 @@ def test_auto_counts_a_large_problem_by_the_symbolic_analysis(monkeypatch):
     assert c.pattern is None and c.flops == CholeskyAnalysis.of(A).flops and c.device == "cpu64"
     monkeypatch.setattr(auto, "HOST_FLOPS", c.flops / 2)
     assert auto.choose(A).device == "gpu"
+
+
+def test_auto_takes_the_presolves_count_past_count_rows(monkeypatch):
+    """The presolve's rank check factors A A^T with qdldl already: its count decides past
+    COUNT_ROWS, with no analysis made; and it is the same count the pattern's factor gives."""
+    from glgpgpu.solvers.lp import presolve
+    rng = np.random.default_rng(7)
+    A = sp.random(60, 150, density=0.03, random_state=rng, format="csc") + sp.eye(60, 150, format="csc")
+    count = {}
+    assert presolve.clearly_full_rank(A, count)
+    assert count["flops"] == auto.choose(A).flops                   # below COUNT_ROWS: the pattern's own
+    monkeypatch.setattr(auto, "COUNT_ROWS", 59)
+    monkeypatch.setattr(auto, "CholeskyAnalysis", None)           # no analysis may be made
+    c = auto.choose(A, count["flops"])
+    assert c.device == "cpu64" and c.flops == count["flops"]

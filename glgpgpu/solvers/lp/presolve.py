@@ -111,14 +111,16 @@ def _geometric_mid(values, runs, size):
 CLEAR_PIVOT = 1e-8
 
 
-def clearly_full_rank(A) -> bool:
+def clearly_full_rank(A, count: dict | None = None) -> bool:
     """Whether the rows of A are clearly independent, from a sparse Cholesky of A A^T
     scaled to a unit diagonal (pivot i: row i's squared relative distance from the span
     of the rows ordered before it): every pivot at least CLEAR_PIVOT.  False when not
     clear (a near-dependence, a failed factorization, no sparse factorization at hand):
     the rank-revealing QR decides then.  O(the sparse factor), where the QR is O(m^2 n).
     qdldl's LDL^T (compiled) where installed: the same verdicts on the 75 NETLIB problems as
-    the multifrontal factor, in a quarter of its time (mostly its Python analysis)."""
+    the multifrontal factor, in a quarter of its time (mostly its Python analysis).
+    count: a dict that gets "flops", qdldl's factor's count (the sum of L's squared column
+    counts), where qdldl factored: device="auto" decides by it without factoring again."""
     As = sp.csr_matrix(A)
     M = (As @ As.T).tocsc()
     s = 1.0 / np.sqrt(np.maximum(M.diagonal(), 1e-300))
@@ -129,7 +131,10 @@ def clearly_full_rank(A) -> bool:
         except ImportError:
             qdldl = None
         if qdldl is not None:
-            pivots = qdldl.Solver(sp.triu(M, format="csc"), upper=True).factors()[1]
+            L, pivots, _ = qdldl.Solver(sp.triu(M, format="csc"), upper=True).factors()
+            if count is not None:
+                c = np.diff(L.indptr).astype(np.float64) + 1.0
+                count["flops"] = float(c @ c)
         elif colamd_available():
             pivots = MultifrontalCholesky(CholeskyAnalysis.of(As), M).pivots()
         else:
@@ -172,7 +177,7 @@ def _gram_split(A, b, rtol):
     return np.sort(kept), bool(consistent)
 
 
-def dependent_rows(A, b: np.ndarray, rank_tol: float = 1e-9, rtol: float = 1e-7):
+def dependent_rows(A, b: np.ndarray, rank_tol: float = 1e-9, rtol: float = 1e-7, count: dict | None = None):
     """(rows to keep, whether the dropped rows' right-hand sides agree): a
     rank-revealing QR of A^T keeps the pivot rows; each dropped row is a
     combination y of the kept ones, consistent when y^T b_kept = b_dropped.
@@ -180,8 +185,8 @@ def dependent_rows(A, b: np.ndarray, rank_tol: float = 1e-9, rtol: float = 1e-7)
     tolerance), so y = R11^-1 R12 -- the least-squares combination, from R alone.
     Rows that are clearly independent (`clearly_full_rank`) skip the QR, and so do rows
     whose Gram matrix's pivoted Cholesky splits them clearly (`_gram_split`).  A dense or
-    scipy.sparse (made dense for the QR only)."""
-    if A.shape[0] > 1 and clearly_full_rank(A):
+    scipy.sparse (made dense for the QR only).  count: passed to `clearly_full_rank`."""
+    if A.shape[0] > 1 and clearly_full_rank(A, count):
         return np.arange(A.shape[0]), True
     by_gram = _gram_split(A, b, rtol) if A.shape[0] <= GRAM_ROWS else None
     if by_gram is not None:

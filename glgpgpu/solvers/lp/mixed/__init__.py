@@ -39,7 +39,7 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
     t_pre = time.perf_counter() - t_all
     asked, auto = device, None
     if device == "auto":                 # the host's float64 factor where it is the quicker (device.py)
-        auto = choose_device(p.A)
+        auto = choose_device(p.A, p.normal_flops)
         device = auto.device
     impl = None
     if device == "gpu":

@@ -45,6 +45,7 @@ class BoundedLP:
     col_scale: np.ndarray = None
     dropped_rows: int = 0
     rows: np.ndarray = None         # the GeneralLP's index of each row of A (free, empty, dependent rows gone)
+    normal_flops: float = float("nan")  # qdldl's count for A A^T's factor, made by the rank check (device="auto")
 
     @property
     def shape(self):
@@ -165,7 +166,9 @@ def presolve(p: BoundedLP, *, rank_tol: float = 1e-9, qr_limit: float = 4e10) ->
     A, b, rows = A.tocsr()[~zero_rows], b[~zero_rows], p.rows[~zero_rows]
     dropped = 0
     if 0 < A.shape[0] and float(A.shape[0]) ** 2 * A.shape[1] <= qr_limit:
-        keep_r, consistent = dependent_rows(A, b, rank_tol, rtol=1e-9)
+        count = {}
+        keep_r, consistent = dependent_rows(A, b, rank_tol, rtol=1e-9, count=count)
+        p.normal_flops = count.get("flops", float("nan"))
         if len(keep_r) < A.shape[0] and consistent:
             dropped = A.shape[0] - len(keep_r)
             A, b, rows = A[keep_r], b[keep_r], rows[keep_r]

@@ -8,9 +8,10 @@ whole solve was the quicker one on every NETLIB problem whose factor takes up to
 HOST_FLOPS, and the GPU's from about four times that on (benchmarks/RESULTS.md).  The
 count is the factor's own: one LDL^T of A A^T on the pattern (milliseconds at these
 sizes; the host path then keeps the pattern), or m^3/3 for a dense M.  Past COUNT_ROWS
-rows a factorization could take seconds, so the symbolic analysis counts instead (COLAMD,
-the multifrontal factor's fronts: its cost grows with A's nonzeros, not with the fill,
-and the solve reuses it); a large LP whose factor is cheap then stays on the host.
+rows a factorization could take seconds, so the count is the presolve's (its rank check
+factors A A^T with qdldl already), or else the symbolic analysis's (COLAMD, the multifrontal
+factor's fronts: its cost grows with A's nonzeros, not with the fill); a large LP whose
+factor is cheap then stays on the host.
 """
 from __future__ import annotations
 
@@ -36,10 +37,13 @@ class Choice:
     pattern: NormalPattern | None     # made for the count: the host path uses it
 
 
-def choose(A) -> Choice:
-    """Where the normal equations of A (scaled, presolved; m x n) are factored."""
+def choose(A, counted: float = float("nan")) -> Choice:
+    """Where the normal equations of A (scaled, presolved; m x n) are factored.  counted: the
+    presolve's count of A A^T's factor, if it made one (used past COUNT_ROWS)."""
     m = A.shape[0]
     if m > COUNT_ROWS:
+        if counted == counted:                  # the presolve's qdldl factor of the same A A^T
+            return Choice("cpu64" if counted <= HOST_FLOPS else "gpu", counted, None)
         if not colamd_available():
             return Choice("gpu", float("nan"), None)
         flops = CholeskyAnalysis.of(A).flops
