@@ -4,8 +4,9 @@ On the host in float64 (device="cpu64": qdldl's LDL^T on the problem's NormalPat
 LAPACK for a dense M) or on the GPU in float32 with its float64 refinement.  A GPU
 iteration has a fixed cost -- launches, the read-back of L, refinement and PCG with a
 float32 factor -- that a small factorization does not repay: on the H100 the host's
-whole solve was the quicker one on every NETLIB problem whose factor takes up to about
-HOST_FLOPS, and the GPU's from about four times that on (benchmarks/RESULTS.md).  The
+whole solve was the quicker one on 52-62 of the 67 NETLIB problems whose factor takes
+under 10^7 flops, about even up to HOST_FLOPS, and the GPU's far ahead past 10^8
+(benchmarks/RESULTS.md, "the host's float64 factor where it is the quicker").  The
 count is the factor's own: one LDL^T of A A^T on the pattern (milliseconds at these
 sizes; the host path then keeps the pattern), or m^3/3 for a dense M.  Past COUNT_ROWS
 rows a factorization could take seconds, so the count is the presolve's (its rank check
@@ -26,7 +27,7 @@ from .normal_pattern import NormalPattern
 
 #: the host factors problems whose float64 factor takes at most this many flops
 HOST_FLOPS = 5e7
-#: more rows than this: counted by the symbolic analysis, not by a factorization
+#: more rows than this: counted without a factorization of our own (the presolve's, or the analysis)
 COUNT_ROWS = 3000
 
 
@@ -42,7 +43,7 @@ def choose(A, counted: float = float("nan")) -> Choice:
     presolve's count of A A^T's factor, if it made one (used past COUNT_ROWS)."""
     m = A.shape[0]
     if m > COUNT_ROWS:
-        if counted == counted:                  # the presolve's qdldl factor of the same A A^T
+        if np.isfinite(counted):                # the presolve's qdldl factor of the same A A^T
             return Choice("cpu64" if counted <= HOST_FLOPS else "gpu", counted, None)
         if not colamd_available():
             return Choice("gpu", float("nan"), None)
