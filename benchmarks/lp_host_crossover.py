@@ -36,7 +36,10 @@ def main():
     ap.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "benchmarks/results")))
     a = ap.parse_args()
     host = _times(a.cpu64)
-    gpus = {_times(g)[next(iter(_times(g)))]["method"]: _times(g) for g in a.gpu}
+    gpus = {}
+    for g in a.gpu:                                 # each CSV's method names its columns
+        t = _times(g)
+        gpus[next(iter(t.values()))["method"]] = t
     rows = []
     for name, h in sorted(host.items(), key=lambda kv: int(kv[1]["rows"] or 0)):
         path = a.netlib / f"{name}.mps.gz"

@@ -28,6 +28,22 @@ BIG_FLOPS = 5e7
 BIG_NRELAX, BIG_ZRELAX = (16, 64, 256), (0.8, 0.3, 0.1)
 
 
+def qdldl_module():
+    """The qdldl module (compiled LDL^T, installed with glgpgpu[lp]), or None where it is not."""
+    try:
+        import qdldl
+    except ImportError:
+        return None
+    return qdldl
+
+
+def ldl_flops(L) -> float:
+    """The flop count of a sparse factor with unit-lower L's pattern (scipy CSC, no diagonal, as
+    qdldl's `factors()` gives it): the sum of its squared column counts, diagonal included."""
+    c = np.diff(L.indptr).astype(np.float64) + 1.0
+    return float(c @ c)
+
+
 def _flops(an) -> float:
     fp, fn = an.fp, an.fn
     return float(np.sum(fp ** 3 / 3 + (fn - fp) * fp ** 2 + (fn - fp) ** 2 * fp))

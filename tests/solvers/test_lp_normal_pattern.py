@@ -173,15 +173,18 @@ def test_auto_counts_a_large_problem_by_the_symbolic_analysis(monkeypatch):
     decide (and the solve reuses that analysis)."""
     from glgpgpu.solvers.sparse_cholesky import CholeskyAnalysis
     from glgpgpu.symbolic import colamd_available
-    if not colamd_available():
-        pytest.skip("no COLAMD: a large problem goes to the GPU uncounted")
     rng = np.random.default_rng(6)
     A = sp.random(60, 150, density=0.03, random_state=rng, format="csc") + sp.eye(60, 150, format="csc")
     monkeypatch.setattr(auto, "COUNT_ROWS", 59)
-    c = auto.choose(A)
-    assert c.pattern is None and c.flops == CholeskyAnalysis.of(A).flops and c.device == "cpu64"
-    monkeypatch.setattr(auto, "HOST_FLOPS", c.flops / 2)
-    assert auto.choose(A).device == "gpu"
+    if colamd_available():
+        c = auto.choose(A)
+        assert c.pattern is None and c.flops == CholeskyAnalysis.of(A).flops and c.device == "cpu64"
+        monkeypatch.setattr(auto, "HOST_FLOPS", c.flops / 2)
+        assert auto.choose(A).device == "gpu"
+    # without COLAMD (and no presolve count) there is nothing to count by: the GPU, uncounted
+    monkeypatch.setattr(auto, "colamd_available", lambda: False)
+    far = auto.choose(A)
+    assert far.device == "gpu" and np.isnan(far.flops) and far.pattern is None
 
 
 def test_auto_takes_the_presolves_count_past_count_rows(monkeypatch):
@@ -193,7 +196,20 @@ def test_auto_takes_the_presolves_count_past_count_rows(monkeypatch):
     count = {}
     assert presolve.clearly_full_rank(A, count)
     assert count["flops"] == auto.choose(A).flops                   # below COUNT_ROWS: the pattern's own
+    with monkeypatch.context() as patch:                          # given the presolve's, no factor is made
+        patch.setattr(auto, "SparseLDL", None)
+        given = auto.choose(A, count["flops"])
+    assert given.flops == count["flops"] and given.pattern is not None and given.device == "cpu64"
     monkeypatch.setattr(auto, "COUNT_ROWS", 59)
     monkeypatch.setattr(auto, "CholeskyAnalysis", None)           # no analysis may be made
     c = auto.choose(A, count["flops"])
     assert c.device == "cpu64" and c.flops == count["flops"]
+
+
+def test_a_bordered_pattern_counts_its_own_factor_not_the_presolves():
+    """With long columns the host factors the bordered K, not A A^T: the presolve's count (of the
+    dense A A^T) is not taken for it."""
+    rng = np.random.default_rng(9)
+    A = _sparse(rng, 200, 500) + sp.eye(200, 500, format="csr")      # one long column
+    c = auto.choose(A, 1e12)
+    assert c.pattern.long.size == 1 and c.flops < 1e12 and c.device == "cpu64"

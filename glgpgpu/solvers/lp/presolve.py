@@ -12,7 +12,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from ...symbolic import colamd_available
-from ..sparse_cholesky import CholeskyAnalysis, MultifrontalCholesky
+from ..sparse_cholesky import CholeskyAnalysis, MultifrontalCholesky, ldl_flops, qdldl_module
 
 @dataclass
 class Reduced:
@@ -126,15 +126,11 @@ def clearly_full_rank(A, count: dict | None = None) -> bool:
     s = 1.0 / np.sqrt(np.maximum(M.diagonal(), 1e-300))
     M = (sp.diags(s) @ M @ sp.diags(s)).tocsc()
     try:
-        try:
-            import qdldl
-        except ImportError:
-            qdldl = None
+        qdldl = qdldl_module()
         if qdldl is not None:
             L, pivots, _ = qdldl.Solver(sp.triu(M, format="csc"), upper=True).factors()
             if count is not None:
-                c = np.diff(L.indptr).astype(np.float64) + 1.0
-                count["flops"] = float(c @ c)
+                count["flops"] = ldl_flops(L)
         elif colamd_available():
             pivots = MultifrontalCholesky(CholeskyAnalysis.of(As), M).pivots()
         else:

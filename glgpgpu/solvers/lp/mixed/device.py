@@ -7,8 +7,9 @@ float32 factor -- that a small factorization does not repay: on the H100 the hos
 whole solve was the quicker one on 52-62 of the 67 NETLIB problems whose factor takes
 under 10^7 flops, about even up to HOST_FLOPS, and the GPU's far ahead past 10^8
 (benchmarks/RESULTS.md, "the host's float64 factor where it is the quicker").  The
-count is the factor's own: one LDL^T of A A^T on the pattern (milliseconds at these
-sizes; the host path then keeps the pattern), or m^3/3 for a dense M.  Past COUNT_ROWS
+count is the factor's own: the presolve's LDL^T of A A^T where its rank check made one, else
+one on the pattern (milliseconds at these sizes; the host path then keeps the pattern), or
+m^3/3 for a dense M.  Past COUNT_ROWS
 rows a factorization could take seconds, so the count is the presolve's (its rank check
 factors A A^T with qdldl already), or else the symbolic analysis's (COLAMD, the multifrontal
 factor's fronts: its cost grows with A's nonzeros, not with the fill); a large LP whose
@@ -20,9 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...sparse_cholesky import CholeskyAnalysis
+from ...sparse_cholesky import CholeskyAnalysis, qdldl_module
 from ....symbolic import colamd_available
-from .host_factor import SPARSE_SHARE, SparseLDL, qdldl_module
+from .host_factor import SPARSE_SHARE, SparseLDL
 from .normal_pattern import NormalPattern
 
 #: the host factors problems whose float64 factor takes at most this many flops
@@ -40,7 +41,8 @@ class Choice:
 
 def choose(A, counted: float = float("nan")) -> Choice:
     """Where the normal equations of A (scaled, presolved; m x n) are factored.  counted: the
-    presolve's count of A A^T's factor, if it made one (used past COUNT_ROWS)."""
+    presolve's count of A A^T's factor, if it made one (taken instead of factoring again, but
+    for a bordered pattern, whose factor is another)."""
     m = A.shape[0]
     if m > COUNT_ROWS:
         if np.isfinite(counted):                # the presolve's qdldl factor of the same A A^T
@@ -51,6 +53,9 @@ def choose(A, counted: float = float("nan")) -> Choice:
         return Choice("cpu64" if flops <= HOST_FLOPS else "gpu", flops, None)
     if qdldl_module() is not None and NormalPattern.usable(A):
         P = NormalPattern(A)
+        if P.full_nnz <= SPARSE_SHARE * m * m and not P.long.size and np.isfinite(counted):
+            # the presolve factored this A A^T already (a border's count would be another's)
+            return Choice("cpu64" if counted <= HOST_FLOPS else "gpu", counted, P)
         if P.full_nnz <= SPARSE_SHARE * m * m:
             try:
                 flops = SparseLDL(P).factor(P.data(np.ones(A.shape[1])), 1e-14).flops

@@ -20,7 +20,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from ...sparse_cholesky import MultifrontalCholesky
+from ...sparse_cholesky import MultifrontalCholesky, ldl_flops, qdldl_module
 
 #: a sparse factor where M holds at most this share of nonzeros (denser: LAPACK's dense Cholesky)
 SPARSE_SHARE = 0.25
@@ -86,10 +86,7 @@ class HostFactor:
             except np.linalg.LinAlgError:
                 pass
         if self.kind == "dense" and sparse:
-            try:
-                import qdldl
-            except ImportError:
-                qdldl = None
+            qdldl = qdldl_module()
             if qdldl is not None:
                 U = sp.triu(M, format="csc")
                 try:
@@ -105,15 +102,6 @@ class HostFactor:
             return self.F.solve(b)
         y = sla.solve_triangular(self.L, b, lower=True, check_finite=False)
         return sla.solve_triangular(self.L, y, lower=True, trans=1, check_finite=False)
-
-
-def qdldl_module():
-    """The qdldl module, or None where it is not installed."""
-    try:
-        import qdldl
-    except ImportError:
-        return None
-    return qdldl
 
 
 #: L's flops (sum of its squared column counts) from which the multifrontal factor is worth
@@ -163,8 +151,7 @@ class SparseLDL:
         of_m = np.asarray(perm) < self.pattern.m
         if not (np.all(D[of_m] > PIVOT_SHARE * shift) and np.all(D[~of_m] < 0)):
             raise np.linalg.LinAlgError("LDL^T with a pivot below the shift")
-        c = np.diff(L.indptr).astype(np.float64) + 1.0
-        self.flops = float(c @ c)
+        self.flops = ldl_flops(L)
 
     def solve(self, b: np.ndarray) -> np.ndarray:
         P = self.pattern

@@ -52,9 +52,9 @@ import scipy.sparse as sp
 from ....errors import ShaderCompileError
 from ....parallel import fortran_copy
 from ....symbolic import colamd_available
-from ...sparse_cholesky import CholeskyAnalysis
+from ...sparse_cholesky import CholeskyAnalysis, qdldl_module
 from .host_factor import (LDL_FLOPS, MULTIFRONTAL_FLOPS, SPARSE_SHARE, HostFactor, SparseLDL, _regularized_cholesky,
-                          qdldl_module, shifted)
+                          shifted)
 from .normal_pattern import NormalPattern
 
 
