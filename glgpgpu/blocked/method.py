@@ -3,7 +3,7 @@ contract (methods/contract.py)."""
 from __future__ import annotations
 
 from ..methods.delegate import DelegatingMethod
-from . import kernel_matrix, normal, qr, tiled
+from . import fronts, kernel_matrix, normal, qr, tiled
 
 
 class BlockedMethod(DelegatingMethod):
@@ -12,4 +12,4 @@ class BlockedMethod(DelegatingMethod):
     glgpgpu.tiled with these kernels."""
 
     name = "blocked"
-    dense, qr, normal, kernels = tiled, qr, normal, kernel_matrix
+    dense, qr, normal, kernels, fronts = tiled, qr, normal, kernel_matrix, fronts

@@ -57,23 +57,49 @@ def test_r_is_bit_identical_whatever_the_budget_and_the_atlas(ctx, method):
     assert (fac.R != ref.R).nnz == 0
 
 
-@pytest.mark.parametrize("name", ["grid3d_5", "ch4-5-b2", "random57x31", "3x2"])
-def test_compute_assembles_on_the_gpu_as_the_host_does(ctx, name, monkeypatch):
-    """The compute method's fronts assembled and kept on the GPU (scatter of A's rows,
-    the children's blocks gathered through their maps, small fronts in one dispatch)
-    give the R that host assembly gives, within float32 rounding, where A has full
-    column rank (ch4-5-b2 has not: the pivots after a dependent column are rounding
-    noise in either, and only the backward error is comparable)."""
+FRONT_STORES = {"compute": lambda: glgpgpu.compute.method.ComputeMethod,
+                "blocked": lambda: glgpgpu.blocked.method.BlockedMethod}
+
+
+@pytest.mark.parametrize("method", sorted(FRONT_STORES))
+@pytest.mark.parametrize("name", ["grid3d_5", "ch4-5-b2", "random57x31", "3x2", "1x1"])
+def test_fronts_assembled_on_the_gpu_give_the_hosts_r(ctx, method, name, monkeypatch):
+    """The fronts assembled and kept on the GPU -- A's rows scattered (compute) or drawn
+    as points (blocked), the children's blocks gathered through their maps, small
+    fronts in one dispatch (compute) -- give the R that host assembly gives, within
+    float32 rounding, where A has full column rank (ch4-5-b2 has not: the pivots
+    after a dependent column are rounding noise in either, and only the backward
+    error is comparable)."""
     A = CASES[name]
-    gpu = glgpgpu.sparse_qr(A, method="compute", tol=-1)
+    gpu = glgpgpu.sparse_qr(A, method=method, tol=-1)
     assert gpu.info["assembly"] == "gpu"
-    monkeypatch.setattr(glgpgpu.compute.method.ComputeMethod, "fronts", None)
-    host = glgpgpu.sparse_qr(A, method="compute", tol=-1)
+    monkeypatch.setattr(FRONT_STORES[method](), "fronts", None)
+    host = glgpgpu.sparse_qr(A, method=method, tol=-1)
     assert host.info["assembly"] == "host"
     assert np.array_equal(gpu.perm, host.perm)
     if np.linalg.matrix_rank(A.toarray()) == A.shape[1]:
         assert abs(gpu.R - host.R).max() <= 1e-4 * np.abs(host.R).max()
     assert backward_error(A, gpu) <= 1e-5
+
+
+def test_blocked_blocks_packed_in_many_textures_keep_r_bit_identical(ctx, monkeypatch):
+    """The blocked store's waiting blocks spread over many shelf textures (a pack limit
+    just above the largest block), and the column maps over many draws, at a
+    budget that pulls them to the host and sends them again: the same R, bit for bit."""
+    A = grid(12, 2)
+    ref = glgpgpu.sparse_qr(A, method="blocked", tol=-1)
+    an = ref.analysis
+    side = int(max(an.cm.max(), max(-(-int(an.fn[f]) // 4) - int(an.fp[f]) // 4 for f in range(an.nfronts))))
+    monkeypatch.setattr(glgpgpu.blocked.fronts.FrontStore, "_pack_limit", lambda self: side)
+    monkeypatch.setattr(glgpgpu.blocked.fronts.FrontStore, "_map_rows", lambda self: 2)
+    calls = []
+    shelves = glgpgpu.figures.fronts.shelves
+    monkeypatch.setattr(glgpgpu.figures.fronts, "shelves", lambda s, lim: calls.append(shelves(s, lim)) or calls[-1])
+    for budget in (None, int(front_bytes(an).max())):
+        fac = glgpgpu.sparse_qr(A, method="blocked", tol=-1, memory_budget=budget)
+        assert fac.info["assembly"] == "gpu"
+        assert (fac.R != ref.R).nnz == 0
+    assert max(len(dims) for _, dims in calls) > 1
 
 
 @pytest.mark.parametrize("small", [0, 300, 2000])
