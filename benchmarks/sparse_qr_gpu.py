@@ -1,6 +1,7 @@
 """Sparse multifrontal QR on a GPU against SuiteSparseQR on the same host, one run.
 
     python benchmarks/sparse_qr_gpu.py OUT.csv [--netlib DIR] [--generated NAMES] [--method blocked]
+                                       [--host-assembly] [--no-spqr]
 
 For each matrix (the NETLIB LPs' A^T in the tall orientation, then generated
 members of the paper's families): the symbolic analysis, R by `glgpgpu.sparse_qr`
@@ -9,7 +10,8 @@ members of the paper's families): the symbolic analysis, R by `glgpgpu.sparse_qr
 SuiteSparseQR's time on the same host: R only with no rank detection (the paper's
 mode) through `sparseqr` when installed, else `pyspqr` (which keeps H: more work).  Times
 include the analysis and all transfers (Table IV's rule); the analysis is also
-given on its own.
+given on its own.  --host-assembly: the fronts assembled on the host between rounds
+even where the method has a front store (the comparison); --no-spqr: ours only.
 """
 from __future__ import annotations
 
@@ -54,6 +56,7 @@ def spqr_seconds(A):
 
 
 def one(name, A, method, writer, check_limit=2e10, spqr_limit=1e13):
+    """One matrix: ours, its backward error, SuiteSparseQR (spqr_limit 0: not run)."""
     t = time.perf_counter()
     fac = glgpgpu.sparse_qr(A, tol=-1, method=method)
     total = time.perf_counter() - t
@@ -66,7 +69,7 @@ def one(name, A, method, writer, check_limit=2e10, spqr_limit=1e13):
                assemble=f"{info['times'].get('assemble', 0):.3f}", factor=f"{info['times'].get('factor', 0):.3f}",
                extract=f"{info['times'].get('extract', 0):.3f}", gflops=f"{info['flops'] / total / 1e9:.3g}",
                backward_error=f"{err:.2e}", spqr_seconds=f"{ref:.3f}", speedup=f"{ref / total:.3g}",
-               method=info["method"], spqr=which)
+               method=info["method"], assembly=info["assembly"], spqr=which)
     writer.writerow(row)
     print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
 
@@ -77,19 +80,25 @@ def main():
     ap.add_argument("--netlib", default=None, help="folder of NETLIB .mps.gz files")
     ap.add_argument("--generated", default="", help="comma-separated: " + ",".join(GENERATED))
     ap.add_argument("--method", default="blocked")
+    ap.add_argument("--host-assembly", action="store_true", help="no front store: assemble on the host")
+    ap.add_argument("--no-spqr", action="store_true", help="do not time SuiteSparseQR")
     a = ap.parse_args()
+    if a.host_assembly:
+        type(glgpgpu.dispatch.implementation(a.method)).fronts = None
+    limit = 0.0 if a.no_spqr else 1e13
     fields = ["matrix", "m", "n", "nnz", "fronts", "rounds", "flops", "intensity", "nnz_r", "seconds", "analyze",
-              "assemble", "factor", "extract", "gflops", "backward_error", "spqr_seconds", "speedup", "method", "spqr"]
+              "assemble", "factor", "extract", "gflops", "backward_error", "spqr_seconds", "speedup", "method",
+              "assembly", "spqr"]
     with open(a.out, "w", newline="") as f:
         w = csv.DictWriter(f, fields)
         w.writeheader()
         glgpgpu.sparse_qr(matrices.grid(4, 2), method=a.method, tol=-1)         # warm: compile the kernels
         if a.netlib:
             for p in sorted(Path(a.netlib).glob("*.mps.gz"), key=lambda p: p.stat().st_size):
-                one(p.name[:-len(".mps.gz")], matrices.netlib_at(p), a.method, w)
+                one(p.name[:-len(".mps.gz")], matrices.netlib_at(p), a.method, w, spqr_limit=limit)
                 f.flush()
         for name in filter(None, a.generated.split(",")):
-            one(name, GENERATED[name](), a.method, w)
+            one(name, GENERATED[name](), a.method, w, spqr_limit=limit)
             f.flush()
 
 

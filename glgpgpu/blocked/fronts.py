@@ -204,6 +204,21 @@ class FrontStore:
             blk[:3] = [whole[id(src)][y0:y0 + k, c0:c0 + cols].copy(), 0, 0]
             src.drop()
 
+    def fetch(self, c: int) -> np.ndarray:
+        """Front c's contribution block, taken from the store to the host: unscaled,
+        its upper triangle (for a parent the host assembles: one taller than a texture)."""
+        src, c0, y0, k, cols, scale = self.blocks.pop(c)
+        if not isinstance(src, np.ndarray):
+            x0 = c0 // 4
+            flat = src.tex.read_region(x0, y0, -(-(c0 + cols) // 4) - x0, k).reshape(k, -1)
+            src.drop()
+            src = flat[:, c0 - 4 * x0:c0 - 4 * x0 + cols]
+        return np.triu(src) * np.float32(1.0 / scale)
+
+    def put(self, f: int, block: np.ndarray, scale: float) -> None:
+        """Front f's contribution block from the host (unscaled), to wait for its parent."""
+        self.blocks[f] = [(block * np.float32(scale)).astype(np.float32), 0, 0, block.shape[0], block.shape[1], scale]
+
     def release(self) -> None:
         for blk in self.blocks.values():
             if isinstance(blk[0], _Waiting):

@@ -220,20 +220,36 @@ class FrontStore:
         """Every waiting block to the host (a stage ends; its parents come later)."""
         whole = {}
         for blk in self.blocks.values():
-            src, soff, lds, k, cols = blk[:5]
-            if isinstance(src, np.ndarray):
-                continue
-            if isinstance(src, _Arena):
-                if id(src) not in whole:
-                    whole[id(src)] = download(self.ctx, src.buf)[0]
-                flat = whole[id(src)]
-                host = np.stack([flat[soff + r * lds:soff + r * lds + cols] for r in range(k)]) if k else \
-                    np.zeros((0, cols), np.float32)
-                src.drop()
-            else:
-                host = download(self.ctx, src)
-                src.give()
-            blk[:3] = [np.triu(host), 0, cols]
+            if not isinstance(blk[0], np.ndarray):
+                self._pull_one(blk, whole)
+
+    def _pull_one(self, blk, whole) -> None:
+        """One waiting block to the host (whole: the arenas already read)."""
+        src, soff, lds, k, cols = blk[:5]
+        if isinstance(src, _Arena):
+            if id(src) not in whole:
+                whole[id(src)] = download(self.ctx, src.buf)[0]
+            flat = whole[id(src)]
+            host = np.stack([flat[soff + r * lds:soff + r * lds + cols] for r in range(k)]) if k else \
+                np.zeros((0, cols), np.float32)
+            src.drop()
+        else:
+            host = download(self.ctx, src)
+            src.give()
+        blk[:3] = [np.triu(host), 0, cols]
+
+    def fetch(self, c: int) -> np.ndarray:
+        """Front c's contribution block, taken from the store to the host: unscaled,
+        its upper triangle (for a parent the host assembles)."""
+        if not isinstance(self.blocks[c][0], np.ndarray):
+            self._pull_one(self.blocks[c], {})
+        host, _, _, _, _, scale = self.blocks.pop(c)
+        return host * np.float32(1.0 / scale)
+
+    def put(self, f: int, block: np.ndarray, scale: float) -> None:
+        """Front f's contribution block from the host (unscaled), to wait for its parent."""
+        b = np.triu(block * np.float32(scale)).astype(np.float32)
+        self.blocks[f] = [b, 0, b.shape[1], b.shape[0], b.shape[1], scale]
 
     def release(self) -> None:
         for blk in self.blocks.values():

@@ -201,7 +201,7 @@ def _rows_within(M: np.ndarray, leftmost, impl, ctx) -> tuple:
 def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, times=None,
             keep_h: bool = False) -> tuple:
     """Factor every front; returns (R as CSC, the per-round front counts, where the
-    fronts were assembled: "gpu" or "host", and with keep_h each front's (F, tau) --
+    fronts were assembled: "gpu", "gpu (N too tall on the host)" or "host", and with keep_h each front's (F, tau) --
     its reflectors; those fronts go by the host assembly).  A method
     with a front store (compute, blocked) assembles and keeps its fronts on the GPU; the
     others' fronts are assembled here and sent to `qr_batched` round by round."""
@@ -212,15 +212,10 @@ def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, t
         raise ValueError(f"front {f} has {an.fn[f]} columns, more than this GPU's texture holds "
                          f"({4 * limit}): use method='host'")
     store = None if keep_h else impl.sparse_fronts(ctx=ctx)
-    if store is not None and an.nfronts:
-        big = int(np.argmax(an.fm))
-        lim = store.row_limit(int(an.fn.max()))
-        if lim is not None and an.fm[big] > lim:        # a front past one storage block: row blocks, on the host
-            store = None
-    tops, per_round, kept = {}, [], ({} if keep_h else None)
+    tops, per_round, kept, tall = {}, [], ({} if keep_h else None), 0
     try:
         if store is not None:
-            _fronts_on_gpu(an, AP, store, memory_budget, tops, per_round, times)
+            tall = _fronts_on_gpu(an, AP, store, impl, ctx, memory_budget, tops, per_round, times)
         else:
             _fronts_by_rounds(an, AP, impl, ctx, memory_budget, tops, per_round, times, kept)
     finally:
@@ -229,7 +224,8 @@ def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, t
     t = time.perf_counter()
     R = _r_matrix(an, tops, AP.shape[1])
     _charge(times, "extract", t)
-    return R, per_round, "host" if store is None else "gpu", kept
+    where = "host" if store is None else "gpu" if not tall else f"gpu ({tall} too tall on the host)"
+    return R, per_round, where, kept
 
 
 def _rounds(an, memory_budget, per_round, end_stage=None):
@@ -250,38 +246,74 @@ def _charge(times, key, t0) -> float:
     return now
 
 
-def _fronts_on_gpu(an, AP, store, memory_budget, tops, per_round, times) -> None:
+def _fronts_on_gpu(an, AP, store, impl, ctx, memory_budget, tops, per_round, times) -> int:
+    """Each round's fronts by the method's store; a front taller than the store holds
+    (ch7-8-b3's root under the fragment methods: past a texture's height) takes its
+    children's blocks from the store, is assembled here and factored by row blocks,
+    and gives its own block back to the store.  Returns how many fronts were so."""
     scales = _front_scales(an, AP)
+    blocks, count = _StoreBlocks(store, scales), 0
     for work in _rounds(an, memory_budget, per_round, store.pull):
+        tall = [f for f in work if _too_tall(store, an, f)]
+        if tall:
+            count += len(tall)
+            work = [f for f in work if f not in set(tall)]
+            _host_round(an, AP, impl, ctx, tall, blocks, tops, times)
         t0 = time.perf_counter()
         specs = [_front_spec(an, f, AP, float(scales[f])) for f in work]
         t1 = _charge(times, "assemble", t0)
         tops.update(zip(work, store.round(specs)))
         _charge(times, "factor", t1)
+    return count
+
+
+def _too_tall(store, an, f) -> bool:
+    lim = store.row_limit(int(an.fn[f]))
+    return lim is not None and an.fm[f] > lim
+
+
+class _StoreBlocks:
+    """The host assembly's view of a store's blocks: pop takes one to the host, setting
+    one puts it back (unscaled on the host, scaled by its front's power of two there)."""
+
+    def __init__(self, store, scales):
+        self.store, self.scales = store, scales
+
+    def pop(self, c):
+        return self.store.fetch(c)
+
+    def __setitem__(self, f, block):
+        self.store.put(f, block, float(self.scales[f]))
 
 
 def _fronts_by_rounds(an, AP, impl, ctx, memory_budget, tops, per_round, times, kept=None) -> None:
     blocks = {}
     for work in _rounds(an, memory_budget, per_round):
-        t0 = time.perf_counter()
-        mats = [_assemble(an, f, AP, blocks) for f in work]
-        t1 = _charge(times, "assemble", t0)
-        stairs = [an.leftmost[f] for f in work]
-        if mats:
-            rows = [M.shape[0] for M in mats]
-            mats, stairs = zip(*[_rows_within(M, s, impl, ctx) for M, s in zip(mats, stairs)])
-            if kept is not None and any(M.shape[0] != r for M, r in zip(mats, rows)):
-                raise ValueError("keep_h: a front is taller than this method's QR holds and was split into "
-                                 "row blocks, whose reflectors are not kept: use method='host'")
-        res = impl.qr_batched(list(mats), ctx=ctx, stairs=list(stairs)) if mats else []
-        _charge(times, "factor", t1)
-        for f, (F, tau) in zip(work, res):
-            fp, fr, k = int(an.fp[f]), int(an.frank[f]), int(an.cm[f])
-            tops[f] = F[:fr]
-            if kept is not None:
-                kept[f] = (F, tau)
-            if k:
-                blocks[f] = np.triu(F[fr:fr + k, fp:])
+        _host_round(an, AP, impl, ctx, work, blocks, tops, times, kept)
+
+
+def _host_round(an, AP, impl, ctx, work, blocks, tops, times, kept=None) -> None:
+    """The fronts `work` assembled on the host from A and `blocks` (their children's),
+    factored by the method's qr_batched; their R rows to tops, their blocks to blocks."""
+    t0 = time.perf_counter()
+    mats = [_assemble(an, f, AP, blocks) for f in work]
+    t1 = _charge(times, "assemble", t0)
+    stairs = [an.leftmost[f] for f in work]
+    if mats:
+        rows = [M.shape[0] for M in mats]
+        mats, stairs = zip(*[_rows_within(M, s, impl, ctx) for M, s in zip(mats, stairs)])
+        if kept is not None and any(M.shape[0] != r for M, r in zip(mats, rows)):
+            raise ValueError("keep_h: a front is taller than this method's QR holds and was split into "
+                             "row blocks, whose reflectors are not kept: use method='host'")
+    res = impl.qr_batched(list(mats), ctx=ctx, stairs=list(stairs)) if mats else []
+    _charge(times, "factor", t1)
+    for f, (F, tau) in zip(work, res):
+        fp, fr, k = int(an.fp[f]), int(an.frank[f]), int(an.cm[f])
+        tops[f] = F[:fr]
+        if kept is not None:
+            kept[f] = (F, tau)
+        if k:
+            blocks[f] = np.triu(F[fr:fr + k, fp:])
 
 
 def column_norms(A: sp.spmatrix) -> np.ndarray:

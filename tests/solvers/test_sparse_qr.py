@@ -82,6 +82,42 @@ def test_fronts_assembled_on_the_gpu_give_the_hosts_r(ctx, method, name, monkeyp
     assert backward_error(A, gpu) <= 1e-5
 
 
+@pytest.mark.parametrize("method", sorted(FRONT_STORES))
+def test_fronts_taller_than_the_store_holds_go_by_the_host_among_the_others(ctx, method, monkeypatch):
+    """Fronts past the store's row limit (ch7-8-b3's root under the fragment methods)
+    take their children's blocks from the store, are assembled and factored on the
+    host side, and give their own blocks back to it -- the others stay on the GPU,
+    and R is the host assembly's within rounding, at any budget."""
+    A = grid(6, 2)
+    host_ref = glgpgpu.sparse_qr(A, method="host", tol=-1)
+    an = host_ref.analysis
+    limit = 20
+    tall = int((an.fm > limit).sum())
+    assert 1 < tall < an.nfronts and (an.fm[an.cm > 0] > limit).any()      # a tall front with a parent too
+    store = FRONT_STORES[method]().fronts.FrontStore
+    monkeypatch.setattr(store, "row_limit", lambda self, n: limit)
+    calls = {"fetch": 0, "put": 0}
+
+    def spy(name):
+        orig = getattr(store, name)
+
+        def counted(self, *a):
+            calls[name] += 1
+            return orig(self, *a)
+        return counted
+    for name in calls:
+        monkeypatch.setattr(store, name, spy(name))
+    ref = None
+    for budget in (None, int(front_bytes(an).max())):
+        fac = glgpgpu.sparse_qr(A, method=method, tol=-1, memory_budget=budget)
+        assert fac.info["assembly"] == f"gpu ({tall} too tall on the host)"
+        assert abs(fac.R - host_ref.R).max() <= 1e-4 * np.abs(host_ref.R).max()
+        assert backward_error(A, fac) <= 1e-5
+        ref = fac if ref is None else ref
+        assert (fac.R != ref.R).nnz == 0
+    assert calls["fetch"] and calls["put"]
+
+
 def test_blocked_blocks_packed_in_many_textures_keep_r_bit_identical(ctx, monkeypatch):
     """The blocked store's waiting blocks spread over many shelf textures (a pack limit
     just above the largest block), and the column maps over many draws, at a
