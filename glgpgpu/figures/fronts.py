@@ -86,20 +86,25 @@ def gather_rects(pairs, components: int) -> Geometry | None:
     """pairs: [(p, parent x0, parent columns, at, brow, source component, source y0,
     factor)] -- p the pair's row in the column map, at the parent rows the block
     fills, brow the block row each takes.  One rectangle per run (see module)."""
-    cols = []
-    for p, x0, n, at, brow, sc, sy, factor in pairs:
-        s, ln = runs(at, brow)
-        at, brow = np.asarray(at, np.int64), np.asarray(brow, np.int64)
-        w = -(-n // components)
-        k = s.shape[0]
-        cols.append((np.full(k, x0), at[s], np.full(k, x0 + w), at[s] + ln,
-                     np.stack([np.zeros(k), brow[s], np.full(k, p)], 1),
-                     np.stack([np.full(k, w), brow[s] + ln, np.full(k, p)], 1),
-                     np.tile([sc, sy, factor], (k, 1))))
-    if not cols:
+    pairs = [q for q in pairs if len(q[3])]
+    if not pairs:
         return None
-    parts = [np.concatenate(v) for v in zip(*cols)]
-    return rectangles(*parts, label=f"child -> parent assembly: {parts[0].shape[0]} row runs")
+    lens = np.array([len(q[3]) for q in pairs])
+    at = np.concatenate([np.asarray(q[3], np.int64) for q in pairs])
+    brow = np.concatenate([np.asarray(q[4], np.int64) for q in pairs])
+    per = np.array([q[:3] + q[5:] for q in pairs], np.float64)       # p, x0, n, sc, sy, factor
+    which = np.repeat(np.arange(len(pairs)), lens)
+    # runs within each pair: a new one where either row sequence jumps or the pair changes
+    new = np.ones(at.size, bool)
+    new[1:] = (np.diff(at) != 1) | (np.diff(brow) != 1) | (np.diff(which) != 0)
+    s = np.flatnonzero(new)
+    ln = np.diff(np.append(s, at.size))
+    q = per[which[s]]
+    w = -(-q[:, 2] // components)
+    z = np.zeros(s.size)
+    return rectangles(q[:, 1], at[s], q[:, 1] + w, at[s] + ln, np.stack([z, brow[s], q[:, 0]], 1),
+                      np.stack([w, brow[s] + ln, q[:, 0]], 1), q[:, 3:6],
+                      label=f"child -> parent assembly: {s.size} row runs")
 
 
 def shelves(sizes, limit: int) -> tuple:

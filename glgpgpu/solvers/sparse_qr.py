@@ -253,8 +253,10 @@ def _fronts_on_gpu(an, AP, store, impl, ctx, memory_budget, tops, per_round, tim
     and gives its own block back to the store.  Returns how many fronts were so."""
     scales = _front_scales(an, AP)
     blocks, count = _StoreBlocks(store, scales), 0
+    fn = an.fn
+    too_tall = {f for f in range(an.nfronts) if (lim := store.row_limit(int(fn[f]))) is not None and an.fm[f] > lim}
     for work in _rounds(an, memory_budget, per_round, store.pull):
-        tall = [f for f in work if _too_tall(store, an, f)]
+        tall = [f for f in work if f in too_tall]
         if tall:
             count += len(tall)
             work = [f for f in work if f not in set(tall)]
@@ -265,11 +267,6 @@ def _fronts_on_gpu(an, AP, store, impl, ctx, memory_budget, tops, per_round, tim
         tops.update(zip(work, store.round(specs)))
         _charge(times, "factor", t1)
     return count
-
-
-def _too_tall(store, an, f) -> bool:
-    lim = store.row_limit(int(an.fn[f]))
-    return lim is not None and an.fm[f] > lim
 
 
 class _StoreBlocks:
