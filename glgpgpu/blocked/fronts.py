@@ -31,6 +31,12 @@ from .qr import _check_nb, _with_reach, factor_atlas, panel_width
 from .sizes import require
 
 
+def _size_class(v: int, limit: int) -> int:
+    """A texture side rounded up to a multiple of 128 (within the limit): the pool
+    keeps textures by exact size, so the rounds' scratch textures are reused."""
+    return min(limit, -(-max(v, 1) // 128) * 128)
+
+
 class _Waiting:
     """A texture of blocks waiting for their parents; given back after its last gather."""
 
@@ -91,7 +97,10 @@ class FrontStore:
             self._children(a_tex, fronts, placed)
             ctx.pool.give(factor_atlas(a_tex, placed, nb=self.nb, ctx=ctx))
             top = max(fr["fr"] for fr in fronts)
-            flat = a_tex.read_region(0, 0, W, top).reshape(top, 4 * W) if top else np.zeros((0, 4 * W), np.float32)
+            flat = np.empty((top, W, 4), np.float32)
+            if top:
+                a_tex.read_region_into(flat, 0, 0)
+            flat = flat.reshape(top, 4 * W)
             out = []
             for fr, bf in zip(fronts, placed):
                 R = flat[:fr["fr"], 4 * bf.ox:4 * bf.ox + fr["n"]]
@@ -114,7 +123,7 @@ class FrontStore:
     def _children(self, a_tex, fronts, placed) -> None:
         """Every child block into its parent's rows: one draw per texture the blocks
         wait in (and per column-map texture of at most a texture's height of pairs)."""
-        ctx, limit = self.ctx, self._map_rows()
+        ctx, limit, side = self.ctx, self._map_rows(), self.ctx.max_texture_size
         by_src = {}
         for fr, bf in zip(fronts, placed):
             for c, prow, pcol in fr["children"]:
@@ -123,8 +132,8 @@ class FrontStore:
         for src, pairs in by_src.values():
             for lo in range(0, len(pairs), limit):
                 part = pairs[lo:lo + limit]
-                width = max(bf.texels for _, bf, *_ in part)
-                cmap = np.full((len(part), width, 4), -1.0, np.float32)
+                shape = (_size_class(len(part), side), _size_class(max(bf.texels for _, bf, *_ in part), side))
+                cmap = np.full((len(part), shape[1], 4), -1.0, np.float32)
                 rects = []
                 for p, (fr, bf, prow, pcol, c0, y0, cscale) in enumerate(part):
                     cmap[p, :bf.texels] = geo.column_map(pcol, fr["n"], 4)
@@ -134,9 +143,9 @@ class FrontStore:
                     e = int(np.frexp(fr["scale"] / cscale)[1]) - 1           # the ratio is a power of two
                     rects.append((p, bf.ox, fr["n"], at[order], brow[order], c0, y0, e))
                 geom = geo.gather_rects(rects, 4)
-                m_tex = ctx.pool.take(len(part), width, "sparse QR column maps", components=4)
+                m_tex = ctx.pool.take(*shape, "sparse QR column maps", components=4)
                 try:
-                    m_tex.write(cmap)
+                    m_tex.upload(cmap)
                     if geom is not None:
                         ctx.kernels.draw("front_block_gather", a_tex, geom, {"B": src.tex, "COLMAP": m_tex})
                 finally:
@@ -155,7 +164,8 @@ class FrontStore:
         places, dims = geo.shelves(sizes, self._pack_limit())
         for t, (w, h) in enumerate(dims):
             mine = [j for j, pl in enumerate(places) if pl[0] == t]
-            tex = ctx.pool.take(h, w, "sparse QR contribution blocks", components=4)
+            lim = ctx.max_texture_size
+            tex = ctx.pool.take(_size_class(h, lim), _size_class(w, lim), "sparse QR contribution blocks", components=4)
             held = _Waiting(ctx, tex, len(mine))
             try:
                 copies = []
@@ -180,13 +190,15 @@ class FrontStore:
         places, dims = geo.shelves(sizes, self._pack_limit())
         for t, (w, h) in enumerate(dims):
             mine = [j for j, pl in enumerate(places) if pl[0] == t]
-            data = np.zeros((h, w * 4), np.float32)
+            lim = ctx.max_texture_size
+            tex = ctx.pool.take(_size_class(h, lim), _size_class(w, lim), "sparse QR contribution blocks, sent again",
+                                components=4)
+            data = np.zeros((h, tex.cols * 4), np.float32)
             for j in mine:
                 _, x, y = places[j]
                 blk = self.blocks[back[j]]
                 data[y:y + blk[3], 4 * x:4 * x + blk[4]] = blk[0]
-            tex = ctx.pool.take(h, w, "sparse QR contribution blocks, sent again", components=4)
-            tex.write(data.reshape(h, w, 4))
+            tex.upload(data.reshape(h, tex.cols, 4))
             held = _Waiting(ctx, tex, len(mine))
             for j in mine:
                 _, x, y = places[j]
