@@ -59,7 +59,7 @@ class Method(Protocol):
         """A sparse QR's fronts assembled, factored and kept on the GPU (`.round(fronts)`,
         `.pull()`, `.release()`; solvers/sparse_qr.py), or None where the method has no
         such store (the fronts are then assembled on the host and go to qr_batched):
-        compute/fronts.py by dispatches, blocked/fronts.py by draws, None for paper."""
+        compute/fronts.py by dispatches; blocked/ and paper/fronts.py by draws (methods/fronts.py)."""
 
     # -- objects that keep a factor on the GPU between calls ------------------------------
     def normal_system(self, A: np.ndarray, *, packed: bool, variant: str, ctx, watch):

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..methods.delegate import DelegatingMethod
-from . import kernel_matrix, normal, qr, tiled
+from . import fronts, kernel_matrix, normal, qr, tiled
 
 
 class PaperMethod(DelegatingMethod):
@@ -10,4 +10,4 @@ class PaperMethod(DelegatingMethod):
     beyond one texture the tile algorithms of glgpgpu.tiled with these kernels."""
 
     name = "paper"
-    dense, qr, normal, kernels = tiled, qr, normal, kernel_matrix
+    dense, qr, normal, kernels, fronts = tiled, qr, normal, kernel_matrix, fronts

@@ -9,11 +9,11 @@ in rounds: a front is factored in the first round after all its children are
 what it needs).  R of a front is final once it is factored (its frank rows); its
 contribution block waits on the host for the parent's round.
 
-A method with a front store (`sparse_fronts`: compute/fronts.py by dispatches,
-blocked/fronts.py by draws) assembles on the GPU as the paper does -- S-assembly
-and the children's blocks gathered through their maps -- and keeps the blocks
-there between rounds; the paper's kernels' fronts are assembled on the host
-between rounds (as are every method's with keep_h).
+Each GPU method has a front store (`sparse_fronts`: compute/fronts.py by
+dispatches, methods/fronts.py by draws for blocked and paper): the fronts are
+assembled on the GPU as the paper does -- S-assembly and the children's blocks
+gathered through their maps -- and the blocks kept there between rounds.  With
+keep_h (and for method="host") the fronts are assembled here between rounds.
 
 Every front's QR is the same arithmetic whatever the round, the atlas it lands in
 or the memory budget (qr_batched's results are bit-identical to one front alone),
@@ -203,7 +203,7 @@ def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, t
     """Factor every front; returns (R as CSC, the per-round front counts, where the
     fronts were assembled: "gpu", "gpu (N too tall on the host)" or "host", and with keep_h each front's (F, tau) --
     its reflectors; those fronts go by the host assembly).  A method
-    with a front store (compute, blocked) assembles and keeps its fronts on the GPU; the
+    with a front store (compute, blocked, paper) assembles and keeps its fronts on the GPU; the
     others' fronts are assembled here and sent to `qr_batched` round by round."""
     times = times if times is not None else {}
     limit = ctx.max_texture_size if ctx is not None and impl.name != "compute" else None

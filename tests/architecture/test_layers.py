@@ -20,7 +20,7 @@ ALLOWED = {
     "scheduling": set(),
     "symbolic": {"errors"},
     "gl": {"errors", "parallel", "layouts"},
-    "methods": {"gl", "errors"},
+    "methods": {"gl", "errors", "figures"},
     "vectors": {"gl", "figures"},
     "tiled": {"gl", "layouts", "errors", "methods"},
     "paper": {"gl", "figures", "layouts", "errors", "validate", "tiled", "methods"},

@@ -14,6 +14,7 @@ DEFINE_SETS = {
     "blocked_kernel_matrix": [{"BR": 8, "BC": 8, "A_FROM_BUFFER": 1}, {"BR": 8, "BC": 8, "FULL": 1, "COL_NORMS": 1},
                               {"BR": 8, "BC": 8, "A_FROM_BUFFER": 1, "PACKED": 1}],
     "blocked_update": [{"P": 16, "B": 4}, {"P": 16, "B": 8, "TRSM": 1}],
+    "front_block_gather": [{"COMPONENTS": 1}, {"COMPONENTS": 4}],
     "blocked_panel": [{"P": 16}], "blocked_solve": [{"P": 16}], "blocked_trsm_panel": [{"P": 16}],
 }
 NEEDS_43 = ("blocked", "bqr_", "transpose_rgba")

@@ -58,7 +58,8 @@ def test_r_is_bit_identical_whatever_the_budget_and_the_atlas(ctx, method):
 
 
 FRONT_STORES = {"compute": lambda: glgpgpu.compute.method.ComputeMethod,
-                "blocked": lambda: glgpgpu.blocked.method.BlockedMethod}
+                "blocked": lambda: glgpgpu.blocked.method.BlockedMethod,
+                "paper": lambda: glgpgpu.paper.method.PaperMethod}
 
 
 @pytest.mark.parametrize("method", sorted(FRONT_STORES))
@@ -118,21 +119,23 @@ def test_fronts_taller_than_the_store_holds_go_by_the_host_among_the_others(ctx,
     assert calls["fetch"] and calls["put"]
 
 
-def test_blocked_blocks_packed_in_many_textures_keep_r_bit_identical(ctx, monkeypatch):
-    """The blocked store's waiting blocks spread over many shelf textures (a pack limit
+@pytest.mark.parametrize("method,per_texel", [("blocked", 4), ("paper", 1)])
+def test_drawn_blocks_packed_in_many_textures_keep_r_bit_identical(ctx, method, per_texel, monkeypatch):
+    """The drawing stores' waiting blocks spread over many shelf textures (a pack limit
     just above the largest block), and the column maps over many draws, at a
     budget that pulls them to the host and sends them again: the same R, bit for bit."""
     A = grid(12, 2)
-    ref = glgpgpu.sparse_qr(A, method="blocked", tol=-1)
+    ref = glgpgpu.sparse_qr(A, method=method, tol=-1)
     an = ref.analysis
-    side = int(max(an.cm.max(), max(-(-int(an.fn[f]) // 4) - int(an.fp[f]) // 4 for f in range(an.nfronts))))
-    monkeypatch.setattr(glgpgpu.blocked.fronts.FrontStore, "_pack_limit", lambda self: side)
-    monkeypatch.setattr(glgpgpu.blocked.fronts.FrontStore, "_map_rows", lambda self: 2)
+    c = per_texel
+    side = int(max(an.cm.max(), max(-(-int(an.fn[f]) // c) - int(an.fp[f]) // c for f in range(an.nfronts))))
+    monkeypatch.setattr(glgpgpu.methods.fronts.DrawnFrontStore, "_pack_limit", lambda self: side)
+    monkeypatch.setattr(glgpgpu.methods.fronts.DrawnFrontStore, "_map_rows", lambda self: 2)
     calls = []
     shelves = glgpgpu.figures.fronts.shelves
     monkeypatch.setattr(glgpgpu.figures.fronts, "shelves", lambda s, lim: calls.append(shelves(s, lim)) or calls[-1])
     for budget in (None, int(front_bytes(an).max())):
-        fac = glgpgpu.sparse_qr(A, method="blocked", tol=-1, memory_budget=budget)
+        fac = glgpgpu.sparse_qr(A, method=method, tol=-1, memory_budget=budget)
         assert fac.info["assembly"] == "gpu"
         assert (fac.R != ref.R).nnz == 0
     assert max(len(dims) for _, dims in calls) > 1
