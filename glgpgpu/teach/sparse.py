@@ -1,16 +1,21 @@
 """Pictures of the sparse multifrontal QR (Yeralan, Davis, Sid-Lakhdar, Ranka 2015),
 for the demo page: the tree of fronts coloured by the round each is factored in, one
 front's staircase (section 2.1.1, Fig. 4: its rows sorted by leftmost column, the
-part a panel skips), and the rectangles one draw covers across the fronts of a round
-in their shared atlas (section 3: many fronts per launch).  No GL: everything comes
-from the symbolic analysis (symbolic/) and the vertex tables of the QR draws
-(figures/qr.py), the same ones the GPU path uses."""
+part a panel skips), the draws that assemble that front (section 3.3.1: a point per
+entry of A, a rectangle per run of rows a child's block fills), and the rectangles
+one draw covers across the fronts of a round in their shared atlas (section 3: many
+fronts per launch).  No GL: everything comes from the symbolic analysis (symbolic/)
+and the vertex tables of the draws (figures/qr.py, figures/fronts.py), the same
+ones the GPU path uses."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
 
+import scipy.sparse as sp
+
+from ..figures import fronts as drawn
 from ..figures.qr import place, update_rect
 from ..symbolic import analyze, colamd_available, front_rounds
 
@@ -38,8 +43,24 @@ def launch(an, fronts, step: int, max_width: int = 1 << 14):
     return [(int(fronts[i]), fr) for i, fr in atlas], rects
 
 
+def assembly(an, A, f: int) -> tuple:
+    """(points, rectangles) of front f's assembly in one column a texel: the points of
+    its rows of A (figures.fronts.entry_points, value 1), and the gather rectangles of
+    its children's blocks (gather_rects; T0's third coordinate: which child, 0, 1, ...)."""
+    AP = sp.csr_matrix(A)[:, an.perm]
+    pat, src, srow = an.pattern[f], an.sources[f], an.source_row[f]
+    own = np.flatnonzero(src < 0)
+    cols = [np.searchsorted(pat, AP.indices[AP.indptr[srow[r]]:AP.indptr[srow[r] + 1]]) for r in own]
+    rows = np.repeat(own, [c.size for c in cols])
+    cols = np.concatenate(cols) if cols else np.zeros(0, np.int64)
+    points = drawn.entry_points(np.zeros(rows.size, np.int64), rows, cols, np.ones(rows.size), 1)
+    pairs = [(i, 0, int(pat.size), at, srow[at], 0, 0, 0)
+             for i, c in enumerate(an.children[f]) if (at := np.flatnonzero(src == c)).size]
+    return points, drawn.gather_rects(pairs, 1)
+
+
 def write(out: Path, A, title: str = "A") -> list:
-    """The three pictures of the sparse QR of A (scipy.sparse) as PNGs in `out`;
+    """The four pictures of the sparse QR of A (scipy.sparse) as PNGs in `out`;
     returns [(file name, caption), ...].  title: what A is, for the first picture.
     The columns in COLAMD's order, as sparse_qr orders them; in A's own where the
     system has no COLAMD (the caption says which)."""
@@ -104,7 +125,35 @@ def write(out: Path, A, title: str = "A") -> list:
                  "nonzero column. Blank cells are zeros a Householder panel never touches: the panel for column k "
                  "stops at the last row that reaches k."))
 
-    # 3. one launch across the fronts of the busiest round
+    # 3. the same front assembled by drawing: points for its rows of A, a rectangle per run of block rows
+    points, rects = assembly(an, A, f)
+    fig, ax = plt.subplots(figsize=(6, 6 * fm / max(fn, 1) if fm < 2 * fn else 8))
+    tab = plt.get_cmap("tab10")
+    if rects is not None:
+        c = rects.corners.reshape(-1, 4, rects.corners.shape[1])
+        for q in c:
+            x0, y0, x1, y1 = q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()
+            ax.add_patch(Rectangle((x0 - .5, y0 - .5), x1 - x0, y1 - y0, fc=tab((int(q[0, 4]) + 1) % 10), ec="k",
+                                   lw=0.4, alpha=0.7))
+    ax.scatter(points.corners[:, 0] - .5, points.corners[:, 1] - .5, s=6, c=[tab(0)], marker="s")
+    ax.set_xlim(-.5, fn - .5)
+    ax.set_ylim(fm - .5, -.5)
+    nrect = 0 if rects is None else len(rects.corners) // 4
+    ax.set_title(f"front {f} assembled by drawing: {len(points.corners)} points (rows of A),\n"
+                 f"{nrect} rectangles (runs of rows from its children's blocks)", fontsize=10)
+    ax.set_xlabel("column of the front")
+    ax.set_ylabel("row")
+    fig.tight_layout()
+    fig.savefig(out / "sparse-qr-assembly.png", dpi=90)
+    plt.close(fig)
+    made.append(("sparse-qr-assembly.png",
+                 f"Front {f} assembled on the GPU (section 3.3.1): each nonzero of its rows of A is one point, added "
+                 f"into the cleared front; each child's contribution block is gathered by {nrect} rectangles, one per "
+                 "run of the front's rows that take consecutive rows of that block, across the front's whole width -- "
+                 "a column-map texture says which block column feeds each front column. Every row has one source, "
+                 "so nothing is written twice (figures/fronts.py, methods/fronts.py)."))
+
+    # 4. one launch across the fronts of the busiest round
     busiest = max(rounds, key=len)
     step = 4
     atlas, rects = launch(an, np.array(busiest), step)

@@ -44,10 +44,33 @@ def test_one_draw_covers_each_active_front_once_inside_it(step):
         assert fr.ox + max(step - 1, 0) == x0 and x1 == fr.ox + fr.n and y0 == 0 and y1 == fr.m
 
 
+@pytest.mark.parametrize("n", [3, 8, 12])
+def test_the_assembly_picture_has_a_point_per_entry_and_the_blocks_rows(n):
+    """Every front: a point per nonzero of its rows of A, inside its columns; the
+    rectangles cover exactly the rows its children's blocks fill, whole width."""
+    from glgpgpu.figures.raster import rasterize
+    A = grid(n, 2, 0.3)
+    an = analyze(A, ORDER)
+    AP = A.tocsr()[:, an.perm]
+    for f in range(an.nfronts):
+        points, rects = sparse.assembly(an, A, f)
+        own = an.source_row[f][an.sources[f] < 0]
+        assert len(points.corners) == sum(AP[r].nnz for r in own)
+        assert (points.corners[:, 0] < an.fn[f]).all()
+        kids = np.flatnonzero(an.sources[f] >= 0)
+        if rects is None:
+            assert kids.size == 0
+            continue
+        count, _, _ = rasterize(rects, int(an.fn[f]), int(an.fm[f]))
+        assert count.max() == 1 and np.array_equal(np.flatnonzero(count.all(axis=1)), kids)
+        assert count.sum() == kids.size * an.fn[f]
+
+
 def test_the_pictures_are_written(tmp_path):
     pytest.importorskip("matplotlib")
     made = sparse.write(tmp_path, grid(8, 2, 0.3), "a grid")
     assert ORDER in made[0][1]                                # the caption names the order used
-    assert [f for f, _ in made] == ["sparse-qr-tree.png", "sparse-qr-staircase.png", "sparse-qr-launch.png"]
+    assert [f for f, _ in made] == ["sparse-qr-tree.png", "sparse-qr-staircase.png", "sparse-qr-assembly.png",
+                                    "sparse-qr-launch.png"]
     for f, caption in made:
         assert (tmp_path / f).stat().st_size > 5000 and caption
