@@ -382,6 +382,32 @@ def test_a_dense_normal_matrix_is_formed_dense(m, n):
     assert res <= 1e-12 and N.stats["host_factor_dense"] == before + 1
 
 
+@pytest.mark.parametrize("m,n,dense", [(1, 2, False), (7, 20, False), (40, 130, False), (31, 90, True)])
+def test_cpu64_host_factor_is_of_m_with_delta_and_solves_without_cg(m, n, dense):
+    """device="cpu64" where the normal matrix has no pattern (HostFactor, sparse or dense
+    M): its factor is of M + delta I itself, so a solve needs no PCG step however large
+    delta is against M's small eigenvalues (dfl001 took 6,729 PCG steps with delta left
+    out of that factor), and stays within float64's bound (no GL)."""
+    import scipy.sparse as sp
+    from glgpgpu.solvers.lp.mixed.normal import MixedNormal
+    rng = np.random.default_rng(m + n)
+    A = sp.random(m, n, density=min(1.0, 3.0 / m), random_state=rng, format="csc").tolil()
+    A[:, 0] = 1.0
+    A = A.tocsc()
+    d = np.exp(rng.uniform(-20, 20, n))                # an interior point's spread of weights
+    N = MixedNormal(A, device="cpu64")
+    N._pattern = None                                  # the HostFactor branch
+    N._dense_M = dense
+    delta = 1e-6 * float(d.max())
+    N.factor(d, delta)
+    assert N._F_whole
+    b = rng.standard_normal(m)
+    x = N.solve(b, tol=1e-12)
+    M = (A @ sp.diags(d) @ A.T).toarray() + delta * np.eye(m)
+    assert N.stats["pcg_iterations"] == 0
+    assert np.linalg.norm(M @ x - b) <= 1e-12 * np.linalg.norm(b) * max(1.0, np.linalg.cond(M) * 1e-4)
+
+
 def test_auto_factors_a_small_problem_on_the_host_and_says_so(monkeypatch):
     """device="auto" (the default): afiro's factor is a few hundred flops, so the host's
     float64 factor takes it -- no GL -- and res.stats says where and why."""

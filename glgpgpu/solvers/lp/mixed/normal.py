@@ -69,8 +69,10 @@ ANALYSIS_ROWS = 1000
 SOLVE_TOL_BORDER = 1e-13      # the border's columns M^-1 Q: solved once per factorization, tightly
 BORDER_CORRECTIONS = 2       # primal corrections of a bordered Newton step
 FLOAT64_FLOOR = 1e-14        # device="cpu64"'s qdldl factor: its first shift relative to M's unit diagonal
-                             # (its pivots are checked against the shift: SparseLDL); the multifrontal
-                             # and dense ones keep floor_rel (at 1e-14 dfl001's PCG iterations tripled)
+                             # (its pivots are checked against the shift: SparseLDL), and HostFactor's of
+                             # M with delta
+FLOAT64_CG = 8               # PCG steps after cpu64's HostFactor refinement stalls: that factor is M's own
+                             # (delta included), so what is left is rounding, which more steps do not remove
 PRIMAL_SLACK = 0.01          # an unbordered step is corrected once when A dx misses rb by more than this share
 
 
@@ -109,6 +111,7 @@ class MixedNormal:
         self.substitution = ("host" if self.SUBSTITUTION == "host" and hasattr(self.system, "lower") else "gpu") \
             if device == "gpu" else "host"
         self._L = self._F = None
+        self._F_whole = False
         self._overflowed = False
         self.d = None
         self.delta = 0.0
@@ -153,6 +156,7 @@ class MixedNormal:
         self._L = None                      # the factor the host's substitutions use, if any
         self._overflowed = False            # the GPU's float32 factor is not finite
         self._F = None                      # device="cpu64": the float64 host factor instead
+        self._F_whole = False               # ... and it is HostFactor's of M with delta (not the pattern's)
         if self.exact and self.device != "cpu64":
             pass                            # every solve goes to the float64 factor (solve, _host)
         elif self.device == "gpu":
@@ -186,7 +190,15 @@ class MixedNormal:
                 M = As.multiply(ds[None, :]).tocsr() @ As.T.tocsr()
                 self._dense_M = M.nnz > SPARSE_SHARE * self.m * self.m
             if self.device == "cpu64":              # float64: sparse where M is (HostFactor)
-                self._F = self._float64_factor(M, floor_rel)
+                # with delta (S^2 delta / dmax in these units), as the pattern's factor: the factor of
+                # the very M the solves are for (without it dfl001 took 6,729 PCG iterations)
+                if delta > 0:
+                    if sp.issparse(M):
+                        M = (M + sp.diags(self.s ** 2 * (delta / self.dmax))).tocsc()
+                    else:
+                        M[np.diag_indices(self.m)] += self.s ** 2 * (delta / self.dmax)
+                self._F = self._float64_factor(M, FLOAT64_FLOOR)
+                self._F_whole = True
             else:                                    # float32, dense: what the GPU's factor rounds like
                 self._L = _regularized_cholesky((M.toarray() if sp.issparse(M) else M).astype(np.float32), floor_rel)
         if self.border.size:
@@ -356,7 +368,7 @@ class MixedNormal:
             if not improved:
                 break
         if res > tol:
-            x, res = self._pcg(rhs, x, r, nr, tol, max_cg)
+            x, res = self._pcg(rhs, x, r, nr, tol, FLOAT64_CG if self._F_whole else max_cg)
         if not res <= max(tol, 1e-8):
             x2, res2 = self._host(rhs, nr)
             if res2 < res:
