@@ -69,7 +69,7 @@ def one(name, A, method, writer, check_limit=2e10, spqr_limit=1e13):
                assemble=f"{info['times'].get('assemble', 0):.3f}", factor=f"{info['times'].get('factor', 0):.3f}",
                extract=f"{info['times'].get('extract', 0):.3f}", gflops=f"{info['flops'] / total / 1e9:.3g}",
                backward_error=f"{err:.2e}", spqr_seconds=f"{ref:.3f}", speedup=f"{ref / total:.3g}",
-               method=info["method"], assembly=info["assembly"], spqr=which)
+               method=info["method"], assembly=info["assembly"], schedule=info["schedule"], spqr=which)
     writer.writerow(row)
     print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
 
@@ -88,7 +88,7 @@ def main():
     limit = 0.0 if a.no_spqr else 1e13
     fields = ["matrix", "m", "n", "nnz", "fronts", "rounds", "flops", "intensity", "nnz_r", "seconds", "analyze",
               "assemble", "factor", "extract", "gflops", "backward_error", "spqr_seconds", "speedup", "method",
-              "assembly", "spqr"]
+              "assembly", "schedule", "spqr"]
     with open(a.out, "w", newline="") as f:
         w = csv.DictWriter(f, fields)
         w.writeheader()

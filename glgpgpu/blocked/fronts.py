@@ -15,7 +15,7 @@ class FrontStore(DrawnFrontStore):
     def __init__(self, ctx):
         require(ctx)
         super().__init__(ctx)
-        self.nb = panel_width(ctx)
+        self.nb = self.panel = panel_width(ctx)
 
     def _place(self, fronts: list) -> list:
         nb = self.nb

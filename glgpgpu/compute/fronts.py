@@ -52,6 +52,9 @@ class _Arena:
 class FrontStore:
     """The fronts of one factorization; `release()` gives back whatever is left."""
 
+    #: no `panel`: rounds as soon as possible (symbolic.front_rounds), a round's small fronts
+    #: in one dispatch and the leaves all in the first (by levels grid3d_40 took twice as long)
+
     def __init__(self, ctx):
         require(ctx)
         self.ctx = ctx

@@ -52,6 +52,10 @@ class DrawnFrontStore:
     A method fills in `components` (matrix columns a texel), `_place` and `_factor`."""
 
     components = 4
+    #: columns a launch factors in every front of an atlas (they go in lockstep): the
+    #: solver then groups the rounds by whichever of front_levels / front_rounds counts
+    #: fewer launches (as quick either way on the H100, nearer the critical path by levels)
+    panel = 32
 
     def __init__(self, ctx):
         self.ctx = ctx

@@ -11,6 +11,7 @@ from .qr import _release, factor_atlas
 
 class FrontStore(DrawnFrontStore):
     components = 1
+    panel = 1                    # a launch (its four draws) per column
 
     def _place(self, fronts: list) -> list:
         return place([(fr["m"], fr["n"]) for fr in fronts], self.ctx.max_texture_size)

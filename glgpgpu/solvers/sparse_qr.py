@@ -4,10 +4,11 @@ The symbolic analysis (symbolic/) gives the fronts; here each front is assembled
 from its rows of A and its children's contribution blocks (concatenation: every
 row has one source, section 3.3.1) and factored by the method's dense QR of many
 fronts in one atlas (`qr_batched`, many fronts per launch, section 3).  Fronts go
-in rounds: a front is factored in the first round after all its children are
-(so fronts of different subtrees and depths share a round; a round waits only for
-what it needs).  R of a front is final once it is factored (its frank rows); its
-contribution block waits on the host for the parent's round.
+in rounds, a round after the one holding a front's last child: as soon as possible
+(symbolic.front_rounds: every leaf in the first) or, for the drawing stores, as late
+as possible (front_levels: each front just before its parent) where that counts
+fewer launches (_grouping).  R of a front is final once it is factored (its frank
+rows); its contribution block waits for the parent's round.
 
 Each GPU method has a front store (`sparse_fronts`: compute/fronts.py by
 dispatches, methods/fronts.py by draws for blocked and paper): the fronts are
@@ -29,7 +30,7 @@ import scipy.linalg
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, lsmr, spsolve_triangular
 
-from ..symbolic import Analysis, analyze, column_order, front_rounds, plan_stages
+from ..symbolic import Analysis, analyze, column_order, front_levels, front_rounds, plan_stages
 from .sparse_q import SparseQ
 
 #: Fig. 15's threshold: below this arithmetic intensity the GPU can be skipped (section 4)
@@ -200,8 +201,9 @@ def _rows_within(M: np.ndarray, leftmost, impl, ctx) -> tuple:
 
 def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, times=None,
             keep_h: bool = False) -> tuple:
-    """Factor every front; returns (R as CSC, the per-round front counts, where the
-    fronts were assembled: "gpu", "gpu (N too tall on the host)" or "host", and with keep_h each front's (F, tau) --
+    """Factor every front; returns (R as CSC, the per-round front counts, {"assembly":
+    where the fronts were assembled: "gpu", "gpu (N too tall on the host)" or "host",
+    "schedule": how the rounds were grouped, "rounds" and/or "levels" (_grouping)}, and with keep_h each front's (F, tau) --
     its reflectors; those fronts go by the host assembly).  A method
     with a front store (compute, blocked, paper) assembles and keeps its fronts on the GPU; the
     others' fronts are assembled here and sent to `qr_batched` round by round."""
@@ -212,10 +214,10 @@ def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, t
         raise ValueError(f"front {f} has {an.fn[f]} columns, more than this GPU's texture holds "
                          f"({4 * limit}): use method='host'")
     store = None if keep_h else impl.sparse_fronts(ctx=ctx)
-    tops, per_round, kept, tall = {}, [], ({} if keep_h else None), 0
+    tops, per_round, kept, tall, chosen = {}, [], ({} if keep_h else None), 0, []
     try:
         if store is not None:
-            tall = _fronts_on_gpu(an, AP, store, impl, ctx, memory_budget, tops, per_round, times)
+            tall = _fronts_on_gpu(an, AP, store, impl, ctx, memory_budget, tops, per_round, times, chosen)
         else:
             _fronts_by_rounds(an, AP, impl, ctx, memory_budget, tops, per_round, times, kept)
     finally:
@@ -224,15 +226,17 @@ def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, t
     t = time.perf_counter()
     R = _r_matrix(an, tops, AP.shape[1])
     _charge(times, "extract", t)
-    where = "host" if store is None else "gpu" if not tall else f"gpu ({tall} too tall on the host)"
-    return R, per_round, where, kept
+    how = {"assembly": "host" if store is None else "gpu" if not tall else f"gpu ({tall} too tall on the host)",
+           "schedule": ",".join(sorted(set(chosen))) or "rounds"}
+    return R, per_round, how, kept
 
 
-def _rounds(an, memory_budget, per_round, end_stage=None):
+def _rounds(an, memory_budget, per_round, end_stage=None, group=front_rounds):
     """Each round's fronts that have rows, stage by stage (section 3.4), counted in
-    per_round; end_stage() after each stage."""
+    per_round; end_stage() after each stage.  group: front_rounds (as soon as possible)
+    or front_levels (as late as possible)."""
     for stage in plan_stages(an, memory_budget):
-        for rnd in front_rounds(an, stage):
+        for rnd in group(an, stage):
             work = [f for f in rnd if an.fm[f] > 0]
             per_round.append(len(work))
             yield work
@@ -246,7 +250,25 @@ def _charge(times, key, t0) -> float:
     return now
 
 
-def _fronts_on_gpu(an, AP, store, impl, ctx, memory_budget, tops, per_round, times) -> int:
+def _grouping(an, store, chosen: list):
+    """How a store's stages go in rounds: front_rounds, or for a store whose launches
+    are its fronts' panels in lockstep (store.panel columns each: the drawing stores)
+    whichever of front_levels and front_rounds counts fewer launches -- a round costs
+    its tallest front's panels.  The names chosen, stage by stage, go to `chosen`."""
+    panel = getattr(store, "panel", None)
+    if panel is None:
+        return lambda an_, stage: chosen.append("rounds") or front_rounds(an_, stage)
+    lengths = np.maximum(1, -(-np.minimum(an.fm, an.fn) // panel))
+
+    def group(an_, stage):
+        levels, rounds = front_levels(an_, stage), front_rounds(an_, stage)
+        cost = [sum(int(lengths[r].max()) for r in map(np.asarray, g) if r.size) for g in (levels, rounds)]
+        chosen.append("levels" if cost[0] <= cost[1] else "rounds")
+        return levels if cost[0] <= cost[1] else rounds
+    return group
+
+
+def _fronts_on_gpu(an, AP, store, impl, ctx, memory_budget, tops, per_round, times, chosen) -> int:
     """Each round's fronts by the method's store; a front taller than the store holds
     (ch7-8-b3's root under the fragment methods: past a texture's height) takes its
     children's blocks from the store, is assembled here and factored by row blocks,
@@ -255,7 +277,7 @@ def _fronts_on_gpu(an, AP, store, impl, ctx, memory_budget, tops, per_round, tim
     blocks, count = _StoreBlocks(store, scales), 0
     fn = an.fn
     too_tall = {f for f in range(an.nfronts) if (lim := store.row_limit(int(fn[f]))) is not None and an.fm[f] > lim}
-    for work in _rounds(an, memory_budget, per_round, store.pull):
+    for work in _rounds(an, memory_budget, per_round, store.pull, _grouping(an, store, chosen)):
         tall = [f for f in work if f in too_tall]
         if tall:
             count += len(tall)
@@ -412,7 +434,7 @@ def factorize(A: sp.spmatrix, B: np.ndarray | None, *, ordering, tol: float, eng
     times["analyze"] = time.perf_counter() - t0
     impl, ctx, path = engine(an)
     AP = aug[:, an.perm].tocsr().astype(np.float32)
-    R, per_round, where, kept = numeric(an, AP, impl, ctx, memory_budget=memory_budget, times=times,
+    R, per_round, how, kept = numeric(an, AP, impl, ctx, memory_budget=memory_budget, times=times,
                                         keep_h=keep_h)
     qtb = None
     if B is not None:
@@ -422,7 +444,7 @@ def factorize(A: sp.spmatrix, B: np.ndarray | None, *, ordering, tol: float, eng
     dead = dependent(an, R, A[:, perm].tocsc(), column_norms(A)[perm], tol) if tol >= 0 else np.zeros(0, np.int64)
     info = {"ordering": an.ordering, "fronts": an.nfronts, "rounds": len(per_round), "fronts_per_round": per_round,
             "flops": an.flops, "intensity": an.intensity, "nnz_r": int(R.nnz), "times": times,
-            "method": getattr(impl, "name", "?"), "path": path, "tol": tol, "assembly": where}
+            "method": getattr(impl, "name", "?"), "path": path, "tol": tol, **how}
     Q = SparseQ(an, kept, m) if kept is not None else None
     return SparseQRFactor(R=R, perm=perm, rank=n - dead.shape[0], dead=dead, analysis=an, qtb=qtb, info=info, Q=Q)
 

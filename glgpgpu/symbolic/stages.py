@@ -49,7 +49,8 @@ def plan_stages(an: Analysis, budget: int | None) -> list:
 
 
 def front_rounds(an: Analysis, fronts: np.ndarray) -> list:
-    """Fronts grouped into rounds: each front in the round after its last child's."""
+    """Fronts grouped into rounds as soon as possible: each front in the round after its
+    last child's (the leaves all in the first)."""
     level = {}
     for f in fronts:                        # postorder: children first
         ch = an.children[f]
@@ -58,3 +59,25 @@ def front_rounds(an: Analysis, fronts: np.ndarray) -> list:
     for f in fronts:
         out.setdefault(level[f], []).append(int(f))
     return [out[k] for k in sorted(out)]
+
+
+def front_levels(an: Analysis, fronts: np.ndarray) -> list:
+    """Fronts grouped into rounds as late as possible: by depth below their root within
+    `fronts` (a parent outside them -- a later stage -- counts as none), deepest first,
+    so each front runs in the round just before its parent's.  As many rounds as
+    front_rounds.  A round's fronts tend to be closer in size (a small leaf waits for
+    the fronts beside its parent), so where a round costs its tallest front's panels
+    these often count fewer launches -- grid3d_40: 753 by front_rounds, 541 by these,
+    531 on the critical path (benchmarks/RESULTS.md) -- but not always (a big leaf deep
+    in the tree and one near the root share a round as soon as possible, not here)."""
+    fronts = np.asarray(fronts, np.int64)
+    inside = np.zeros(an.nfronts, bool)
+    inside[fronts] = True
+    depth = np.zeros(an.nfronts, np.int64)
+    for f in fronts[::-1]:                  # postorder reversed: parents before children
+        p = int(an.parent[f])
+        depth[f] = depth[p] + 1 if p >= 0 and inside[p] else 0
+    out = {}
+    for f in fronts:
+        out.setdefault(int(depth[f]), []).append(int(f))
+    return [out[k] for k in sorted(out, reverse=True)]

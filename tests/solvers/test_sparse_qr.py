@@ -119,6 +119,26 @@ def test_fronts_taller_than_the_store_holds_go_by_the_host_among_the_others(ctx,
     assert calls["fetch"] and calls["put"]
 
 
+@pytest.mark.parametrize("big,want", [((0, 3), "rounds"), ((2, 3), "levels")])
+def test_drawing_stores_group_rounds_by_the_schedule_with_fewer_launches(big, want):
+    """A chain 0 -> 1 -> 2 -> 4 and a leaf 3 -> 4, two fronts of 10 panels, the others 1
+    (no GL): as soon as possible puts the leaves 0 and 3 together, as late as possible
+    puts 2 and 3 together -- the solver takes the grouping whose rounds' tallest fronts
+    sum to fewer launches; the compute store (no panel) keeps rounds."""
+    from types import SimpleNamespace
+    from glgpgpu.solvers.sparse_qr import _grouping
+    size = np.array([10 if f in big else 1 for f in range(5)])
+    an = SimpleNamespace(nfronts=5, fm=size, fn=size, children=[[], [0], [1], [], [2, 3]],
+                         parent=np.array([1, 2, 4, 4, -1]))
+    chosen = []
+    got = _grouping(an, SimpleNamespace(panel=1), chosen)(an, np.arange(5))
+    assert chosen == [want]
+    assert got == ([[0, 3], [1], [2], [4]] if want == "rounds" else [[0], [1], [2, 3], [4]])
+    chosen = []
+    assert _grouping(an, SimpleNamespace(), chosen)(an, np.arange(5)) == [[0, 3], [1], [2], [4]]
+    assert chosen == ["rounds"]
+
+
 @pytest.mark.parametrize("method,per_texel", [("blocked", 4), ("paper", 1)])
 def test_drawn_blocks_packed_in_many_textures_keep_r_bit_identical(ctx, method, per_texel, monkeypatch):
     """The drawing stores' waiting blocks spread over many shelf textures (a pack limit

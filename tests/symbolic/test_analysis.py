@@ -10,7 +10,8 @@ import scipy.sparse as sp
 from glgpgpu.bench.matrices import chessboard, grid, nug
 from glgpgpu.errors import OrderingUnavailableError
 from glgpgpu.solvers.sparse_qr import HostQR, factorize
-from glgpgpu.symbolic import analyze, column_etree, column_order, front_bytes, plan_stages, postorder
+from glgpgpu.symbolic import (analyze, column_etree, column_order, front_bytes, front_levels, front_rounds,
+                              plan_stages, postorder)
 from glgpgpu.symbolic import ordering as ordering_mod
 
 SHAPES = [(1, 1), (2, 1), (3, 2), (2, 3), (7, 5), (9, 9), (30, 17), (41, 40), (64, 33)]
@@ -146,6 +147,33 @@ def test_stages_fit_their_budget_and_refuse_an_impossible_one():
         assert all(need[s].sum() <= budget for s in st)
     with pytest.raises(MemoryError, match="memory_budget"):
         plan_stages(an, int(need.max()) - 1)
+
+
+@pytest.mark.parametrize("n,dim", [(1, 2), (2, 2), (3, 3), (7, 2), (6, 3), (12, 2)])
+def test_levels_run_each_front_just_before_its_parent_in_as_many_rounds(n, dim):
+    """front_levels (as late as possible) against front_rounds (as soon as possible),
+    on the whole tree and on stages: every front once, after all its children, and in
+    the round right before its parent's where the parent is in the same stage; as many
+    rounds; and (on these grids, not in general) no more launches when a round costs
+    its tallest front's panels."""
+    from glgpgpu.scheduling import tree
+    an = analyze(grid(n, dim), "natural")
+    need = front_bytes(an)
+    for stage in plan_stages(an, None) + plan_stages(an, max(int(need.max()), int(need.sum() // 3))):
+        levels, rounds = front_levels(an, stage), front_rounds(an, stage)
+        assert sorted(f for r in levels for f in r) == sorted(stage.tolist())
+        assert len(levels) == len(rounds)
+        at = {f: k for k, r in enumerate(levels) for f in r}
+        for f in stage:
+            assert all(at[c] < at[f] for c in an.children[f] if c in at)
+            p = int(an.parent[f])
+            if p in at:
+                assert at[p] == at[f] + 1
+    lengths = [max(1, -(-min(int(an.fm[f]), int(an.fn[f])) // 4)) for f in range(an.nfronts)]
+    everything = np.arange(an.nfronts)
+    critical = tree.asap(an.children, lengths)[1]
+    assert critical <= tree.rounds_launches(front_levels(an, everything), lengths) \
+        <= tree.rounds_launches(front_rounds(an, everything), lengths)
 
 
 def test_orderings_validate():
