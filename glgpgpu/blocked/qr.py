@@ -146,14 +146,14 @@ def _apply_step(plan, fronts, nb, kb):
 
 
 def _geometries(fronts, nb, plan):
-    out = []
+    out, table = [], geo.qr.front_table(fronts, nb)          # the fronts as arrays, once per atlas
     for op in plan:
         if op[0] == "apply":
-            out.append(geo.qr.blocked_apply_rects(fronts, op[1], nb))
+            out.append(geo.qr.blocked_apply_rects(fronts, op[1], nb, table=table))
         elif op[0] == "column":
-            out.append(geo.qr.blocked_column_rects(fronts, op[1], op[2], nb))
+            out.append(geo.qr.blocked_column_rects(fronts, op[1], op[2], nb, table=table))
         else:
-            out.append(geo.qr.blocked_panel_end_rects(fronts, op[1], nb))
+            out.append(geo.qr.blocked_panel_end_rects(fronts, op[1], nb, table=table))
     return out
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .points import Points
-from .vertices import VERTEX_FLOATS, Geometry
+from .vertices import VERTEX_FLOATS, Geometry, rectangles
 
 
 def entry_points(x0, rows, cols, vals, components: int) -> Points:
@@ -39,27 +39,6 @@ def entry_points(x0, rows, cols, vals, components: int) -> Points:
     t[:, 2] = vals
     t[:, 3] = cols % components
     return Points(t, f"S-assembly: {cols.shape[0]} entries of A", names=("T0",))
-
-
-def rectangles(x0, y0, x1, y1, t0a, t0b, t1, label: str) -> Geometry:
-    """Many axis-aligned rectangles in one table (numpy arrays, one entry each):
-    T0 = t0a at (x0, y0) and t0b at (x1, y1), interpolated (both (R, 3), each
-    component varying along x in its first, along y in its second), T1 = t1 constant."""
-    x0, y0, x1, y1 = (np.asarray(v, np.float64) for v in (x0, y0, x1, y1))
-    R = x0.shape[0]
-    c = np.zeros((R, 4, VERTEX_FLOATS), np.float64)
-    xs = np.stack([x0, x0, x1, x1], 1)
-    ys = np.stack([y0, y1, y1, y0], 1)
-    c[:, :, 0], c[:, :, 1] = xs, ys
-    a, b = np.asarray(t0a, np.float64), np.asarray(t0b, np.float64)
-    c[:, :, 2] = np.stack([a[:, 0], a[:, 0], b[:, 0], b[:, 0]], 1)      # along x
-    c[:, :, 3] = np.stack([a[:, 1], b[:, 1], b[:, 1], a[:, 1]], 1)      # along y
-    c[:, :, 4] = a[:, 2:3]
-    c[:, :, 5:8] = np.asarray(t1, np.float64)[:, None, :]
-    base = 4 * np.arange(R)[:, None]
-    tri = np.concatenate([base + [0, 1, 2], base + [0, 2, 3]], 1).reshape(-1, 3)
-    return Geometry(c.reshape(-1, VERTEX_FLOATS).astype(np.float32), tuple(map(tuple, tri.tolist())), label,
-                    ("T0", "T1"))
 
 
 def runs(at, brow) -> tuple:

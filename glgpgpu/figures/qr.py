@@ -19,7 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .vertices import Geometry, rectangle
+import numpy as np
+
+from .vertices import Geometry, rectangle, rectangles
 
 #: rows summed by one fragment of the first reduction stage
 CHUNK = 64
@@ -186,54 +188,81 @@ def place_blocked(shapes, limit: int, nb: int, chunk_for) -> list:
     return atlases
 
 
-def _brect(fr: BlockedFront, x0, y0, x1, y1, bw, label) -> Geometry:
-    return rectangle(x0, y0, x1, y1, t0=(fr.ox, fr.m, fr.chunk), t1=(fr.f, bw, 0), label=label,
-                     names=BLOCKED_NAMES)
+def front_table(fronts, nb: int):
+    """The atlas's fronts as arrays (the blocked draws' rectangles are built for all
+    fronts at once): ox, m, n, chunk, f, steps, texels, and reach[f, p] -- the rows
+    panel p works on (m where the front has no staircase)."""
+    ox, m, n, chunk, f = (np.array([getattr(fr, a) for fr in fronts], np.int64) for a in ("ox", "m", "n", "chunk", "f"))
+    panels = max(-(-min(int(a), int(b)) // nb) for a, b in zip(m, n)) if len(fronts) else 0
+    reach = np.repeat(m[:, None], max(panels, 1), axis=1)
+    for i, fr in enumerate(fronts):
+        if fr.reach:
+            reach[i, :len(fr.reach)] = fr.reach
+    return ox, m, n, chunk, f, np.minimum(m, n), -(-n // 4), reach
 
 
-def blocked_column_rects(fronts, kb: int, kl: int, nb: int):
+def _brects(T, sel, kb: int, nb: int, x0, y0, x1, y1, bw, label) -> Geometry:
+    """One rectangle per selected front, T0 = (ox, m at panel kb, chunk), T1 = (f, bw, 0)."""
+    ox, _, _, chunk, f, _, _, reach = T
+    t0 = np.stack([ox[sel], reach[sel, kb // nb], chunk[sel]], 1)
+    t1 = np.stack([f[sel], bw, np.zeros(bw.shape[0])], 1)
+    return rectangles(x0, y0, x1, y1, t0, t0, t1, label, BLOCKED_NAMES)
+
+
+def _panel(fronts, kb: int, nb: int, table):
+    """The table (front_table(fronts, nb), made here when None), and each front's
+    panel width at kb (0 once its reflectors are made)."""
+    T = front_table(fronts, nb) if table is None else table
+    return T, np.clip(T[5] - kb, 0, nb)
+
+
+def blocked_column_rects(fronts, kb: int, kl: int, nb: int, table=None):
     """Column kb + kl of every front whose panel at kb is wider than kl: (dots_reflect
     on the panel slots x chunks grid, house on the YZ grid), or None."""
-    nbq = nb // 4
-    act = [fr.at(kb, nb) for fr in fronts if fr.bw(kb, nb) > kl]
-    if not act:
+    T, bw = _panel(fronts, kb, nb, table)
+    sel = np.flatnonzero(bw > kl)
+    if not sel.size:
         return None
-    dr = [_brect(fr, fr.f * nbq, kb // fr.chunk, fr.f * nbq + -(-fr.bw(kb, nb) // 4), fr.chunks(), fr.bw(kb, nb),
-                 f"dots + reflection, column {kb + kl}") for fr in act]
-    house = [_brect(fr, fr.f * nb, kl, fr.f * nb + fr.bw(kb, nb), kl + 1, fr.bw(kb, nb),
-                    f"Householder scalars, column {kb + kl}") for fr in act]
-    return _union(dr, f"dots + reflection, column {kb + kl}"), _union(house, f"house, column {kb + kl}")
+    nbq, b, f, chunk = nb // 4, bw[sel], T[4][sel], T[3][sel]
+    chunks = -(-T[7][sel, kb // nb] // chunk)
+    dr = _brects(T, sel, kb, nb, f * nbq, kb // chunk, f * nbq + -(-b // 4), chunks, b,
+                 f"dots + reflection, column {kb + kl}")
+    house = _brects(T, sel, kb, nb, f * nb, np.full(sel.size, kl), f * nb + b, np.full(sel.size, kl + 1), b,
+                    f"house, column {kb + kl}")
+    return dr, house
 
 
-def blocked_panel_end_rects(fronts, kb: int, nb: int):
+def blocked_panel_end_rects(fronts, kb: int, nb: int, table=None):
     """The end of panel kb: (store into A's texels, T into TT: the front's NB columns,
     rows kb .. kb + bw) for every front with a panel there."""
-    act = [fr.at(kb, nb) for fr in fronts if fr.bw(kb, nb) > 0]
-    if not act:
+    T, bw = _panel(fronts, kb, nb, table)
+    sel = np.flatnonzero(bw > 0)
+    if not sel.size:
         return None
-    store = [_brect(fr, fr.ox + kb // 4, kb, fr.ox + kb // 4 + -(-fr.bw(kb, nb) // 4), fr.m, fr.bw(kb, nb),
-                    f"panel store, {kb}") for fr in act]
-    tri = [_brect(fr, fr.f * nb, kb, fr.f * nb + fr.bw(kb, nb), kb + fr.bw(kb, nb), fr.bw(kb, nb), f"T, {kb}")
-           for fr in act]
-    return _union(store, f"panel store, {kb}"), _union(tri, f"T, {kb}")
+    b, f, ox = bw[sel], T[4][sel], T[0][sel]
+    kbs = np.full(sel.size, kb)
+    store = _brects(T, sel, kb, nb, ox + kb // 4, kbs, ox + kb // 4 + -(-b // 4), T[7][sel, kb // nb], b,
+                    f"panel store, {kb}")
+    tri = _brects(T, sel, kb, nb, f * nb, kbs, f * nb + b, kb + b, b, f"T, {kb}")
+    return store, tri
 
 
-def blocked_apply_rects(fronts, kb: int, nb: int, *, c_texels: int | None = None):
+def blocked_apply_rects(fronts, kb: int, nb: int, *, c_texels: int | None = None, table=None):
     """The Apply of panel kb to the columns right of it -- or, with c_texels (one front:
     Q C / Q^T C), to all c_texels texels of another matrix C: (V^T C by chunks, the sum
     and T^T W1 on the NB x texels grid, C -= V W2 on the rows / 4 x texels grid), or
     None when no front has columns left to update."""
-    parts = ([], [], [])
-    for fr in fronts:
-        fr = fr.at(kb, nb)
-        bw = fr.bw(kb, nb)
-        if bw == 0 or (c_texels is None and kb + bw >= fr.n):
-            continue
-        q0 = fr.ox if c_texels else fr.ox + ((kb + bw) >> 2)
-        q1 = fr.ox + (c_texels or fr.texels)
-        parts[0].append(_brect(fr, q0, 0, q1, fr.chunks() * nb // 4, bw, f"V^T C, {kb}"))
-        parts[1].append(_brect(fr, q0, 0, q1, nb, bw, f"W sums, {kb}"))
-        parts[2].append(_brect(fr, q0, 0, q1, -(-(fr.m - kb) // 4), bw, f"C -= V W, {kb}"))
-    if not parts[0]:
+    T, bw = _panel(fronts, kb, nb, table)
+    ox, _, n, chunk, _, _, texels, reach = T
+    keep = bw > 0 if c_texels is not None else (bw > 0) & (kb + bw < n)
+    sel = np.flatnonzero(keep)
+    if not sel.size:
         return None
-    return tuple(_union(p, label) for p, label in zip(parts, ("V^T C", "W sums", "C -= V W")))
+    b, o = bw[sel], ox[sel]
+    q0 = o if c_texels else o + ((kb + b) >> 2)
+    q1 = o + (c_texels if c_texels else texels[sel])
+    mr = reach[sel, kb // nb]
+    z = np.zeros(sel.size)
+    return (_brects(T, sel, kb, nb, q0, z, q1, -(-mr // chunk[sel]) * nb // 4, b, "V^T C"),
+            _brects(T, sel, kb, nb, q0, z, q1, np.full(sel.size, nb), b, "W sums"),
+            _brects(T, sel, kb, nb, q0, z, q1, -(-(mr - kb) // 4), b, "C -= V W"))

@@ -72,6 +72,28 @@ def rectangle(x0, y0, x1, y1, t0=None, t1=None, label="rectangle", names=()):
     return Geometry(vertex_table(rows), ((0, 1, 2), (0, 2, 3)), label, names)
 
 
+def rectangles(x0, y0, x1, y1, t0a, t0b, t1, label: str, names=("T0", "T1")) -> Geometry:
+    """Many axis-aligned rectangles in one table (numpy arrays, one entry each):
+    T0 = t0a at (x0, y0) and t0b at (x1, y1), interpolated (both (R, 3), each
+    component varying along x in its first, along y in its second), T1 = t1 constant.
+    The same table as `rectangle` per entry, joined in order by `+`, built in one pass
+    (thousands of fronts a draw: joining them one by one is quadratic)."""
+    x0, y0, x1, y1 = (np.asarray(v, np.float64) for v in (x0, y0, x1, y1))
+    R = x0.shape[0]
+    c = np.zeros((R, 4, VERTEX_FLOATS), np.float64)
+    xs = np.stack([x0, x0, x1, x1], 1)
+    ys = np.stack([y0, y1, y1, y0], 1)
+    c[:, :, 0], c[:, :, 1] = xs, ys
+    a, b = np.asarray(t0a, np.float64), np.asarray(t0b, np.float64)
+    c[:, :, 2] = np.stack([a[:, 0], a[:, 0], b[:, 0], b[:, 0]], 1)      # along x
+    c[:, :, 3] = np.stack([a[:, 1], b[:, 1], b[:, 1], a[:, 1]], 1)      # along y
+    c[:, :, 4] = a[:, 2:3]
+    c[:, :, 5:8] = np.asarray(t1, np.float64)[:, None, :]
+    base = 4 * np.arange(R)[:, None]
+    tri = np.concatenate([base + [0, 1, 2], base + [0, 2, 3]], 1).reshape(-1, 3)
+    return Geometry(c.reshape(-1, VERTEX_FLOATS), tuple(map(tuple, tri.tolist())), label, tuple(names))
+
+
 def texel_square(x: int, y: int, label="square") -> Geometry:
     """One texel, for the square-root and copy kernels (fragment position = WPOS)."""
     return rectangle(x, y, x + 1, y + 1, label=label)

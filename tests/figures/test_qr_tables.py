@@ -144,3 +144,90 @@ def test_a_front_with_a_staircase_draws_each_panel_down_to_its_reach():
     *_, update = blocked_apply_rects([fr], 0, 32)
     assert update.vertices[:, 1].max() == -(-(64 - 0) // 4)
     assert set(update.vertices[:, 3].round().astype(int)) == {64}    # T0.y = m as the kernels see it
+
+
+def _one_by_one(fronts, kb, kl, nb, which, c_texels=None):
+    """The blocked draws' rectangles built front by front and joined with `+` (how the
+    tables were built before they were built for all fronts at once): the reference."""
+    from glgpgpu.figures.qr import BLOCKED_NAMES
+    from glgpgpu.figures.vertices import rectangle
+
+    def rect(fr, x0, y0, x1, y1, bw):
+        return rectangle(x0, y0, x1, y1, t0=(fr.ox, fr.m, fr.chunk), t1=(fr.f, bw, 0), names=BLOCKED_NAMES)
+
+    def union(parts):
+        if not parts:
+            return None
+        g = parts[0]
+        for p in parts[1:]:
+            g = g + p
+        return g
+    nbq = nb // 4
+    if which == "column":
+        act = [fr.at(kb, nb) for fr in fronts if fr.bw(kb, nb) > kl]
+        return (union([rect(fr, fr.f * nbq, kb // fr.chunk, fr.f * nbq + -(-fr.bw(kb, nb) // 4), fr.chunks(),
+                            fr.bw(kb, nb)) for fr in act]),
+                union([rect(fr, fr.f * nb, kl, fr.f * nb + fr.bw(kb, nb), kl + 1, fr.bw(kb, nb)) for fr in act]))
+    if which == "end":
+        act = [fr.at(kb, nb) for fr in fronts if fr.bw(kb, nb) > 0]
+        return (union([rect(fr, fr.ox + kb // 4, kb, fr.ox + kb // 4 + -(-fr.bw(kb, nb) // 4), fr.m, fr.bw(kb, nb))
+                       for fr in act]),
+                union([rect(fr, fr.f * nb, kb, fr.f * nb + fr.bw(kb, nb), kb + fr.bw(kb, nb), fr.bw(kb, nb))
+                       for fr in act]))
+    parts = ([], [], [])
+    for fr in fronts:
+        fr = fr.at(kb, nb)
+        bw = fr.bw(kb, nb)
+        if bw == 0 or (c_texels is None and kb + bw >= fr.n):
+            continue
+        q0 = fr.ox if c_texels else fr.ox + ((kb + bw) >> 2)
+        q1 = fr.ox + (c_texels or fr.texels)
+        parts[0].append(rect(fr, q0, 0, q1, fr.chunks() * nb // 4, bw))
+        parts[1].append(rect(fr, q0, 0, q1, nb, bw))
+        parts[2].append(rect(fr, q0, 0, q1, -(-(fr.m - kb) // 4), bw))
+    return None if not parts[0] else tuple(union(p) for p in parts)
+
+
+@pytest.mark.parametrize("nb", [4, 8, 32])
+def test_blocked_tables_for_all_fronts_at_once_equal_front_by_front(nb):
+    """The blocked QR's rectangles, built for every front of an atlas at once from its
+    table, are the tables built front by front and joined (corners, triangles, names),
+    on an atlas of fronts of sizes 1, 2, 3, odd and even, with and without staircases."""
+    from dataclasses import replace
+    from glgpgpu.figures.qr import (BlockedFront, blocked_apply_rects, blocked_column_rects, blocked_panel_end_rects,
+                                    front_table)
+    rng = np.random.default_rng(nb)
+    shapes = [(1, 1), (2, 3), (3, 2), (37, 13), (64, 70), (9, 40), (120, 33)]
+    fronts, ox = [], 0
+    for f, (m, n) in enumerate(shapes):
+        fr = BlockedFront(ox, m, n, f, 16)
+        steps = min(m, n)
+        if f % 2:                                             # a staircase: rows each panel reaches
+            fr = replace(fr, reach=tuple(int(min(m, max(kb + min(nb, steps - kb), rng.integers(1, m + 1))))
+                                         for kb in range(0, steps, nb)))
+        fronts.append(fr)
+        ox += fr.texels
+    table = front_table(fronts, nb)
+
+    def same(a, b):
+        if a is None or b is None:
+            assert a is None and b is None
+            return
+        assert np.array_equal(np.asarray(a.corners, np.float64), np.asarray(b.corners, np.float64))
+        assert tuple(map(tuple, a.triangles)) == tuple(map(tuple, b.triangles)) and a.names == b.names
+    for kb in range(0, 130, nb):
+        for kl in range(nb):
+            got = blocked_column_rects(fronts, kb, kl, nb, table=table)
+            want = _one_by_one(fronts, kb, kl, nb, "column")
+            for g, w in zip(got or (None, None), want if got else (None, None)):
+                same(g, w)
+            assert (got is None) == (want[0] is None if want else True)
+        for g, w in zip(blocked_panel_end_rects(fronts, kb, nb) or (None, None),
+                        _one_by_one(fronts, kb, 0, nb, "end") or (None, None)):
+            same(g, w)
+        for c in (None, 5):
+            got = blocked_apply_rects(fronts, kb, nb, c_texels=c)
+            want = _one_by_one(fronts, kb, 0, nb, "apply", c)
+            assert (got is None) == (want is None)
+            for g, w in zip(got or (), want or ()):
+                same(g, w)
