@@ -65,17 +65,6 @@ def _front_rect(f: Front, x0, y0, x1, y1, label) -> Geometry:
     return rectangle(f.ox + x0, y0, f.ox + x1, y1, t0=(f.ox, f.m, f.n), label=label, names=("T0",))
 
 
-def _union(parts, label) -> Geometry | None:
-    parts = [p for p in parts if p is not None]
-    if not parts:
-        return None
-    g = parts[0]
-    for p in parts[1:]:
-        g = g + p
-    g.label = label
-    return g
-
-
 def dots_rect(f: Front, k: int, chunk: int = CHUNK) -> Geometry | None:
     """Chunks that hold rows below k, columns k .. n - 1."""
     c0 = (k + 1) // chunk
@@ -100,16 +89,34 @@ def update_rect(f: Front, k: int) -> Geometry:
     return _front_rect(f, max(k - 1, 0), 0, f.n, f.m, f"reflection, step {k}")
 
 
-def step_geometries(fronts, k: int, chunk: int = CHUNK):
+def atlas_table(fronts) -> tuple:
+    """The atlas's fronts as arrays (ox, m, n), for building a step's rectangles for
+    all of them at once (step_geometries)."""
+    return tuple(np.array([getattr(f, a) for f in fronts], np.int64).reshape(-1) for a in ("ox", "m", "n"))
+
+
+def step_geometries(fronts, k: int, chunk: int = CHUNK, table=None):
     """(dots, sum, house, update) for step k over the fronts still active, or None
-    when no front has a step k.  dots may be None (no rows below k anywhere)."""
-    act = [f for f in fronts if k < f.steps]
-    if not act:
+    when no front has a step k.  dots may be None (no rows below k anywhere).  The
+    same tables as dots_rect, sum_rect, house_rect and update_rect front by front,
+    joined in order, built in one pass (table: atlas_table(fronts), made when None)."""
+    ox, m, n = atlas_table(fronts) if table is None else table
+    sel = np.flatnonzero(np.minimum(m, n) > k)
+    if not sel.size:
         return None
-    return (_union([dots_rect(f, k, chunk) for f in act], f"column dots, step {k}"),
-            _union([sum_rect(f, k) for f in act], f"sum of chunks, step {k}"),
-            _union([house_rect(f, k) for f in act], f"Householder scalars, step {k}"),
-            _union([update_rect(f, k) for f in act], f"reflection, step {k}"))
+    o, mm, nn = ox[sel], m[sel], n[sel]
+    t0 = np.stack([o, mm, nn], 1)
+    z, one, ks = np.zeros((sel.size, 3)), np.ones(sel.size), np.full(sel.size, k)
+
+    def rects(keep, x0, y0, x1, y1, label):
+        return rectangles(x0[keep], y0[keep], x1[keep], y1[keep], t0[keep], t0[keep], z[keep], label, ("T0",))
+    c0, c1 = np.full(sel.size, (k + 1) // chunk), -(-mm // chunk)
+    has = c1 > c0                                  # chunks holding rows below k
+    every = np.ones(sel.size, bool)
+    return (rects(has, o + k, c0, o + nn, c1, f"column dots, step {k}") if has.any() else None,
+            rects(every, o + k, 0 * one, o + nn, one, f"sum of chunks, step {k}"),
+            rects(every, o + k, 0 * one, o + ks + 1, one, f"Householder scalars, step {k}"),
+            rects(every, o + max(k - 1, 0), 0 * one, o + nn, mm, f"reflection, step {k}"))
 
 
 def apply_geometries(m: int, p: int, s: int, chunk: int = CHUNK):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import figures as geo
-from ..figures.qr import CHUNK, place, step_geometries
+from ..figures.qr import CHUNK, atlas_table, place, step_geometries
 from ..layouts.scaling import power_of_two_scale, scale_r
 from ..gl import Context, Stopwatch, engine
 from .packing import upload_and_pack
@@ -30,8 +30,8 @@ from .triangular import substitute_texture
 
 def _factor_steps(fronts, chunk):
     """(dots, sum, house, update) per step k = 0, 1, ... until no front is left."""
-    steps = []
-    while (g := step_geometries(fronts, len(steps), chunk)) is not None:
+    steps, table = [], atlas_table(fronts)
+    while (g := step_geometries(fronts, len(steps), chunk, table)) is not None:
         steps.append(g)
     return steps
 

@@ -231,3 +231,28 @@ def test_blocked_tables_for_all_fronts_at_once_equal_front_by_front(nb):
             assert (got is None) == (want is None)
             for g, w in zip(got or (), want or ()):
                 same(g, w)
+
+
+@pytest.mark.parametrize("chunk", [1, 4, 64])
+def test_step_tables_for_all_fronts_at_once_equal_front_by_front(chunk):
+    """The paper's step tables, built for every front at once, are dots_rect, sum_rect,
+    house_rect and update_rect front by front, joined in order with `+`."""
+    fronts = atlas(SHAPES)
+
+    def union(parts):
+        parts = [p for p in parts if p is not None]
+        if not parts:
+            return None
+        g = parts[0]
+        for p in parts[1:]:
+            g = g + p
+        return g
+    for k in range(max(f.steps for f in fronts)):
+        act = [f for f in fronts if k < f.steps]
+        want = (union([fq.dots_rect(f, k, chunk) for f in act]), union([fq.sum_rect(f, k) for f in act]),
+                union([fq.house_rect(f, k) for f in act]), union([fq.update_rect(f, k) for f in act]))
+        for g, w in zip(fq.step_geometries(fronts, k, chunk), want):
+            assert (g is None) == (w is None)
+            if g is not None:
+                assert np.array_equal(np.asarray(g.corners, float), np.asarray(w.corners, float))
+                assert tuple(map(tuple, g.triangles)) == tuple(map(tuple, w.triangles)) and g.names == w.names
