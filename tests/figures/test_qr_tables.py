@@ -146,6 +146,24 @@ def test_a_front_with_a_staircase_draws_each_panel_down_to_its_reach():
     assert set(update.vertices[:, 3].round().astype(int)) == {64}    # T0.y = m as the kernels see it
 
 
+def _joined(parts):
+    """Tables joined front by front with `+` (the reference the one-pass tables must equal)."""
+    parts = [p for p in parts if p is not None]
+    if not parts:
+        return None
+    g = parts[0]
+    for p in parts[1:]:
+        g = g + p
+    return g
+
+
+def _same(g, w):
+    assert (g is None) == (w is None)
+    if g is not None:
+        assert np.array_equal(np.asarray(g.corners, float), np.asarray(w.corners, float))
+        assert tuple(map(tuple, g.triangles)) == tuple(map(tuple, w.triangles)) and g.names == w.names
+
+
 def _one_by_one(fronts, kb, kl, nb, which, c_texels=None):
     """The blocked draws' rectangles built front by front and joined with `+` (how the
     tables were built before they were built for all fronts at once): the reference."""
@@ -155,13 +173,7 @@ def _one_by_one(fronts, kb, kl, nb, which, c_texels=None):
     def rect(fr, x0, y0, x1, y1, bw):
         return rectangle(x0, y0, x1, y1, t0=(fr.ox, fr.m, fr.chunk), t1=(fr.f, bw, 0), names=BLOCKED_NAMES)
 
-    def union(parts):
-        if not parts:
-            return None
-        g = parts[0]
-        for p in parts[1:]:
-            g = g + p
-        return g
+    union = _joined
     nbq = nb // 4
     if which == "column":
         act = [fr.at(kb, nb) for fr in fronts if fr.bw(kb, nb) > kl]
@@ -208,13 +220,7 @@ def test_blocked_tables_for_all_fronts_at_once_equal_front_by_front(nb):
         fronts.append(fr)
         ox += fr.texels
     table = front_table(fronts, nb)
-
-    def same(a, b):
-        if a is None or b is None:
-            assert a is None and b is None
-            return
-        assert np.array_equal(np.asarray(a.corners, np.float64), np.asarray(b.corners, np.float64))
-        assert tuple(map(tuple, a.triangles)) == tuple(map(tuple, b.triangles)) and a.names == b.names
+    same = _same
     for kb in range(0, 130, nb):
         for kl in range(nb):
             got = blocked_column_rects(fronts, kb, kl, nb, table=table)
@@ -238,21 +244,10 @@ def test_step_tables_for_all_fronts_at_once_equal_front_by_front(chunk):
     """The paper's step tables, built for every front at once, are dots_rect, sum_rect,
     house_rect and update_rect front by front, joined in order with `+`."""
     fronts = atlas(SHAPES)
-
-    def union(parts):
-        parts = [p for p in parts if p is not None]
-        if not parts:
-            return None
-        g = parts[0]
-        for p in parts[1:]:
-            g = g + p
-        return g
+    union = _joined
     for k in range(max(f.steps for f in fronts)):
         act = [f for f in fronts if k < f.steps]
         want = (union([fq.dots_rect(f, k, chunk) for f in act]), union([fq.sum_rect(f, k) for f in act]),
                 union([fq.house_rect(f, k) for f in act]), union([fq.update_rect(f, k) for f in act]))
         for g, w in zip(fq.step_geometries(fronts, k, chunk), want):
-            assert (g is None) == (w is None)
-            if g is not None:
-                assert np.array_equal(np.asarray(g.corners, float), np.asarray(w.corners, float))
-                assert tuple(map(tuple, g.triangles)) == tuple(map(tuple, w.triangles)) and g.names == w.names
+            _same(g, w)
