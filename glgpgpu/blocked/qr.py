@@ -85,16 +85,17 @@ class _Scratch:
         nch = max(fr.chunks() for fr in fronts)
         F = len(fronts)
         self.defines = {"NB": nb}
-        self.w1p = self.ctx.pool.take(nch * nb, texels, "QR V^T C partial", components=4)
-        self.w1 = self.ctx.pool.take(nb, texels, "QR V^T C", components=4)
-        self.w2 = self.ctx.pool.take(nb, texels, "QR T V^T C", components=4)
-        self.part = self.yz = None
+        self.w1p = self.w1 = self.w2 = self.part = self.yz = None
         self.panels = ()
-        if factor:
-            self.part = self.ctx.pool.take(nch, F * nb // 4, "QR partial dots", components=4)
-            self.yz = self.ctx.pool.take(nb, F * nb, "QR z and scalars", components=4)
-            self.panels = (self.ctx.pool.take(rows, F * nb // 4, "QR panel", components=4),
-                           self.ctx.pool.take(rows, F * nb // 4, "QR panel", components=4))
+        with ctx.pool.scope():              # a take that fails gives back those before it
+            self.w1p = self.ctx.pool.take(nch * nb, texels, "QR V^T C partial", components=4)
+            self.w1 = self.ctx.pool.take(nb, texels, "QR V^T C", components=4)
+            self.w2 = self.ctx.pool.take(nb, texels, "QR T V^T C", components=4)
+            if factor:
+                self.part = self.ctx.pool.take(nch, F * nb // 4, "QR partial dots", components=4)
+                self.yz = self.ctx.pool.take(nb, F * nb, "QR z and scalars", components=4)
+                self.panels = (self.ctx.pool.take(rows, F * nb // 4, "QR panel", components=4),
+                               self.ctx.pool.take(rows, F * nb // 4, "QR panel", components=4))
 
     def give(self):
         self.ctx.pool.give(self.part, self.yz, self.w1p, self.w1, self.w2, *self.panels)
@@ -164,7 +165,11 @@ def factor_atlas(a_tex, fronts, *, nb: int = NB, ctx: Context | None = None):
     require(ctx)
     K = ctx.kernels
     tt = ctx.pool.take(max(-(-fr.steps // nb) * nb for fr in fronts), len(fronts) * nb, "QR T factors")
-    sc = _Scratch(ctx, fronts, a_tex.rows, a_tex.cols, nb)
+    try:
+        sc = _Scratch(ctx, fronts, a_tex.rows, a_tex.cols, nb)
+    except BaseException:
+        ctx.pool.give(tt)
+        raise
     plan = _plan(tuple(fronts), nb)
     spans = ctx.geometry.cached_steps(("bqr-atlas", tuple(fronts), nb), lambda: _geometries(fronts, nb, plan))
     D = sc.defines

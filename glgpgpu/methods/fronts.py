@@ -147,37 +147,45 @@ class DrawnFrontStore:
     def _children(self, a_tex, fronts, placed) -> None:
         """Every child block into its parent's rows: one draw per texture the blocks
         wait in (and per column-map texture of at most _map_rows pairs)."""
-        ctx, C, limit, side = self.ctx, self.components, self._map_rows(), self.ctx.max_texture_size
+        limit, side = self._map_rows(), self.ctx.max_texture_size
         by_src = {}
         for fr, pf in zip(fronts, placed):
             for c, prow, pcol in fr["children"]:
                 src, c0, y0, k, cols, cscale = self.blocks.pop(c)
                 by_src.setdefault(id(src), (src, []))[1].append((fr, pf, prow, pcol, c0, y0, cscale))
-        for src, pairs in by_src.values():
-            for lo in range(0, len(pairs), limit):
-                part = pairs[lo:lo + limit]
-                shape = (_size_class(len(part), side),
-                         _size_class(max(self._texels(fr["n"]) for fr, *_ in part), side))
-                cmap = np.full((len(part), shape[1], C), -1.0, np.float32)
-                rects = []
-                for p, (fr, pf, prow, pcol, c0, y0, cscale) in enumerate(part):
-                    cmap[p, :self._texels(fr["n"])] = geo.column_map(pcol, fr["n"], C)
-                    brow = np.flatnonzero(prow >= 0)
-                    at = prow[brow]
-                    order = np.argsort(at, kind="stable")
-                    e = int(np.frexp(fr["scale"] / cscale)[1]) - 1           # the ratio is a power of two
-                    rects.append((p, pf.ox, fr["n"], at[order], brow[order], c0, y0, e))
-                geom = geo.gather_rects(rects, C)
-                m_tex = self._take(*shape, "sparse QR column maps")
-                try:
-                    m_tex.upload(cmap if C > 1 else cmap[:, :, 0])
-                    if geom is not None:
-                        ctx.kernels.draw("front_block_gather", a_tex, geom, {"B": src.tex, "COLMAP": m_tex},
-                                         defines={"COMPONENTS": C})
-                finally:
-                    ctx.pool.give(m_tex)
-            for _ in pairs:
-                src.drop()
+        try:
+            for src, pairs in by_src.values():
+                self._gather(a_tex, src, pairs, limit, side)
+        finally:                            # each gathered block's texture is one user lighter
+            for src, pairs in by_src.values():
+                for _ in pairs:
+                    src.drop()
+
+    def _gather(self, a_tex, src, pairs, limit: int, side: int) -> None:
+        """The blocks of `pairs` that wait in src into their parents' rows."""
+        ctx, C = self.ctx, self.components
+        for lo in range(0, len(pairs), limit):
+            part = pairs[lo:lo + limit]
+            shape = (_size_class(len(part), side),
+                     _size_class(max(self._texels(fr["n"]) for fr, *_ in part), side))
+            cmap = np.full((len(part), shape[1], C), -1.0, np.float32)
+            rects = []
+            for p, (fr, pf, prow, pcol, c0, y0, cscale) in enumerate(part):
+                cmap[p, :self._texels(fr["n"])] = geo.column_map(pcol, fr["n"], C)
+                brow = np.flatnonzero(prow >= 0)
+                at = prow[brow]
+                order = np.argsort(at, kind="stable")
+                e = int(np.frexp(fr["scale"] / cscale)[1]) - 1           # the ratio is a power of two
+                rects.append((p, pf.ox, fr["n"], at[order], brow[order], c0, y0, e))
+            geom = geo.gather_rects(rects, C)
+            m_tex = self._take(*shape, "sparse QR column maps")
+            try:
+                m_tex.upload(cmap if C > 1 else cmap[:, :, 0])
+                if geom is not None:
+                    ctx.kernels.draw("front_block_gather", a_tex, geom, {"B": src.tex, "COLMAP": m_tex},
+                                     defines={"COMPONENTS": C})
+            finally:
+                ctx.pool.give(m_tex)
 
     def _keep_blocks(self, texs, fronts, placed) -> None:
         """Copy each front's contribution block out to shelves of a texture of the
@@ -225,7 +233,11 @@ class DrawnFrontStore:
                 _, x, y = places[j]
                 blk = self.blocks[back[j]]
                 data[y:y + blk[3], C * x:C * x + blk[4]] = blk[0]
-            tex.upload(data.reshape(h, tex.cols, C) if C > 1 else data)
+            try:
+                tex.upload(data.reshape(h, tex.cols, C) if C > 1 else data)
+            except BaseException:
+                ctx.pool.give(tex)
+                raise
             held = _Waiting(ctx, tex, len(mine))
             for j in mine:
                 _, x, y = places[j]

@@ -44,11 +44,17 @@ def factor_atlas(tex, fronts, *, chunk: int = CHUNK, ctx: Context | None = None)
     K = ctx.kernels
     W, H = tex.cols, tex.rows
     nch = max(f.chunks(chunk) for f in fronts)
-    part = ctx.pool.take(nch, W, "QR partial dots")
-    g = ctx.pool.take(1, W, "QR column dots")
-    hh = ctx.pool.take(1, W, "QR Householder scalars", components=4)
+    try:
+        with ctx.pool.scope():              # a take that fails gives back those before it, and tex
+            part = ctx.pool.take(nch, W, "QR partial dots")
+            g = ctx.pool.take(1, W, "QR column dots")
+            hh = ctx.pool.take(1, W, "QR Householder scalars", components=4)
+            T = ctx.pool.take(H, W, "QR ping-pong")
+    except BaseException:
+        ctx.pool.give(tex)
+        raise
     steps = ctx.geometry.cached_steps(("qr", tuple(fronts), chunk), lambda: _factor_steps(fronts, chunk))
-    S, T = tex, ctx.pool.take(H, W, "QR ping-pong")
+    S = tex
     last = {}
     for k, (dots, sums, house, update) in enumerate(steps):
         u = {"u_k": k, "u_chunk": chunk}

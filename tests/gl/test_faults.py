@@ -47,7 +47,16 @@ CALLS = {
     "wls": lambda m: glgpgpu.wls(np.eye(m, 2 * m) + 1, np.ones(2 * m), np.ones(2 * m), method="paper")[0],
     "linprog": lambda m: glgpgpu.linprog(np.arange(1.0, m + 1), A_ub=-np.ones((1, m)), b_ub=[-1.0],
                                          method="paper", device="gpu").x,
+    # the sparse QR's drawn front store: atlases, column maps and block textures mid-factorization
+    "sparse_qr blocked": lambda m: _sparse_r(m, "blocked"),
+    "sparse_qr paper": lambda m: _sparse_r(m, "paper"),
 }
+
+
+def _sparse_r(m, method):
+    from glgpgpu.bench.matrices import grid
+    A = grid(m // 6, 2)
+    return glgpgpu.sparse_qr(A, method=method, tol=-1).R.toarray()
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))
