@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 from ..scheduling import buckets, tree
-from ..symbolic import analyze, front_rounds
+from ..symbolic import analyze, front_levels, front_rounds
 
 TILE, BUNDLE = 32, 3
 
@@ -39,12 +39,7 @@ def measure(name: str, A) -> dict:
     rounds = front_rounds(an, np.arange(an.nfronts))
     start, makespan = tree.asap(an.children, lengths)
     by_rounds = tree.rounds_launches(rounds, lengths)
-    depth = np.zeros(an.nfronts, np.int64)
-    for f in range(an.nfronts - 1, -1, -1):                 # postorder: parents after children
-        if an.parent[f] >= 0:
-            depth[f] = depth[an.parent[f]] + 1
-    levels = [list(np.flatnonzero(depth == d)) for d in range(int(depth.max(initial=0)), -1, -1)]
-    by_levels = tree.rounds_launches(levels, lengths)
+    by_levels = tree.rounds_launches(front_levels(an, np.arange(an.nfronts)), lengths)
     merged = tree.merge_tree(scheds, start)
     return {"matrix": name, "m": A.shape[0], "n": A.shape[1], "fronts": an.nfronts, "rounds": len(rounds),
             "launches_levels": by_levels, "launches_rounds": by_rounds, "launches_asap": makespan,

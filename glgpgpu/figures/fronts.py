@@ -41,14 +41,16 @@ def entry_points(x0, rows, cols, vals, components: int) -> Points:
     return Points(t, f"S-assembly: {cols.shape[0]} entries of A", names=("T0",))
 
 
-def runs(at, brow) -> tuple:
+def runs(at, brow, group=None) -> tuple:
     """(starts, lengths) of the runs where both the parent rows `at` and the block
-    rows `brow` go up by one."""
+    rows `brow` go up by one (and, given, `group` stays the same)."""
     at, brow = np.asarray(at, np.int64), np.asarray(brow, np.int64)
     if not at.size:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    brk = np.flatnonzero((np.diff(at) != 1) | (np.diff(brow) != 1)) + 1
-    starts = np.concatenate([[0], brk])
+    brk = (np.diff(at) != 1) | (np.diff(brow) != 1)
+    if group is not None:
+        brk |= np.diff(group) != 0
+    starts = np.concatenate([[0], np.flatnonzero(brk) + 1])
     return starts, np.diff(np.concatenate([starts, [at.size]]))
 
 
@@ -73,11 +75,7 @@ def gather_rects(pairs, components: int) -> Geometry | None:
     brow = np.concatenate([np.asarray(q[4], np.int64) for q in pairs])
     per = np.array([q[:3] + q[5:] for q in pairs], np.float64)       # p, x0, n, sc, sy, factor
     which = np.repeat(np.arange(len(pairs)), lens)
-    # runs within each pair: a new one where either row sequence jumps or the pair changes
-    new = np.ones(at.size, bool)
-    new[1:] = (np.diff(at) != 1) | (np.diff(brow) != 1) | (np.diff(which) != 0)
-    s = np.flatnonzero(new)
-    ln = np.diff(np.append(s, at.size))
+    s, ln = runs(at, brow, which)                  # runs within each pair
     q = per[which[s]]
     w = -(-q[:, 2] // components)
     z = np.zeros(s.size)

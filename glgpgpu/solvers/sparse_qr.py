@@ -30,7 +30,9 @@ import scipy.linalg
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, lsmr, spsolve_triangular
 
-from ..symbolic import Analysis, analyze, column_order, front_levels, front_rounds, plan_stages
+from ..scheduling.tree import rounds_launches
+from ..symbolic import (Analysis, analyze, block_rows, column_order, front_levels, front_rounds, own_entries,
+                        plan_stages)
 from .sparse_q import SparseQ
 
 #: Fig. 15's threshold: below this arithmetic intensity the GPU can be skipped (section 4)
@@ -85,44 +87,26 @@ class SparseQRFactor:
         return self.perm
 
 
-def _own_entries(an: Analysis, f: int, AP: sp.csr_matrix) -> tuple:
-    """(front rows, front columns, values) of front f's own rows of A (S-assembly)."""
-    pat = an.pattern[f]
-    mine = np.flatnonzero(an.sources[f] == -1)
-    ip = AP.indptr
-    rows = an.source_row[f][mine]
-    lens = ip[rows + 1] - ip[rows]
-    starts = np.repeat(ip[rows] - (np.cumsum(lens) - lens), lens)
-    idx = starts + np.arange(int(lens.sum()))
-    return np.repeat(mine, lens), np.searchsorted(pat, AP.indices[idx]), AP.data[idx]
-
-
-def _block_rows(an: Analysis, f: int, c: int) -> tuple:
-    """The rows of front f that child c's block fills, and which block row each takes."""
-    at = np.flatnonzero(an.sources[f] == c)
-    return at, an.source_row[f][at]
-
-
 def _assemble(an: Analysis, f: int, AP: sp.csr_matrix, blocks: dict) -> np.ndarray:
     """Front f's dense fm x fn matrix: its rows of A scattered to its columns, its
     children's contribution blocks placed through Rjmap -- in staircase order."""
     M = np.zeros((int(an.fm[f]), an.pattern[f].shape[0]), np.float32)
-    rows, cols, vals = _own_entries(an, f, AP)
+    rows, cols, vals = own_entries(an, f, AP)
     M[rows, cols] = vals
     for c in an.children[f]:
         if an.cm[c]:                        # a block with no rows was never kept
-            at, brow = _block_rows(an, f, c)
+            at, brow = block_rows(an, f, c)
             M[np.ix_(at, an.rjmap[c])] = blocks.pop(c)[brow]
     return M
 
 
 def _front_spec(an: Analysis, f: int, AP: sp.csr_matrix, scale: float) -> dict:
     """What a method's front store needs to assemble and factor front f on the GPU."""
-    rows, cols, vals = _own_entries(an, f, AP)
+    rows, cols, vals = own_entries(an, f, AP)
     children = []
     for c in an.children[f]:
         if an.cm[c]:
-            at, brow = _block_rows(an, f, c)
+            at, brow = block_rows(an, f, c)
             prow = np.full(int(an.cm[c]), -1, np.int32)
             prow[brow] = at
             children.append((int(c), prow, np.asarray(an.rjmap[c], np.int32)))
@@ -262,7 +246,7 @@ def _grouping(an, store, chosen: list):
 
     def group(an_, stage):
         levels, rounds = front_levels(an_, stage), front_rounds(an_, stage)
-        cost = [sum(int(lengths[r].max()) for r in map(np.asarray, g) if r.size) for g in (levels, rounds)]
+        cost = [rounds_launches(g, lengths) for g in (levels, rounds)]
         chosen.append("levels" if cost[0] <= cost[1] else "rounds")
         return levels if cost[0] <= cost[1] else rounds
     return group
@@ -281,7 +265,7 @@ def _fronts_on_gpu(an, AP, store, impl, ctx, memory_budget, tops, per_round, tim
         tall = [f for f in work if f in too_tall]
         if tall:
             count += len(tall)
-            work = [f for f in work if f not in set(tall)]
+            work = [f for f in work if f not in too_tall]
             _host_round(an, AP, impl, ctx, tall, blocks, tops, times)
         t0 = time.perf_counter()
         specs = [_front_spec(an, f, AP, float(scales[f])) for f in work]

@@ -9,8 +9,9 @@ the stages of Yeralan, Davis, Sid-Lakhdar and Ranka (2015), sections 2.1.1 and 3
 """
 from .ordering import ORDERINGS, column_order, colamd_available
 from .etree import column_etree, postorder
-from .fronts import Analysis, analyze
-from .stages import front_bytes, front_levels, front_rounds, plan_stages
+from .fronts import Analysis, analyze, block_rows, own_entries
+from .stages import depths, front_bytes, front_levels, front_rounds, plan_stages
 
 __all__ = ["ORDERINGS", "column_order", "colamd_available", "column_etree", "postorder",
-           "Analysis", "analyze", "front_bytes", "front_levels", "front_rounds", "plan_stages"]
+           "Analysis", "analyze", "block_rows", "own_entries", "depths", "front_bytes", "front_levels",
+           "front_rounds", "plan_stages"]

@@ -285,3 +285,22 @@ def _house_flops(leftmost: list, fn: np.ndarray, frank: np.ndarray, n: int) -> f
     h = np.maximum(reach - k, 0).astype(np.float64)
     h[h <= 1] = 0.0                                         # nothing below the diagonal: no reflector
     return float(np.sum(h * (4.0 * (fn[front] - k - 1) + 3.0)))
+
+
+def own_entries(an: Analysis, f: int, AP) -> tuple:
+    """(front rows, front columns, values) of front f's own rows of A (S-assembly);
+    AP: A with the analysis' column order, scipy CSR."""
+    pat = an.pattern[f]
+    mine = np.flatnonzero(an.sources[f] == -1)
+    ip = AP.indptr
+    rows = an.source_row[f][mine]
+    lens = ip[rows + 1] - ip[rows]
+    starts = np.repeat(ip[rows] - (np.cumsum(lens) - lens), lens)
+    idx = starts + np.arange(int(lens.sum()))
+    return np.repeat(mine, lens), np.searchsorted(pat, AP.indices[idx]), AP.data[idx]
+
+
+def block_rows(an: Analysis, f: int, c: int) -> tuple:
+    """The rows of front f that child c's block fills, and which block row each takes."""
+    at = np.flatnonzero(an.sources[f] == c)
+    return at, an.source_row[f][at]

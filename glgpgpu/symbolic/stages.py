@@ -61,6 +61,19 @@ def front_rounds(an: Analysis, fronts: np.ndarray) -> list:
     return [out[k] for k in sorted(out)]
 
 
+def depths(an: Analysis, fronts=None) -> np.ndarray:
+    """Each front's distance from its root (nfronts entries): within `fronts` where
+    given (a parent outside them counts as none; the others' entries are 0)."""
+    fronts = np.arange(an.nfronts) if fronts is None else np.asarray(fronts, np.int64)
+    inside = np.zeros(an.nfronts, bool)
+    inside[fronts] = True
+    depth = np.zeros(an.nfronts, np.int64)
+    for f in fronts[::-1]:                  # postorder reversed: parents before children
+        p = int(an.parent[f])
+        depth[f] = depth[p] + 1 if p >= 0 and inside[p] else 0
+    return depth
+
+
 def front_levels(an: Analysis, fronts: np.ndarray) -> list:
     """Fronts grouped into rounds as late as possible: by depth below their root within
     `fronts` (a parent outside them -- a later stage -- counts as none), deepest first,
@@ -71,12 +84,7 @@ def front_levels(an: Analysis, fronts: np.ndarray) -> list:
     531 on the critical path (benchmarks/RESULTS.md) -- but not always (a big leaf deep
     in the tree and one near the root share a round as soon as possible, not here)."""
     fronts = np.asarray(fronts, np.int64)
-    inside = np.zeros(an.nfronts, bool)
-    inside[fronts] = True
-    depth = np.zeros(an.nfronts, np.int64)
-    for f in fronts[::-1]:                  # postorder reversed: parents before children
-        p = int(an.parent[f])
-        depth[f] = depth[p] + 1 if p >= 0 and inside[p] else 0
+    depth = depths(an, fronts)
     out = {}
     for f in fronts:
         out.setdefault(int(depth[f]), []).append(int(f))

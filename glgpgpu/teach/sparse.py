@@ -17,16 +17,9 @@ import scipy.sparse as sp
 
 from ..figures import fronts as drawn
 from ..figures.qr import place, update_rect
-from ..symbolic import analyze, colamd_available, front_rounds
+from ..symbolic import analyze, block_rows, colamd_available, depths, front_rounds, own_entries
 
-
-def depths(an) -> np.ndarray:
-    """Each front's distance from its root."""
-    d = np.zeros(an.nfronts, np.int64)
-    for f in range(an.nfronts - 1, -1, -1):        # postorder: parents after children
-        if an.parent[f] >= 0:
-            d[f] = d[an.parent[f]] + 1
-    return d
+__all__ = ["assembly", "depths", "launch", "write"]
 
 
 def launch(an, fronts, step: int, max_width: int = 1 << 14):
@@ -47,15 +40,9 @@ def assembly(an, A, f: int) -> tuple:
     """(points, rectangles) of front f's assembly in one column a texel: the points of
     its rows of A (figures.fronts.entry_points, value 1), and the gather rectangles of
     its children's blocks (gather_rects; T0's third coordinate: which child, 0, 1, ...)."""
-    AP = sp.csr_matrix(A)[:, an.perm]
-    pat, src, srow = an.pattern[f], an.sources[f], an.source_row[f]
-    own = np.flatnonzero(src < 0)
-    cols = [np.searchsorted(pat, AP.indices[AP.indptr[srow[r]]:AP.indptr[srow[r] + 1]]) for r in own]
-    rows = np.repeat(own, [c.size for c in cols])
-    cols = np.concatenate(cols) if cols else np.zeros(0, np.int64)
+    rows, cols, _ = own_entries(an, f, sp.csr_matrix(A)[:, an.perm])
     points = drawn.entry_points(np.zeros(rows.size, np.int64), rows, cols, np.ones(rows.size), 1)
-    pairs = [(i, 0, int(pat.size), at, srow[at], 0, 0, 0)
-             for i, c in enumerate(an.children[f]) if (at := np.flatnonzero(src == c)).size]
+    pairs = [(i, 0, int(an.pattern[f].size), *block_rows(an, f, c), 0, 0, 0) for i, c in enumerate(an.children[f])]
     return points, drawn.gather_rects(pairs, 1)
 
 
