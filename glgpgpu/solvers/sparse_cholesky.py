@@ -130,7 +130,9 @@ class MultifrontalCholesky:
             Ff = F.reshape(-1, order="F")                      # a view
             for c in a.children[f]:
                 into, take = a.extend_add(c)
-                Ff[into] += updates[c].reshape(-1, order="F")[take]
+                # ufunc.at: one pass, where `Ff[into] +=` gathers, adds and scatters (the
+                # extend-adds are most of dfl001's factor, benchmarks/RESULTS.md)
+                np.add.at(Ff, into, updates[c].reshape(-1, order="F")[take])
                 updates[c] = None
             L11, info = _potrf(F[:k, :k], lower=1, clean=1, overwrite_a=0)
             if info:

@@ -121,7 +121,7 @@ class MixedNormal:
                       "host_fallbacks": 0, "max_rel_residual": 0.0, "bordered_columns": 0,
                       "border_skipped": 0, "host_factor_multifrontal": 0, "host_factor_sparse": 0,
                       "host_factor_dense": 0, "gpu_factor_float64": 0, "refused_steps": 0,
-                      "float64_from_iteration": 0, "primal_corrections": 0}
+                      "float64_from_iteration": 0, "float64_after_stall": 0, "primal_corrections": 0}
         self._host_factor = None
         self.exact = False                  # set by the iteration: every solve by the float64 factor,
                                             # and no float32 factor made any more
