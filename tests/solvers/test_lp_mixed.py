@@ -165,7 +165,7 @@ def test_a_stall_with_the_float32_factor_goes_on_with_float64_solves(monkeypatch
     monkeypatch.setattr(mehrotra._Iteration, "advance", freezing)
     res = glgpgpu.solve_mps(path, device="cpu32", tol=1e-8)
     assert len(frozen) == mehrotra.STALL_WITHIN_TOL
-    assert res.stats["float64_after_stall"] == 1 and res.stats["float64_from_iteration"] > 0
+    assert res.stats["float64_after_stall"] > 0 and res.stats["float64_from_iteration"] > 0
     assert res.status == "optimal" and not res.message.startswith("stalled")
     assert any(e.get("float64_after_stall") for e in res.log)
     assert abs(res.objective - ref.objective) <= 1e-8 * abs(ref.objective)

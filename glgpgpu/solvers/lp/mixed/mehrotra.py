@@ -256,14 +256,12 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None, free_rho="constan
         within = best[0] <= 10 * tol and best[3] <= tol    # primal, dual and gap all within tol
         stalled = stall >= STALL or (within and stall >= STALL_WITHIN_TOL)
         if stalled and not normal.exact and normal.device != "cpu64":
-            # the float32 factor's solves may be what holds the iterates (pilot87 under the
-            # compute method stalled at a gap of 2.4e-9, its objective 1.8e-8 off): from the
-            # best point, with every solve float64's, before the stall is taken as final
+            # the float32 factor's solves may be what holds the iterates: before the stall is
+            # final, from the best point with every solve float64's
             normal.exact = True
-            normal.stats["float64_from_iteration"] = it + 1
-            normal.stats["float64_after_stall"] = 1
-            st, stall = best[1].copy(), 0
+            normal.stats["float64_from_iteration"] = normal.stats["float64_after_stall"] = it + 1
             log[-1].update(float64_after_stall=True)
+            st, stall = best[1].copy(), 0
             me, mu = it_.measures(st), it_.mu(st)
             worst = max(me.pinf, me.dinf, 10 * me.gap)
         elif stalled:

@@ -73,6 +73,7 @@ FLOAT64_FLOOR = 1e-14        # device="cpu64"'s qdldl factor: its first shift re
                              # M with delta
 FLOAT64_CG = 8               # PCG steps after cpu64's HostFactor refinement stalls: that factor is M's own
                              # (delta included), so what is left is rounding, which more steps do not remove
+FLOAT64_REFINE = 3           # refinement steps of a solve by the float64 factor (of M + shift I)
 PRIMAL_SLACK = 0.01          # an unbordered step is corrected once when A dx misses rb by more than this share
 
 
@@ -334,14 +335,14 @@ class MixedNormal:
         if nr == 0:
             return np.zeros_like(rhs)
         if self.exact:
-            x, res = self._host(rhs, nr)
+            x, res = self._host(rhs, nr, tol)
             self.stats["max_rel_residual"] = max(self.stats["max_rel_residual"], res)
             self._time("refine", t0)
             return x
         if self._host_factor is not None:
             # this factorization already needed the float64 factor: refinement and PCG with
             # the float32 one did not reach the accuracy, and would not for this solve either
-            x, res = self._host(rhs, nr)
+            x, res = self._host(rhs, nr, tol)
             if res <= tol:                       # as accurate as asked: else the usual path, then the better
                 self.stats["max_rel_residual"] = max(self.stats["max_rel_residual"], res)
                 self._time("refine", t0)
@@ -354,23 +355,11 @@ class MixedNormal:
             return x
         r = rhs - self.matvec(x)
         res = np.linalg.norm(r) / nr
-        # Algorithm 1: refine while each step gains at least a factor 4
-        for _ in range(max_refine):
-            if res <= tol:
-                break
-            x_new = x + self.precond(r)
-            r_new = rhs - self.matvec(x_new)
-            res_new = np.linalg.norm(r_new) / nr
-            self.stats["refinement_steps"] += 1
-            if not res_new < res:                # also NaN: keep what we have
-                break
-            x, r, res, improved = x_new, r_new, res_new, res_new < 0.25 * res
-            if not improved:
-                break
+        x, r, res = self._refine(rhs, x, r, res, nr, tol, self.precond, max_refine)
         if res > tol:
             x, res = self._pcg(rhs, x, r, nr, tol, FLOAT64_CG if self._F_whole else max_cg)
         if not res <= max(tol, 1e-8):
-            x2, res2 = self._host(rhs, nr)
+            x2, res2 = self._host(rhs, nr, tol)
             if res2 < res:
                 x, res = x2, res2
         self.stats["max_rel_residual"] = max(self.stats["max_rel_residual"], res)
@@ -411,9 +400,10 @@ class MixedNormal:
         true = np.linalg.norm(rhs - self.matvec(best_x)) / nr
         return best_x, true
 
-    def _host(self, rhs, nr):
+    def _host(self, rhs, nr, tol=None):
         """float64 factorization of M (the host's, or the GPU's where it has one): the
-        last resort, counted."""
+        last resort, counted.  Its solve is refined towards tol with it (where given): the
+        factor is of M + shift I, the shift grown where M is nearly singular."""
         self.stats["host_fallbacks"] += 1
         if self._host_factor is None and self._sparse_pattern() is not None:
             P = self._pattern
@@ -440,7 +430,28 @@ class MixedNormal:
             self._host_factor = (self._float64_factor(M, 1e-14), s)
         F, s = self._host_factor
         x = F.solve(rhs / s) / s
-        return x, np.linalg.norm(rhs - self.matvec(x)) / nr
+        r = rhs - self.matvec(x)
+        res = np.linalg.norm(r) / nr
+        if tol is not None:
+            x, r, res = self._refine(rhs, x, r, res, nr, tol, lambda v: F.solve(v / s) / s, FLOAT64_REFINE)
+        return x, res
+
+    def _refine(self, rhs, x, r, res, nr, tol, apply, steps):
+        """Algorithm 1's refinement of x (r = rhs - M x): x += apply(r) while each step
+        gains at least a factor 4, at most `steps` times; (x, r, relative residual)."""
+        for _ in range(steps):
+            if res <= tol:
+                break
+            x_new = x + apply(r)
+            r_new = rhs - self.matvec(x_new)
+            res_new = np.linalg.norm(r_new) / nr
+            self.stats["refinement_steps"] += 1
+            if not res_new < res:                # also NaN: keep what we have
+                break
+            x, r, res, improved = x_new, r_new, res_new, res_new < 0.25 * res
+            if not improved:
+                break
+        return x, r, res
 
     #: a column with more entries than this goes into the dense product of _normal_matrix
     DENSE_COLUMN = 32
