@@ -89,17 +89,17 @@ class CholeskyAnalysis:
         self._maps = [None] * self.nfronts
 
     def extend_add(self, c: int):
-        """(into, take): child c's update matrix U (column-major) goes into its parent's
-        front F (column-major) as F.flat[into] += U.flat[take], lower triangles only --
-        the same for every factorization, so found once."""
+        """into: child c's update matrix U (column-major) goes into its parent's front F
+        (column-major) as F.flat[into] += U.flat, all of U: its upper triangle is zero (only
+        lower triangles are ever written), and lands in F's, which stays zero -- the same for
+        every factorization, so found once."""
         if self._maps[c] is None:
             f = self.parent[c]
             pat, kc = self.pattern[c], int(self.super[c + 1] - self.super[c])
             li = np.searchsorted(self.pattern[f], pat[kc:])       # its rows among the parent's, increasing
-            i, j = np.tril_indices(li.shape[0])
             fn = self.pattern[f].shape[0]
             dt = np.int32 if fn * fn < 2 ** 31 else np.int64
-            self._maps[c] = ((li[i] + li[j] * fn).astype(dt), (i + j * li.shape[0]).astype(dt))
+            self._maps[c] = (li[:, None] + li[None, :] * fn).ravel(order="F").astype(dt)
         return self._maps[c]
 
 
@@ -129,10 +129,10 @@ class MultifrontalCholesky:
             F[loc[Mp.indices[s:e]], jcol] = Mp.data[s:e]
             Ff = F.reshape(-1, order="F")                      # a view
             for c in a.children[f]:
-                into, take = a.extend_add(c)
-                # ufunc.at: one pass, where `Ff[into] +=` gathers, adds and scatters (the
-                # extend-adds are most of dfl001's factor, benchmarks/RESULTS.md)
-                np.add.at(Ff, into, updates[c].reshape(-1, order="F")[take])
+                # ufunc.at over the whole update: one pass, where `Ff[into] +=` on its lower
+                # triangle gathered, added and scattered (the extend-adds are most of dfl001's
+                # factor, benchmarks/RESULTS.md)
+                np.add.at(Ff, a.extend_add(c), updates[c].reshape(-1, order="F"))
                 updates[c] = None
             L11, info = _potrf(F[:k, :k], lower=1, clean=1, overwrite_a=0)
             if info:
