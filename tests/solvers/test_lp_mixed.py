@@ -437,6 +437,31 @@ def test_cpu64_host_factor_is_of_m_with_delta_and_solves_without_cg(m, n, dense)
     assert np.linalg.norm(M @ x - b) <= 1e-12 * np.linalg.norm(b) * max(1.0, np.linalg.cond(M) * 1e-4)
 
 
+def test_cpu64_host_factor_is_not_made_again_as_the_last_resort():
+    """device="cpu64"'s per-iteration HostFactor is M's own float64 factor: a solve it cannot
+    take to tol keeps what refinement and PCG made, and does not factor the same M again as
+    the last resort (dfl001 made 26 such factors, 4 s).  The factor's solves are made to
+    miss here (half the answer, no PCG), as a nearly singular M's do."""
+    import scipy.sparse as sp
+    from glgpgpu.solvers.lp.mixed.normal import MixedNormal
+    rng = np.random.default_rng(5)
+    A = sp.random(30, 80, density=0.1, random_state=rng, format="csc").tolil()
+    A[:, 0] = 1.0
+    N = MixedNormal(A.tocsc(), device="cpu64")
+    N._pattern = None                                  # the HostFactor branch
+    d = np.exp(rng.uniform(-20, 20, 80))
+    N.factor(d, 1e-6 * float(d.max()))
+    assert N._F_whole
+    made = sum(N.stats[k] for k in ("host_factor_multifrontal", "host_factor_sparse", "host_factor_dense"))
+    solve = N._F.solve
+    N._F.solve = lambda v: 0.5 * solve(v)
+    N._pcg = lambda rhs, x, r, nr, tol, max_cg: (x, np.linalg.norm(r) / nr)
+    x = N.solve(rng.standard_normal(30), tol=1e-12)
+    assert np.all(np.isfinite(x))
+    assert N.stats["host_fallbacks"] == 0
+    assert sum(N.stats[k] for k in ("host_factor_multifrontal", "host_factor_sparse", "host_factor_dense")) == made == 1
+
+
 def test_auto_factors_a_small_problem_on_the_host_and_says_so(monkeypatch):
     """device="auto" (the default): afiro's factor is a few hundred flops, so the host's
     float64 factor takes it -- no GL -- and res.stats says where and why."""

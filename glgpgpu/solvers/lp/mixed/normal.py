@@ -358,7 +358,7 @@ class MixedNormal:
         x, r, res = self._refine(rhs, x, r, res, nr, tol, self.precond, max_refine)
         if res > tol:
             x, res = self._pcg(rhs, x, r, nr, tol, FLOAT64_CG if self._F_whole else max_cg)
-        if not res <= max(tol, 1e-8):
+        if not res <= max(tol, 1e-8) and not self._F_whole:    # (_F_whole: it is that factor already)
             x2, res2 = self._host(rhs, nr, tol)
             if res2 < res:
                 x, res = x2, res2
