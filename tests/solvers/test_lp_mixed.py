@@ -205,6 +205,44 @@ def test_compute_takes_its_float64_factor_on_the_gpu(ctx, monkeypatch):
     assert abs(res.objective - ref.objective) <= 1e-8 * abs(ref.objective)
 
 
+def test_compute_factors_in_float64_throughout_where_its_float64_factor_takes_m(ctx, monkeypatch):
+    """Where the GPU's float64 factor takes M (forced here for every order), every
+    factorization is that one from the start: no float32 factor, no PCG, the answer cpu64's."""
+    from glgpgpu.solvers.lp.mixed import normal
+    monkeypatch.setattr(normal, "GPU_FLOAT64_ROWS", 1)
+    monkeypatch.setattr(normal, "MULTIFRONTAL_FLOPS", 0)
+    path = lp_table3.data_dir() / "adlittle.mps.gz"
+    res = glgpgpu.solve_mps(path, method="compute", device="gpu")
+    assert res.status == "optimal" and res.stats["float64_throughout"]
+    assert res.stats["gpu_factor_float64"] == res.stats["factorizations"] and res.stats["pcg_iterations"] == 0
+    ref = glgpgpu.solve_mps(path, device="cpu64")
+    assert abs(res.objective - ref.objective) <= 1e-8 * abs(ref.objective)
+
+
+def test_float64_throughout_only_where_the_gpu_factors_m_in_float64(monkeypatch):
+    """Not on the host's devices, not without a GPU float64 factor, not below
+    GPU_FLOAT64_ROWS or for an M whose factor is small (no GL: a stand-in system)."""
+    import scipy.sparse as sp
+    from glgpgpu.solvers.lp.mixed import normal
+    A = sp.random(40, 90, density=0.1, random_state=np.random.default_rng(1), format="csc")
+
+    def made(device, system, rows=1, flops=0):
+        monkeypatch.setattr(normal, "GPU_FLOAT64_ROWS", rows)
+        monkeypatch.setattr(normal, "MULTIFRONTAL_FLOPS", flops)
+        N = normal.MixedNormal(A, device="cpu32")
+        N.device, N.system = device, system
+        return N.float64_throughout
+
+    class WithFloat64:
+        def float64_factor(self, M):
+            raise AssertionError("not called")
+    assert made("gpu", WithFloat64())
+    assert not made("cpu64", WithFloat64()) and not made("cpu32", WithFloat64())
+    assert not made("gpu", object())                                  # paper, blocked: no float64 factor
+    assert not made("gpu", WithFloat64(), rows=41)
+    assert not made("gpu", WithFloat64(), flops=1e30)
+
+
 def test_a_driver_without_float64_kernels_falls_back_to_the_host(ctx, monkeypatch):
     """A float64 kernel the driver cannot build (NVIDIA's once: a dvec4 store) is
     said once, as a warning, and the host factors instead: same answer, no crash."""

@@ -220,6 +220,8 @@ def _max_step(v, dv):
 
 
 def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None, free_rho="constant") -> Outcome:
+    if not normal.exact and normal.float64_throughout:
+        normal.exact = normal.stats["float64_throughout"] = True
     it_ = _Iteration(p, normal, free_rho)
     st = _start(p, normal, it_.U, it_.L)
     log, best = [], None

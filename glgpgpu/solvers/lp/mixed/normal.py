@@ -122,7 +122,7 @@ class MixedNormal:
                       "host_fallbacks": 0, "max_rel_residual": 0.0, "bordered_columns": 0,
                       "border_skipped": 0, "host_factor_multifrontal": 0, "host_factor_sparse": 0,
                       "host_factor_dense": 0, "gpu_factor_float64": 0, "refused_steps": 0,
-                      "float64_from_iteration": 0, "float64_after_stall": 0, "primal_corrections": 0}
+                      "float64_from_iteration": 0, "float64_after_stall": 0, "float64_throughout": False, "primal_corrections": 0}
         self._host_factor = None
         self.exact = False                  # set by the iteration: every solve by the float64 factor,
                                             # and no float32 factor made any more
@@ -491,9 +491,23 @@ class MixedNormal:
                 warnings.warn(f"the GPU's float64 factor is unavailable, the host factors instead: {exc}",
                               RuntimeWarning, stacklevel=2)
                 self._no_gpu_float64 = True
+                if self.stats["float64_throughout"]:        # its reason is gone: the float32 factor again
+                    self.exact = self.stats["float64_throughout"] = False
         F = HostFactor(M, floor, self._symbolic)
         self.stats["host_factor_" + F.kind] += 1
         return F
+
+    @property
+    def float64_throughout(self) -> bool:
+        """Whether every solve should take the float64 factor from the start: where the GPU
+        factors M in float64 itself (the compute method, from GPU_FLOAT64_ROWS, a multifrontal-
+        sized M).  On the H100 that factor costs about what the float32 one with its read-back
+        and refinement does (NETLIB: 28.9 s against 27.7), and it held pilot87 to 1.7e-9
+        where the float32 factor's iterates stalled 1.8e-8 off (benchmarks/RESULTS.md)."""
+        if self.device != "gpu" or self.m < GPU_FLOAT64_ROWS or self._gpu_float64() is None:
+            return False
+        sym = self._analysis(True)
+        return sym is None or sym.flops >= MULTIFRONTAL_FLOPS
 
     def _analysis(self, sparse: bool):
         """The CholeskyAnalysis of A D A^T, made at the first call (None: M dense, or no COLAMD)."""
