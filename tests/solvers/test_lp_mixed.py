@@ -500,6 +500,25 @@ def test_cpu64_host_factor_is_not_made_again_as_the_last_resort():
     assert sum(N.stats[k] for k in ("host_factor_multifrontal", "host_factor_sparse", "host_factor_dense")) == made == 1
 
 
+def test_cpu64_pcg_after_its_float64_factor_takes_few_steps():
+    """device="cpu64" preconditions with M's own float64 factor (the pattern's qdldl factor
+    here): PCG after its refinement stops at FLOAT64_CG steps, not the float32 factor's 60.
+    Its solves are perturbed here (M^-1 + I: still SPD, slow to converge with)."""
+    import scipy.sparse as sp
+    from glgpgpu.solvers.lp.mixed import normal
+    pytest.importorskip("qdldl")
+    rng = np.random.default_rng(7)
+    A = sp.random(40, 120, density=0.03, random_state=rng, format="csc") + sp.eye(40, 120, format="csc")
+    N = normal.MixedNormal(A.tocsc(), device="cpu64")
+    d = np.exp(rng.uniform(-12, 12, 120))
+    N.factor(d, 1e-10 * float(d.max()))
+    assert N._F is not None and not N._F_whole              # the pattern's factor
+    solve = N._F.solve
+    N._F.solve = lambda v: solve(v) + v
+    N.solve(rng.standard_normal(40), tol=1e-30)                # past reach: PCG runs to its cap
+    assert 0 < N.stats["pcg_iterations"] <= normal.FLOAT64_CG
+
+
 def test_auto_factors_a_small_problem_on_the_host_and_says_so(monkeypatch):
     """device="auto" (the default): afiro's factor is a few hundred flops, so the host's
     float64 factor takes it -- no GL -- and res.stats says where and why."""

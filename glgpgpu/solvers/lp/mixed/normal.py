@@ -71,8 +71,9 @@ BORDER_CORRECTIONS = 2       # primal corrections of a bordered Newton step
 FLOAT64_FLOOR = 1e-14        # device="cpu64"'s qdldl factor: its first shift relative to M's unit diagonal
                              # (its pivots are checked against the shift: SparseLDL), and HostFactor's of
                              # M with delta
-FLOAT64_CG = 8               # PCG steps after cpu64's HostFactor refinement stalls: that factor is M's own
-                             # (delta included), so what is left is rounding, which more steps do not remove
+FLOAT64_CG = 8               # PCG steps after refinement with cpu64's float64 factor stalls (HostFactor's or
+                             # the pattern's): that factor is M's own (delta included), so what is left is
+                             # rounding, which more steps do not remove (60 cost fit2p 2,214 steps, same answer)
 FLOAT64_REFINE = 3           # refinement steps of a solve by the float64 factor (of M + shift I)
 PRIMAL_SLACK = 0.01          # an unbordered step is corrected once when A dx misses rb by more than this share
 
@@ -357,7 +358,7 @@ class MixedNormal:
         res = np.linalg.norm(r) / nr
         x, r, res = self._refine(rhs, x, r, res, nr, tol, self.precond, max_refine)
         if res > tol:
-            x, res = self._pcg(rhs, x, r, nr, tol, FLOAT64_CG if self._F_whole else max_cg)
+            x, res = self._pcg(rhs, x, r, nr, tol, FLOAT64_CG if self._F is not None else max_cg)
         if not res <= max(tol, 1e-8) and not self._F_whole:    # (_F_whole: it is that factor already)
             x2, res2 = self._host(rhs, nr, tol)
             if res2 < res:
