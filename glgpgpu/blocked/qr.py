@@ -148,11 +148,15 @@ def _apply_step(plan, fronts, nb, kb):
 
 def _geometries(fronts, nb, plan):
     out, table = [], geo.qr.front_table(fronts, nb)          # the fronts as arrays, once per atlas
+    columns = {}                                              # a panel's columns, built at once
     for op in plan:
         if op[0] == "apply":
             out.append(geo.qr.blocked_apply_rects(fronts, op[1], nb, table=table))
         elif op[0] == "column":
-            out.append(geo.qr.blocked_column_rects(fronts, op[1], op[2], nb, table=table))
+            if op[1] not in columns:
+                columns = {op[1]: geo.qr.blocked_panel_columns(fronts, op[1], nb, table=table)}
+            cols = columns[op[1]]
+            out.append(cols[op[2]] if op[2] < len(cols) else None)
         else:
             out.append(geo.qr.blocked_panel_end_rects(fronts, op[1], nb, table=table))
     return out

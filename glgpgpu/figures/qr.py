@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .vertices import Geometry, rectangle, rectangles
+from .vertices import Geometry, rectangle, rectangles, rectangles_subset
 
 #: rows summed by one fragment of the first reduction stage
 CHUNK = 64
@@ -237,6 +237,26 @@ def blocked_column_rects(fronts, kb: int, kl: int, nb: int, table=None):
     house = _brects(T, sel, kb, nb, f * nb, np.full(sel.size, kl), f * nb + b, np.full(sel.size, kl + 1), b,
                     f"house, column {kb + kl}")
     return dr, house
+
+
+def blocked_panel_columns(fronts, kb: int, nb: int, table=None) -> list:
+    """blocked_column_rects for every column kl of the panels at kb, built at once: a
+    column's rectangles are the panel's first column's, of the fronts still wider than kl,
+    house moved down to row kl ([(dots_reflect, house) for kl in range(widest)])."""
+    T, bw = _panel(fronts, kb, nb, table)
+    sel = np.flatnonzero(bw > 0)
+    if not sel.size:
+        return []
+    nbq, b, f, chunk = nb // 4, bw[sel], T[4][sel], T[3][sel]
+    chunks = -(-T[7][sel, kb // nb] // chunk)
+    dr = _brects(T, sel, kb, nb, f * nbq, kb // chunk, f * nbq + -(-b // 4), chunks, b, "")
+    house = _brects(T, sel, kb, nb, f * nb, np.zeros(sel.size), f * nb + b, np.ones(sel.size), b, "")
+    out = []
+    for kl in range(int(b.max())):
+        keep = np.flatnonzero(b > kl)
+        out.append((rectangles_subset(dr, keep, f"dots + reflection, column {kb + kl}"),
+                    rectangles_subset(house, keep, f"house, column {kb + kl}", dy=kl)))
+    return out
 
 
 def blocked_panel_end_rects(fronts, kb: int, nb: int, table=None):

@@ -33,7 +33,7 @@ class Geometry:
     @property
     def vertices(self) -> np.ndarray:
         """(3 * ntriangles, 8) float32, ready for a GL_TRIANGLES draw."""
-        idx = np.array(self.triangles, dtype=np.int64).reshape(-1)
+        idx = np.asarray(self.triangles, dtype=np.int64).reshape(-1)
         return np.ascontiguousarray(self.corners[idx], dtype=np.float32)
 
     def __add__(self, other: "Geometry") -> "Geometry":
@@ -89,9 +89,22 @@ def rectangles(x0, y0, x1, y1, t0a, t0b, t1, label: str, names=("T0", "T1")) -> 
     c[:, :, 3] = np.stack([a[:, 1], b[:, 1], b[:, 1], a[:, 1]], 1)      # along y
     c[:, :, 4] = a[:, 2:3]
     c[:, :, 5:8] = np.asarray(t1, np.float64)[:, None, :]
+    return Geometry(c.reshape(-1, VERTEX_FLOATS), fan_triangles(R), label, tuple(names))
+
+
+def fan_triangles(R: int) -> np.ndarray:
+    """The triangles (2R, 3) of R rectangles of four corners each, fan 1-2-3, 1-3-4 (Fig. 2(a)):
+    an index array, not tuples (tens of thousands of rectangles a draw)."""
     base = 4 * np.arange(R)[:, None]
-    tri = np.concatenate([base + [0, 1, 2], base + [0, 2, 3]], 1).reshape(-1, 3)
-    return Geometry(c.reshape(-1, VERTEX_FLOATS), tuple(map(tuple, tri.tolist())), label, tuple(names))
+    return np.concatenate([base + [0, 1, 2], base + [0, 2, 3]], 1).reshape(-1, 3)
+
+
+def rectangles_subset(g: Geometry, keep, label: str, dy: float = 0.0) -> Geometry:
+    """The rectangles `keep` (indices, in order) of a `rectangles` table, moved down by dy."""
+    c = g.corners.reshape(-1, 4, VERTEX_FLOATS)[keep].reshape(-1, VERTEX_FLOATS)
+    if dy:
+        c[:, 1] += dy
+    return Geometry(c, fan_triangles(len(keep)), label, g.names)
 
 
 def texel_square(x: int, y: int, label="square") -> Geometry:

@@ -211,7 +211,7 @@ class Kernels:
             self._check(prog, kernel)
         if rec is not None:
             rec.draws.append(DrawRecord(kernel, getattr(target, "name", "?"), (target.cols, target.rows),
-                                        geom.label, geom.corners.copy(), tuple(geom.triangles),
+                                        geom.label, geom.corners.copy(), tuple(map(tuple, np.asarray(geom.triangles).tolist())),
                                         geom.names, int(self._query.samples), keys, dict(uniforms or {}),
                                         rec.key(target), getattr(geom, "primitive", "triangles"), bool(blend)))
             if rec.snapshots:

@@ -98,7 +98,7 @@ def export_run(algorithm: str, m: int, packed: bool, ctx=None) -> dict:
         draws.append({
             "kernel": d.kernel, "target": d.target_key, "targetName": d.target, "size": [int(w), int(h)],
             "label": d.label, "explain": runs.EXPLAIN.get(d.kernel, d.kernel),
-            "corners": [[float(v) for v in c] for c in d.corners], "triangles": [list(t) for t in d.triangles],
+            "corners": [[float(v) for v in c] for c in d.corners], "triangles": [[int(i) for i in t] for t in d.triangles],
             "names": list(d.names), "inputs": {s: [k, n] for s, (k, n) in d.inputs.items()},
             "primitive": d.primitive, "blend": d.blend,
             "uniforms": d.uniforms, "fragments": int(d.fragments),     # the package's GL run counted them

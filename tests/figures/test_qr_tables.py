@@ -206,8 +206,8 @@ def test_blocked_tables_for_all_fronts_at_once_equal_front_by_front(nb):
     table, are the tables built front by front and joined (corners, triangles, names),
     on an atlas of fronts of sizes 1, 2, 3, odd and even, with and without staircases."""
     from dataclasses import replace
-    from glgpgpu.figures.qr import (BlockedFront, blocked_apply_rects, blocked_column_rects, blocked_panel_end_rects,
-                                    front_table)
+    from glgpgpu.figures.qr import (BlockedFront, blocked_apply_rects, blocked_column_rects, blocked_panel_columns,
+                                    blocked_panel_end_rects, front_table)
     rng = np.random.default_rng(nb)
     shapes = [(1, 1), (2, 3), (3, 2), (37, 13), (64, 70), (9, 40), (120, 33)]
     fronts, ox = [], 0
@@ -222,12 +222,18 @@ def test_blocked_tables_for_all_fronts_at_once_equal_front_by_front(nb):
     table = front_table(fronts, nb)
     same = _same
     for kb in range(0, 130, nb):
+        panel = blocked_panel_columns(fronts, kb, nb, table=table)      # all its columns at once
         for kl in range(nb):
             got = blocked_column_rects(fronts, kb, kl, nb, table=table)
             want = _one_by_one(fronts, kb, kl, nb, "column")
             for g, w in zip(got or (None, None), want if got else (None, None)):
                 same(g, w)
             assert (got is None) == (want[0] is None if want else True)
+            at_once = panel[kl] if kl < len(panel) else None
+            assert (at_once is None) == (got is None)
+            for g, w in zip(at_once or (), got or ()):
+                same(g, w)
+                assert g.label == w.label
         for g, w in zip(blocked_panel_end_rects(fronts, kb, nb) or (None, None),
                         _one_by_one(fronts, kb, 0, nb, "end") or (None, None)):
             same(g, w)
