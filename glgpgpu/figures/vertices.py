@@ -92,11 +92,19 @@ def rectangles(x0, y0, x1, y1, t0a, t0b, t1, label: str, names=("T0", "T1")) -> 
     return Geometry(c.reshape(-1, VERTEX_FLOATS), fan_triangles(R), label, tuple(names))
 
 
+_FAN = np.zeros((0, 3), np.int64)
+
+
 def fan_triangles(R: int) -> np.ndarray:
     """The triangles (2R, 3) of R rectangles of four corners each, fan 1-2-3, 1-3-4 (Fig. 2(a)):
-    an index array, not tuples (tens of thousands of rectangles a draw)."""
-    base = 4 * np.arange(R)[:, None]
-    return np.concatenate([base + [0, 1, 2], base + [0, 2, 3]], 1).reshape(-1, 3)
+    an index array, not tuples (tens of thousands of rectangles a draw) -- a read-only view of
+    one table, grown when a longer one is asked for."""
+    global _FAN
+    if 2 * R > _FAN.shape[0]:
+        base = 4 * np.arange(max(R, 2 * _FAN.shape[0] // 2, 1024))[:, None]
+        _FAN = np.concatenate([base + [0, 1, 2], base + [0, 2, 3]], 1).reshape(-1, 3)
+        _FAN.flags.writeable = False
+    return _FAN[:2 * R]
 
 
 def rectangles_subset(g: Geometry, keep, label: str, dy: float = 0.0) -> Geometry:
