@@ -16,6 +16,11 @@ through a small bordered system (_border, MixedNormal.newton).  rho and delta ar
 primal and dual proximal regularizations (they keep the normal matrix definite
 when A D A^T is singular: dependent rows, degenerate optima).
 
+Where the float32 factor stops carrying the solves, every solve goes through the float64
+factor from then on (normal.exact: after a refused step, after FLOAT64_AFTER iterations that
+needed it, or before a stall is taken as final); where the GPU factors M in float64 itself (the
+compute method), from the start (MixedNormal.float64_throughout).
+
 Termination (like HiGHS/IPX): relative primal infeasibility, dual infeasibility
 and objective gap, all measured on the *unscaled* problem, below tol.
 Infeasibility / unboundedness: the iterates of an infeasible-start method
