@@ -87,7 +87,8 @@ def run(folder, names=None, *, method="auto", precision="mixed", tol=None, max_r
         r_rows, r_cols, r_obj, r_it = ref.get(name, (None, None, float("nan"), None))
         t = res.times
         rows.append({
-            "problem": name, "device_kind": factored, "rows": r_rows, "cols": r_cols,
+            "problem": name, "device_kind": factored, "device_reason": res.stats.get("device_reason", ""),
+            "rows": r_rows, "cols": r_cols,
             "solved_rows": res.size[0] if res.size else 0,
             "solved_cols": res.size[1] if res.size else 0, "method": method, "precision": precision,
             "status": res.status, "iterations": res.iterations, "highs_iterations": r_it,
@@ -162,6 +163,9 @@ def _paths(rows) -> str:
     if hosted and any(r.get("device_kind") == "gpu" for r in rows):
         parts.append(f"factored on the host by device='auto' (a factor of at most {HOST_FLOPS:.0e} flops): "
                      f"{len(hosted)}")
+    soft = [r for r in rows if r.get("device_reason") == "software renderer"]
+    if soft:
+        parts.append(f"factored on the host by device='auto' as the GL renderer is software: {len(soft)}")
     fallbacks = [r["host_factors"].split() for r in rows if r.get("host_factors")]
     if fallbacks:
         counts = [sum(int(f[k]) for f in fallbacks) for k in range(len(HOST_FACTORS))]

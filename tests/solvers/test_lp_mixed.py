@@ -527,4 +527,26 @@ def test_auto_factors_a_small_problem_on_the_host_and_says_so(monkeypatch):
     res = glgpgpu.solve_mps(lp_table3.data_dir() / "afiro.mps.gz")
     assert res.status == "optimal"
     assert res.stats["device"] == "cpu64" and res.stats["device_asked"] == "auto"
-    assert 0 < res.stats["factor_flops"] <= 1e4
+    assert 0 < res.stats["factor_flops"] <= 1e4 and res.stats["device_reason"] == "flops"
+
+
+@pytest.mark.parametrize("software", [True, False])
+def test_auto_takes_the_host_where_the_renderer_is_software(ctx, monkeypatch, software):
+    """A problem auto's count sends to the GPU (forced here) stays on the host where the
+    GL renderer is software (llvmpipe draws on the same CPU, in float32: dfl001 took 151 s
+    so against 12 s by the host's factor) and goes to the GPU where it is not; res.stats
+    says which and why, and the answer is the same."""
+    from glgpgpu.gl.context import Capabilities
+    from glgpgpu.solvers.lp import mixed
+    from glgpgpu.solvers.lp.mixed.device import Choice
+    monkeypatch.setattr(mixed, "choose_device", lambda A, counted=float("nan"): Choice("gpu", 1e12, None))
+    monkeypatch.setattr(Capabilities, "software", property(lambda self: software))
+    path = lp_table3.data_dir() / "adlittle.mps.gz"
+    res = glgpgpu.solve_mps(path, ctx=ctx)
+    assert res.status == "optimal" and res.stats["device_asked"] == "auto"
+    if software:
+        assert res.stats["device"] == "cpu64" and res.stats["device_reason"] == "software renderer"
+    else:
+        assert res.stats["device"] == "gpu" and res.stats["device_reason"] == "flops"
+    ref = glgpgpu.solve_mps(path, device="cpu64")
+    assert abs(res.objective - ref.objective) <= 1e-8 * abs(ref.objective)

@@ -2,7 +2,8 @@
 
 bounded   the formulation with implicit bounds, presolve, geometric scaling
 mehrotra  Mehrotra's predictor-corrector with Gondzio's correctors, in float64
-device    device="auto": the host's float64 factor or the GPU's, by the factor's flops
+device    device="auto": the host's float64 factor or the GPU's, by the factor's flops (the
+          host's always where the GL renderer is software: stats["device_reason"])
 normal    the normal equations: formed and factored on the GPU in float32 (the methods'
           normal_system), each solve refined to float64 (refinement, then PCG)
 """
@@ -37,14 +38,20 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
     p = bounded.scale(p)
     sigma_b, sigma_c = bounded.normalize(p)
     t_pre = time.perf_counter() - t_all
-    asked, auto = device, None
+    asked, auto, reason = device, None, ""
     if device == "auto":                 # the host's float64 factor where it is the quicker (device.py)
         auto = choose_device(p.A, p.normal_flops)
-        device = auto.device
+        device, reason = auto.device, "flops"
     impl = None
     if device == "gpu":
         ctx = resolve(ctx)
-        impl = implementation(choose(method, ctx, packed=packed, variant=cholesky))
+        if asked == "auto" and ctx.caps.software:
+            # a software renderer draws on this same CPU, in float32 and through the pipeline:
+            # the host's own float64 factor is the quicker (dfl001 on the CPU machine: 151 s
+            # by llvmpipe, 12 s by the host's factor)
+            device, reason = "cpu64", "software renderer"
+        else:
+            impl = implementation(choose(method, ctx, packed=packed, variant=cholesky))
     watch = Stopwatch(ctx if device == "gpu" else None)
     normal = None
     try:
@@ -69,7 +76,7 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
     total = time.perf_counter() - t_all
     times["other"] = max(0.0, total - sum(times.values()))
     times["total"] = total
-    stats = dict(normal.stats, device=device, device_asked=asked,
+    stats = dict(normal.stats, device=device, device_asked=asked, device_reason=reason,
                  factor_flops=auto.flops if auto else float("nan"))
     if out.status in ("infeasible", "unbounded"):
         res = verdict(out.status, n_orig, out.message, times, p.A.shape)
