@@ -102,6 +102,29 @@ def test_auto_factors_a_small_problem_on_the_host_and_a_costly_one_on_the_gpu(mo
     assert auto.choose(A).device == "gpu"
 
 
+def test_auto_keeps_a_sparse_factor_far_below_the_dense_one_on_the_host(monkeypatch):
+    """A staircase LP (periods linked by identity blocks): its sparse float64 factor is
+    past HOST_FLOPS but over SPARSE_RATIO times fewer flops than the dense m^3/3 the GPU
+    would factor, so the host takes it, and says why; with the ratio out of reach, the GPU."""
+    from glgpgpu.symbolic import colamd_available
+    if not colamd_available():
+        pytest.skip("the count past COUNT_ROWS is the symbolic analysis's (COLAMD)")
+    rng = np.random.default_rng(3)
+    T, k = 32, 100
+    blocks = [[None] * T for _ in range(T)]
+    for t in range(T):
+        blocks[t][t] = sp.random(k, 2 * k, density=4.0 / k, random_state=rng, format="csr") + sp.eye(k, 2 * k)
+        if t:
+            blocks[t][t - 1] = -sp.eye(k, 2 * k)
+    A = sp.bmat(blocks, format="csc")
+    c = auto.choose(A)
+    m = A.shape[0]
+    assert c.flops > auto.HOST_FLOPS and m ** 3 / 3 > auto.SPARSE_RATIO * c.flops
+    assert c.device == "cpu64" and c.reason == "sparse factor"
+    monkeypatch.setattr(auto, "SPARSE_RATIO", 1e30)
+    assert auto.choose(A).device == "gpu" and auto.choose(A).reason == "flops"
+
+
 def test_auto_counts_a_dense_normal_matrix_as_lapack_would():
     A = sp.csr_matrix(np.random.default_rng(1).standard_normal((50, 80)))     # A A^T dense
     c = auto.choose(A)

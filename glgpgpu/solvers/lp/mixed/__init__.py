@@ -41,7 +41,7 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
     asked, auto, reason = device, None, ""
     if device == "auto":                 # the host's float64 factor where it is the quicker (device.py)
         auto = choose_device(p.A, p.normal_flops)
-        device, reason = auto.device, "flops"
+        device, reason = auto.device, auto.reason
     impl = None
     if device == "gpu":
         ctx = resolve(ctx)

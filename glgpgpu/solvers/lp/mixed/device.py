@@ -28,6 +28,11 @@ from .normal_pattern import NormalPattern
 
 #: the host factors problems whose float64 factor takes at most this many flops
 HOST_FLOPS = 5e7
+#: ... and those whose sparse factor is this many times fewer flops than the dense m^3/3 every
+#: GPU path factors: the fragment stage's factor runs at most ~100x the host's multifrontal one
+#: (1.7 TFLOP/s at its ceiling against ~15 GFLOP/s).  dfl001 (53x) is quicker on the GPU
+#: (blocked 14 s, cpu64 17 s); a staircase LP of 15,000 rows (~10^4 x) took minutes there
+SPARSE_RATIO = 100.0
 #: more rows than this: counted without a factorization of our own (the presolve's, or the analysis)
 COUNT_ROWS = 3000
 
@@ -37,9 +42,20 @@ class Choice:
     device: str                       # "cpu64" or "gpu"
     flops: float                      # the float64 factor's count (nan: not counted)
     pattern: NormalPattern | None     # made for the count: the host path uses it
+    reason: str = "flops"             # "flops" (HOST_FLOPS), or "sparse factor" (SPARSE_RATIO)
 
 
 def choose(A, counted: float = float("nan")) -> Choice:
+    """Where the normal equations of A are factored (_by_count), the host's also where its sparse
+    factor is SPARSE_RATIO times fewer flops than the GPU's dense one."""
+    c = _by_count(A, counted)
+    m = A.shape[0]
+    if c.device == "gpu" and np.isfinite(c.flops) and m ** 3 / 3.0 > SPARSE_RATIO * c.flops:
+        return Choice("cpu64", c.flops, c.pattern, "sparse factor")
+    return c
+
+
+def _by_count(A, counted: float = float("nan")) -> Choice:
     """Where the normal equations of A (scaled, presolved; m x n) are factored.  counted: the
     presolve's count of A A^T's factor, if it made one (taken instead of factoring again, but
     for a bordered pattern, whose factor is another)."""
