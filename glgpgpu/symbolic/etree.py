@@ -41,8 +41,8 @@ def postorder(parent: np.ndarray) -> np.ndarray:
     n = parent.shape[0]
     children = [[] for _ in range(n)]
     roots = []
-    for j in range(n):
-        (children[parent[j]] if parent[j] >= 0 else roots).append(j)
+    for j, p in enumerate(np.asarray(parent).tolist()):
+        (children[p] if p >= 0 else roots).append(j)
     post = []
     for r in roots:
         stack = [(r, 0)]

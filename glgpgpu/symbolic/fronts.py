@@ -116,11 +116,13 @@ def _row_patterns(AP, n):
     csr.sort_indices()
     left, order, starts = _rows_by_leftmost(csr, n)
     grouped = csr[order]                     # the rows by leftmost column: column j's rows contiguous
-    gp, gind = grouped.indptr, grouped.indices
+    gind = grouped.indices
+    # Python lists where the loop reads single entries (numpy scalars cost several times as much)
+    gp, starts = grouped.indptr.tolist(), starts.tolist()
     kids = [[] for _ in range(n)]
-    count = np.zeros(n, np.int64)
-    parent = np.full(n, -1, np.int64)
-    first = np.zeros(n, np.int64)            # first column of j's fundamental supernode
+    count = [0] * n
+    parent = [-1] * n
+    first = [0] * n                          # first column of j's fundamental supernode
     stored = {}
     for j in range(n):
         parts = [np.array([j])]
@@ -130,16 +132,18 @@ def _row_patterns(AP, n):
         if starts[j + 1] > starts[j]:
             parts.append(gind[gp[starts[j]]:gp[starts[j + 1]]])
         pat = _union(parts) if len(parts) > 1 else parts[0]
-        count[j] = pat.shape[0]
-        if pat.shape[0] > 1:
-            parent[j] = pat[1]
-            kids[pat[1]].append(j)
-        if len(kids[j]) == 1 and kids[j][0] == j - 1 and count[j] == count[j - 1] - 1:
+        count[j] = size = pat.shape[0]
+        if size > 1:
+            p = int(pat[1])
+            parent[j] = p
+            kids[p].append(j)
+        if len(kids[j]) == 1 and kids[j][0] == j - 1 and size == count[j - 1] - 1:
             first[j] = first[j - 1]          # the child's row without the child: same supernode
         else:
             first[j] = j
             stored[j] = pat
-    return csr, left, parent, count, first, stored
+    return (csr, left, np.asarray(parent, np.int64), np.asarray(count, np.int64), np.asarray(first, np.int64),
+            stored)
 
 
 def _amalgamate(fund_start, count, parent_col, nrelax, zrelax):
@@ -152,10 +156,12 @@ def _amalgamate(fund_start, count, parent_col, nrelax, zrelax):
     last = fund_start[1:] - 1
     has = parent_col[last] >= 0
     sparent[has] = fmap[parent_col[last][has]]
-    merged = np.full(nf, -1, np.int64)
-    nscol = np.diff(fund_start).astype(np.int64)
-    snz = count[fund_start[:-1]].astype(np.int64)
-    zeros = np.zeros(nf, np.float64)
+    # Python lists: the loop reads them element by element (numpy scalars cost ~5x as much)
+    sparent = sparent.tolist()
+    merged = [-1] * nf
+    nscol = np.diff(fund_start).astype(np.int64).tolist()
+    snz = count[fund_start[:-1]].astype(np.int64).tolist()
+    zeros = [0.0] * nf
     for s in range(nf - 2, -1, -1):
         if sparent[s] < 0:
             continue
@@ -188,7 +194,7 @@ def _amalgamate(fund_start, count, parent_col, nrelax, zrelax):
             merged[s + 1] = s
             snz[s] = n0 + snz[s + 1]
             nscol[s] += nscol[s + 1]
-    keep = np.flatnonzero(merged == -1)
+    keep = np.flatnonzero(np.asarray(merged) == -1)
     return np.append(fund_start[keep], fund_start[-1])
 
 
