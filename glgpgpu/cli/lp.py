@@ -75,8 +75,10 @@ def run(args) -> int:
     print("times: " + ", ".join(f"{k} {v:.3f} s" for k, v in res.times.items()))
     if res.stats.get("device_asked") == "auto":
         where = "the host, float64" if res.stats["device"] == "cpu64" else "the GPU"
-        why = ("the GL renderer is software" if res.stats.get("device_reason") == "software renderer"
-               else f"a float64 factor of {res.stats['factor_flops']:.3g} flops")
+        why = {"software renderer": "the GL renderer is software", "no GL": "no OpenGL context",
+               "sparse factor": f"a sparse float64 factor of {res.stats['factor_flops']:.3g} flops, far below the "
+                                "GPU's dense one"}.get(res.stats.get("device_reason"),
+                                                        f"a float64 factor of {res.stats['factor_flops']:.3g} flops")
         print(f"factored on {where} (device auto: {why})")
     return 0 if res.success else 1
 

@@ -530,6 +530,26 @@ def test_auto_factors_a_small_problem_on_the_host_and_says_so(monkeypatch):
     assert 0 < res.stats["factor_flops"] <= 1e4 and res.stats["device_reason"] == "flops"
 
 
+def test_auto_without_gl_takes_the_host_and_says_so(monkeypatch):
+    """A problem auto's count sends to the GPU, on a machine where no GL context can be
+    made: the host's float64 factor solves it, with a warning naming why, and res.stats
+    says so; device="gpu" asked outright still raises."""
+    from glgpgpu.errors import GLUnavailableError
+    from glgpgpu.solvers.lp import mixed
+    from glgpgpu.solvers.lp.mixed.device import Choice
+
+    def no_gl(ctx=None):
+        raise GLUnavailableError("no EGL display (a stand-in)")
+    monkeypatch.setattr(mixed, "choose_device", lambda A, counted=float("nan"): Choice("gpu", 1e12, None))
+    monkeypatch.setattr(mixed, "resolve", no_gl)
+    path = lp_table3.data_dir() / "adlittle.mps.gz"
+    with pytest.warns(RuntimeWarning, match="no OpenGL context"):
+        res = glgpgpu.solve_mps(path)
+    assert res.status == "optimal" and res.stats["device"] == "cpu64" and res.stats["device_reason"] == "no GL"
+    with pytest.raises(GLUnavailableError):
+        glgpgpu.solve_mps(path, device="gpu")
+
+
 @pytest.mark.parametrize("software", [True, False])
 def test_auto_takes_the_host_where_the_renderer_is_software(ctx, monkeypatch, software):
     """A problem auto's count sends to the GPU (forced here) stays on the host where the

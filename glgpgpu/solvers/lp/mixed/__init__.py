@@ -3,18 +3,20 @@
 bounded   the formulation with implicit bounds, presolve, geometric scaling
 mehrotra  Mehrotra's predictor-corrector with Gondzio's correctors, in float64
 device    device="auto": the host's float64 factor or the GPU's, by the factor's flops (the
-          host's always where the GL renderer is software: stats["device_reason"])
+          host's always where the GL renderer is software or there is no GL: stats["device_reason"])
 normal    the normal equations: formed and factored on the GPU in float32 (the methods'
           normal_system), each solve refined to float64 (refinement, then PCG)
 """
 from __future__ import annotations
 
 import time
+import warnings
 from contextlib import nullcontext
 
 import numpy as np
 
 from ....dispatch import choose, implementation
+from ....errors import GLUnavailableError
 from ....gl import Stopwatch, resolve
 from ..problem import max_violation, objective
 from ..result import LPResult, verdict
@@ -43,6 +45,14 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
         auto = choose_device(p.A, p.normal_flops)
         device, reason = auto.device, auto.reason
     impl = None
+    if device == "gpu" and asked == "auto":
+        try:
+            ctx = resolve(ctx)
+        except GLUnavailableError as exc:
+            # auto may choose: the host's float64 factor solves the same problem, and says why
+            warnings.warn(f"device='auto': no OpenGL context ({exc}); the host's float64 factor instead",
+                          RuntimeWarning, stacklevel=3)
+            device, reason = "cpu64", "no GL"
     if device == "gpu":
         ctx = resolve(ctx)
         if asked == "auto" and ctx.caps.software:
