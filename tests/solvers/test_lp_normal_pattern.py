@@ -105,10 +105,9 @@ def test_auto_factors_a_small_problem_on_the_host_and_a_costly_one_on_the_gpu(mo
 def test_auto_keeps_a_sparse_factor_far_below_the_dense_one_on_the_host(monkeypatch):
     """A staircase LP (periods linked by identity blocks): its sparse float64 factor is
     past HOST_FLOPS but over SPARSE_RATIO times fewer flops than the dense m^3/3 the GPU
-    would factor, so the host takes it, and says why; with the ratio out of reach, the GPU."""
-    from glgpgpu.symbolic import colamd_available
-    if not colamd_available():
-        pytest.skip("the count past COUNT_ROWS is the symbolic analysis's (COLAMD)")
+    would factor, so the host takes it, and says why; with the ratio out of reach, the GPU.
+    By both counts that need no COLAMD: qdldl's on the pattern (COUNT_ROWS raised past m)
+    and, past COUNT_ROWS, the presolve's count handed in."""
     rng = np.random.default_rng(3)
     T, k = 32, 100
     blocks = [[None] * T for _ in range(T)]
@@ -117,12 +116,19 @@ def test_auto_keeps_a_sparse_factor_far_below_the_dense_one_on_the_host(monkeypa
         if t:
             blocks[t][t - 1] = -sp.eye(k, 2 * k)
     A = sp.bmat(blocks, format="csc")
-    c = auto.choose(A)
     m = A.shape[0]
-    assert c.flops > auto.HOST_FLOPS and m ** 3 / 3 > auto.SPARSE_RATIO * c.flops
-    assert c.device == "cpu64" and c.reason == "sparse factor"
+    assert m > auto.COUNT_ROWS
+    with monkeypatch.context() as mp:
+        mp.setattr(auto, "COUNT_ROWS", m)
+        counted = auto.choose(A)                         # qdldl's count on the pattern
+    assert counted.pattern is not None
+    assert counted.flops > auto.HOST_FLOPS and m ** 3 / 3 > auto.SPARSE_RATIO * counted.flops
+    assert counted.device == "cpu64" and counted.reason == "sparse factor"
+    handed = auto.choose(A, counted.flops)               # past COUNT_ROWS: the presolve's count
+    assert handed.flops == counted.flops and handed.device == "cpu64" and handed.reason == "sparse factor"
     monkeypatch.setattr(auto, "SPARSE_RATIO", 1e30)
-    assert auto.choose(A).device == "gpu" and auto.choose(A).reason == "flops"
+    again = auto.choose(A, counted.flops)
+    assert again.device == "gpu" and again.reason == "flops"
 
 
 def test_auto_counts_a_dense_normal_matrix_as_lapack_would():
