@@ -223,26 +223,11 @@ def _panel(fronts, kb: int, nb: int, table):
     return T, np.clip(T[5] - kb, 0, nb)
 
 
-def blocked_column_rects(fronts, kb: int, kl: int, nb: int, table=None):
-    """Column kb + kl of every front whose panel at kb is wider than kl: (dots_reflect
-    on the panel slots x chunks grid, house on the YZ grid), or None."""
-    T, bw = _panel(fronts, kb, nb, table)
-    sel = np.flatnonzero(bw > kl)
-    if not sel.size:
-        return None
-    nbq, b, f, chunk = nb // 4, bw[sel], T[4][sel], T[3][sel]
-    chunks = -(-T[7][sel, kb // nb] // chunk)
-    dr = _brects(T, sel, kb, nb, f * nbq, kb // chunk, f * nbq + -(-b // 4), chunks, b,
-                 f"dots + reflection, column {kb + kl}")
-    house = _brects(T, sel, kb, nb, f * nb, np.full(sel.size, kl), f * nb + b, np.full(sel.size, kl + 1), b,
-                    f"house, column {kb + kl}")
-    return dr, house
-
-
 def blocked_panel_columns(fronts, kb: int, nb: int, table=None) -> list:
-    """blocked_column_rects for every column kl of the panels at kb, built at once: a
-    column's rectangles are the panel's first column's, of the fronts still wider than kl,
-    house moved down to row kl ([(dots_reflect, house) for kl in range(widest)])."""
+    """Every column kl of the panels at kb, built at once: [(dots_reflect on the panel
+    slots x chunks grid, house on the YZ grid) for kl in range(widest panel)].  A column's
+    rectangles are the panel's first column's, of the fronts still wider than kl, house
+    moved down to row kl."""
     T, bw = _panel(fronts, kb, nb, table)
     sel = np.flatnonzero(bw > 0)
     if not sel.size:
@@ -257,6 +242,13 @@ def blocked_panel_columns(fronts, kb: int, nb: int, table=None) -> list:
         out.append((rectangles_subset(dr, keep, f"dots + reflection, column {kb + kl}"),
                     rectangles_subset(house, keep, f"house, column {kb + kl}", dy=kl)))
     return out
+
+
+def blocked_column_rects(fronts, kb: int, kl: int, nb: int, table=None):
+    """Column kb + kl of every front whose panel at kb is wider than kl (one column of
+    blocked_panel_columns), or None."""
+    cols = blocked_panel_columns(fronts, kb, nb, table)
+    return cols[kl] if kl < len(cols) else None
 
 
 def blocked_panel_end_rects(fronts, kb: int, nb: int, table=None):

@@ -101,7 +101,7 @@ def fan_triangles(R: int) -> np.ndarray:
     one table, grown when a longer one is asked for."""
     global _FAN
     if 2 * R > _FAN.shape[0]:
-        base = 4 * np.arange(max(R, 2 * _FAN.shape[0] // 2, 1024))[:, None]
+        base = 4 * np.arange(max(R, _FAN.shape[0], 1024))[:, None]       # twice the rectangles held
         _FAN = np.concatenate([base + [0, 1, 2], base + [0, 2, 3]], 1).reshape(-1, 3)
         _FAN.flags.writeable = False
     return _FAN[:2 * R]

@@ -45,23 +45,23 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
         auto = choose_device(p.A, p.normal_flops)
         device, reason = auto.device, auto.reason
     impl = None
-    if device == "gpu" and asked == "auto":
+    if device == "gpu":
         try:
             ctx = resolve(ctx)
         except GLUnavailableError as exc:
+            if asked != "auto":
+                raise
             # auto may choose: the host's float64 factor solves the same problem, and says why
             warnings.warn(f"device='auto': no OpenGL context ({exc}); the host's float64 factor instead",
                           RuntimeWarning, stacklevel=3)
             device, reason = "cpu64", "no GL"
+    if device == "gpu" and asked == "auto" and ctx.caps.software:
+        # a software renderer draws on this same CPU, in float32 and through the pipeline: the
+        # host's own float64 factor is the quicker (dfl001 on the CPU machine: 151 s by llvmpipe,
+        # 12 s by the host's factor)
+        device, reason = "cpu64", "software renderer"
     if device == "gpu":
-        ctx = resolve(ctx)
-        if asked == "auto" and ctx.caps.software:
-            # a software renderer draws on this same CPU, in float32 and through the pipeline:
-            # the host's own float64 factor is the quicker (dfl001 on the CPU machine: 151 s
-            # by llvmpipe, 12 s by the host's factor)
-            device, reason = "cpu64", "software renderer"
-        else:
-            impl = implementation(choose(method, ctx, packed=packed, variant=cholesky))
+        impl = implementation(choose(method, ctx, packed=packed, variant=cholesky))
     watch = Stopwatch(ctx if device == "gpu" else None)
     normal = None
     try:

@@ -115,7 +115,6 @@ class MixedNormal:
         self.substitution = ("host" if self.SUBSTITUTION == "host" and hasattr(self.system, "lower") else "gpu") \
             if device == "gpu" else "host"
         self._L = self._F = None
-        self._F_whole = False
         self._overflowed = False
         self.d = None
         self.delta = 0.0
@@ -160,7 +159,6 @@ class MixedNormal:
         self._L = None                      # the factor the host's substitutions use, if any
         self._overflowed = False            # the GPU's float32 factor is not finite
         self._F = None                      # device="cpu64": the float64 host factor instead
-        self._F_whole = False               # ... and it is HostFactor's of M with delta (not the pattern's)
         if self.exact and self.device != "cpu64":
             pass                            # every solve goes to the float64 factor (solve, _host)
         elif self.device == "gpu":
@@ -202,7 +200,6 @@ class MixedNormal:
                     else:
                         M[np.diag_indices(self.m)] += self.s ** 2 * (delta / self.dmax)
                 self._F = self._float64_factor(M, FLOAT64_FLOOR)
-                self._F_whole = True
             else:                                    # float32, dense: what the GPU's factor rounds like
                 self._L = _regularized_cholesky((M.toarray() if sp.issparse(M) else M).astype(np.float32), floor_rel)
         if self.border.size:
@@ -358,7 +355,19 @@ class MixedNormal:
             return x
         r = rhs - self.matvec(x)
         res = np.linalg.norm(r) / nr
-        x, r, res = self._refine(rhs, x, r, res, nr, tol, self.precond, max_refine)
+        # Algorithm 1: refine while each step gains at least a factor 4
+        for _ in range(max_refine):
+            if res <= tol:
+                break
+            x_new = x + self.precond(r)
+            r_new = rhs - self.matvec(x_new)
+            res_new = np.linalg.norm(r_new) / nr
+            self.stats["refinement_steps"] += 1
+            if not res_new < res:                # also NaN: keep what we have
+                break
+            x, r, res, improved = x_new, r_new, res_new, res_new < 0.25 * res
+            if not improved:
+                break
         if res > tol:
             x, res = self._pcg(rhs, x, r, nr, tol, FLOAT64_CG if self._F is not None else max_cg)
         if not res <= max(tol, 1e-8) and not self._F_whole:    # (_F_whole: it is that factor already)
@@ -436,23 +445,6 @@ class MixedNormal:
         x = F.solve(rhs / s) / s
         return x, np.linalg.norm(rhs - self.matvec(x)) / nr
 
-    def _refine(self, rhs, x, r, res, nr, tol, apply, steps):
-        """Algorithm 1's refinement of x (r = rhs - M x): x += apply(r) while each step
-        gains at least a factor 4, at most `steps` times; (x, r, relative residual)."""
-        for _ in range(steps):
-            if res <= tol:
-                break
-            x_new = x + apply(r)
-            r_new = rhs - self.matvec(x_new)
-            res_new = np.linalg.norm(r_new) / nr
-            self.stats["refinement_steps"] += 1
-            if not res_new < res:                # also NaN: keep what we have
-                break
-            x, r, res, improved = x_new, r_new, res_new, res_new < 0.25 * res
-            if not improved:
-                break
-        return x, r, res
-
     #: a column with more entries than this goes into the dense product of _normal_matrix
     DENSE_COLUMN = 32
 
@@ -496,6 +488,11 @@ class MixedNormal:
         F = HostFactor(M, floor, self._symbolic)
         self.stats["host_factor_" + F.kind] += 1
         return F
+
+    @property
+    def _F_whole(self) -> bool:
+        """Whether device="cpu64"'s factor is HostFactor's of M with delta (not the pattern's)."""
+        return isinstance(self._F, HostFactor)
 
     @property
     def float64_throughout(self) -> bool:
