@@ -75,12 +75,13 @@ class CholeskyAnalysis:
         """Prefer `of(A)`.  ordering: symbolic.column_order's ("colamd", or "natural"
         where COLAMD is missing)."""
         At = sp.csc_matrix(A).T.tocsc()                 # its columns are A's rows
-        an = analyze(At, ordering, staircases=False)
+        an = analyze(At, ordering, staircases=False, singletons=False, dense_rows=None)
         #: multiply-adds of the numeric factorization (pivot blocks, off-diagonal blocks, updates) with
         #: CHOLMOD's amalgamation: what the choices between the host's factors compare
         self.flops = _flops(an)
         if self.flops >= BIG_FLOPS:
-            an = analyze(At, ordering, staircases=False, nrelax=BIG_NRELAX, zrelax=BIG_ZRELAX)
+            an = analyze(At, ordering, staircases=False, singletons=False, dense_rows=None, nrelax=BIG_NRELAX,
+                         zrelax=BIG_ZRELAX)
         self.m = A.shape[0]
         self.perm = an.perm                           # L L^T = (M + shift I)[perm][:, perm]
         self.super, self.pattern, self.children = an.super, an.pattern, an.children

@@ -31,8 +31,8 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, lsmr, spsolve_triangular
 
 from ..scheduling.tree import rounds_launches
-from ..symbolic import (Analysis, analyze, block_rows, column_order, front_levels, front_rounds, own_entries,
-                        plan_stages)
+from ..symbolic import (Analysis, analyze, block_rows, front_levels, front_rounds, own_entries, plan_stages,
+                        rows_only)
 from .sparse_q import SparseQ
 
 #: Fig. 15's threshold: below this arithmetic intensity the GPU can be skipped (section 4)
@@ -133,6 +133,7 @@ def _r_matrix(an: Analysis, tops: dict, n: int) -> sp.csc_matrix:
     if not idx:
         return sp.csc_matrix((n, n), dtype=np.float32)
     R = sp.csr_matrix((np.concatenate(vals).astype(np.float32), np.concatenate(idx), indptr), shape=(n, n))
+    R.eliminate_zeros()             # as SuiteSparseQR keeps R: a front's explicit zeros are not R's pattern
     return R.tocsc()
 
 
@@ -199,6 +200,7 @@ def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, t
                          f"({4 * limit}): use method='host'")
     store = None if keep_h else impl.sparse_fronts(ctx=ctx)
     tops, per_round, kept, tall, chosen = {}, [], ({} if keep_h else None), 0, []
+    _singleton_rows(an, AP, tops, kept, times)
     try:
         if store is not None:
             tall = _fronts_on_gpu(an, AP, store, impl, ctx, memory_budget, tops, per_round, times, chosen)
@@ -215,13 +217,28 @@ def numeric(an: Analysis, AP: sp.csr_matrix, impl, ctx, *, memory_budget=None, t
     return R, per_round, how, kept
 
 
+def _singleton_rows(an: Analysis, AP: sp.csr_matrix, tops: dict, kept: dict | None, times: dict) -> None:
+    """The column singletons' rows of R: their rows of A as they stand (a front of one
+    row needs no reflector: H = I), on the host -- no round, no draw."""
+    t0 = time.perf_counter()
+    for f in range(an.n1):
+        if an.fm[f]:
+            rows, cols, vals = own_entries(an, f, AP)
+            U = np.zeros((1, an.pattern[f].shape[0]), np.float32)
+            U[0, cols] = vals
+            tops[f] = U
+            if kept is not None:
+                kept[f] = (U, np.zeros(1, np.float32))
+    _charge(times, "assemble", t0)
+
+
 def _rounds(an, memory_budget, per_round, end_stage=None, group=front_rounds):
     """Each round's fronts that have rows, stage by stage (section 3.4), counted in
     per_round; end_stage() after each stage.  group: front_rounds (as soon as possible)
     or front_levels (as late as possible)."""
     for stage in plan_stages(an, memory_budget):
         for rnd in group(an, stage):
-            work = [f for f in rnd if an.fm[f] > 0]
+            work = [f for f in rnd if an.fm[f] > 0 and f >= an.n1]      # singletons: _singleton_rows
             per_round.append(len(work))
             yield work
         if end_stage is not None:
@@ -335,6 +352,10 @@ def default_tol(A: sp.spmatrix) -> float:
 #: times its coefficients, so the net is wide (sqrt(u32)) and float64 decides
 NOISE = 2.0 ** -12
 
+#: the most entries (rows x columns) of a subtree's float64 least-squares problem solved
+#: densely where LSMR on the float32 factor does not settle
+DENSE_DISTANCE = 2 * 10 ** 7
+
 
 def preconditioned(S: sp.spmatrix, R: sp.spmatrix) -> tuple:
     """(S R^-1 as a LinearOperator, y -> R^-1 y), float64: LSMR on S R^-1 converges in
@@ -369,9 +390,16 @@ def _distance(AP: sp.csc_matrix, R: sp.spmatrix, cols: np.ndarray, k: int, norms
     S = AP[:, cols].tocsc()
     op, solve = preconditioned(S, Rb.tocsr())
     y, istop = lsmr(op, a, atol=1e-14, btol=1e-14, maxiter=500)[:2]
-    if istop not in (0, 1, 2, 4, 5):
+    if istop in (0, 1, 2, 4, 5):
+        return float(np.linalg.norm(a - S @ solve(y)))
+    # a float32 block too ill-conditioned to precondition: dense float64 least squares
+    # over the rows the columns touch, where that is small (else undecided)
+    rows = np.unique(S.indices)
+    if rows.shape[0] * cols.shape[0] > DENSE_DISTANCE:
         return np.inf
-    return float(np.linalg.norm(a - S @ solve(y)))
+    y = scipy.linalg.lstsq(S[rows].toarray(), a[rows], check_finite=False)[0]
+    rest = np.delete(a, rows)
+    return float(np.hypot(np.linalg.norm(a[rows] - S[rows] @ y), np.linalg.norm(rest)))
 
 
 def dependent(an: Analysis, R: sp.spmatrix, AP: sp.csc_matrix, norms: np.ndarray, tol: float) -> np.ndarray:
@@ -381,7 +409,10 @@ def dependent(an: Analysis, R: sp.spmatrix, AP: sp.csc_matrix, norms: np.ndarray
     earlier columns that are not dead -- and is dead if that is <= tol.  A dense front
     cannot skip a dead column as Heath's method does (its pivot row stays unused), so
     pivots after one may be garbage; the float64 distance does not depend on them, but
-    a dependency they hide is only seen after re-factoring without the dead columns."""
+    a dependency they hide is only seen after re-factoring without the dead columns.
+    A column singleton (the first an.n1 pivots) is dead when it found no row: the
+    analysis took it only where its entry, R_kk itself, is above tol.  The others'
+    distances are measured in the rows the singletons left (A2: R_kk is A2's)."""
     n = R.shape[0]
     d = np.abs(R.diagonal()).astype(np.float64)
     small = d <= np.maximum(tol, NOISE * norms)
@@ -389,7 +420,13 @@ def dependent(an: Analysis, R: sp.spmatrix, AP: sp.csc_matrix, norms: np.ndarray
     for f in range(an.nfronts):
         first[f] = min([an.super[f]] + [first[c] for c in an.children[f]])
     dead = np.zeros(n, bool)
-    for f in range(an.nfronts):                  # postorder: children first
+    n1 = min(an.n1, n)
+    dead[:n1] = an.fm[:n1] == 0                  # a singleton's front is its own column's
+    if n1:
+        keep = np.ones(AP.shape[0], bool)
+        keep[np.concatenate([an.s_rows[f] for f in range(n1)])] = False
+        AP = rows_only(AP, keep).tocsc()
+    for f in range(n1, an.nfronts):              # postorder: children first
         for k in range(an.super[f], min(an.super[f + 1], n)):
             if small[k]:
                 cols = np.arange(first[f], k)
@@ -407,13 +444,11 @@ def factorize(A: sp.spmatrix, B: np.ndarray | None, *, ordering, tol: float, eng
     times = {}
     t0 = time.perf_counter()
     if B is not None:
-        q, name = column_order(A, ordering)
-        aug = sp.hstack([A[:, q], sp.csc_matrix(B)], format="csc")
-        an = analyze(aug, np.arange(n + B.shape[1]))
-        an.ordering = name
-        perm = q[an.perm[:n]]               # the postorder keeps B's columns (the tree's tops) last
+        aug = sp.hstack([A, sp.csc_matrix(B)], format="csc")
+        an = analyze(aug, ordering, tol=max(tol, 0.0), pivots=n)
+        perm = an.perm[:n]                  # the postorder keeps B's columns (the tree's tops) last
     else:
-        aug, an = A, analyze(A, ordering)
+        aug, an = A, analyze(A, ordering, tol=max(tol, 0.0))
         perm = an.perm
     times["analyze"] = time.perf_counter() - t0
     impl, ctx, path = engine(an)
@@ -440,15 +475,12 @@ def factorize_rank(A: sp.spmatrix, B, *, ordering, tol: float, engine, memory_bu
     rank x rank for A[:, E[:rank]]; `dead` = E[rank:], A's dependent columns."""
     n = A.shape[1]
     cols = np.arange(n)
-    passes, total = 0, {}
+    passes, total, order, name = 0, {}, ordering, None
     while True:
-        order = ordering
-        if not isinstance(ordering, str) and cols.size < n:      # the caller's order, without the dropped
-            kept = np.asarray(ordering)[np.isin(ordering, cols)]
-            order = np.searchsorted(cols, kept)
         fac = factorize(A[:, cols] if cols.size < n else A, B, ordering=order, tol=tol, engine=engine,
                         memory_budget=memory_budget, keep_h=keep_h)
         passes += 1
+        name = name if passes > 1 else fac.info["ordering"]
         for k, v in fac.info["times"].items():
             total[k] = total.get(k, 0.0) + v
         if fac.dead.size == 0 or tol < 0:
@@ -460,9 +492,11 @@ def factorize_rank(A: sp.spmatrix, B, *, ordering, tol: float, engine, memory_bu
             if fac.qtb is not None:
                 fac.qtb = fac.qtb[:0]
             break
-        cols = np.delete(cols, fac.perm[fac.dead])
+        alive = np.delete(fac.perm, fac.dead)          # this pass's order, without the dropped (as
+        order = np.searchsorted(np.sort(cols[alive]), cols[alive])   # SuiteSparseQR keeps its order)
+        cols = np.sort(cols[alive])
     dead = np.setdiff1d(np.arange(n), cols)
     fac.perm = np.concatenate([cols[fac.perm], dead])
     fac.dead, fac.rank = dead, int(cols.size)
-    fac.info.update(passes=passes, times=total)
+    fac.info.update(passes=passes, times=total, ordering=name)
     return fac

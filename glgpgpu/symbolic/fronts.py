@@ -23,9 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from .etree import column_etree, postorder
 from .ordering import column_order
+from .singletons import column_singletons, leading_singletons
 
 #: CHOLMOD's defaults (t_cholmod_defaults: nrelax 4, 16, 48; zrelax 0.8, 0.1, 0.05)
 NRELAX = (4, 16, 48)
@@ -55,6 +57,7 @@ class Analysis:
     rjmap: list                       # child c: where its block's columns sit among its parent's
     flops: float = 0.0                # Householder flops on the staircases
     relax: tuple | None = (NRELAX, ZRELAX)  # the amalgamation's parameters, None when off
+    n1: int = 0                       # column singletons: A P's first n1 columns, one front each
 
     @property
     def nfronts(self) -> int:
@@ -198,19 +201,68 @@ def _amalgamate(fund_start, count, parent_col, nrelax, zrelax):
     return np.append(fund_start[keep], fund_start[-1])
 
 
+def rows_only(A, keep: np.ndarray) -> sp.csr_matrix:
+    """A with the rows not in `keep` emptied (same shape, explicit entries kept)."""
+    C = A.tocsr()
+    lens = np.diff(C.indptr)
+    mask = np.repeat(keep, lens)
+    indptr = np.concatenate(([0], np.cumsum(lens * keep)))
+    return sp.csr_matrix((C.data[mask], C.indices[mask], indptr), shape=C.shape)
+
+
+def _order(A, ordering, singletons: bool, tol: float, pivots: int, dense_rows) -> tuple:
+    """(q, name, n1, rows): the column order of A -- its first `pivots` columns ordered,
+    the rest (a right-hand side's) kept last -- with the n1 column singletons first
+    and each one's row (-1: dead).  A named ordering finds the singletons with the
+    columns free to move and orders what is left (SuiteSparseQR's spqr_1colamd); a
+    given order keeps its leading run of singletons (spqr_1fixed)."""
+    m, n = A.shape
+    rest = np.arange(pivots, n)
+    if isinstance(ordering, str) and singletons:
+        cols, rows = column_singletons(A[:, :pivots], tol)
+        free_cols = np.setdiff1d(np.arange(pivots), cols)
+        keep = np.ones(m, bool)
+        keep[rows[rows >= 0]] = False
+        q2, name = column_order(A[keep][:, free_cols], ordering, dense_rows=dense_rows)
+        return np.concatenate([cols, free_cols[q2], rest]), name, cols.shape[0], rows
+    q, name = column_order(A[:, :pivots], ordering, dense_rows=dense_rows)
+    q = np.concatenate([q, rest])
+    if not singletons:
+        return q, name, 0, np.zeros(0, np.int64)
+    rows = leading_singletons(A[:, q[:pivots]], tol)
+    return q, name, rows.shape[0], rows
+
+
 def analyze(A, ordering="colamd", *, relax: bool = True, nrelax=NRELAX, zrelax=ZRELAX,
-            staircases: bool = True) -> Analysis:
+            staircases: bool = True, singletons: bool = True, tol: float = 0.0, pivots: int | None = None,
+            dense_rows: float | None = -1.0) -> Analysis:
     """The symbolic analysis of A (scipy.sparse, m x n): order, tree, fronts, maps, flops.
     relax=False keeps the fundamental supernodes (R's pattern is then exactly the
     symbolic factor's, no explicit zeros).  staircases=False stops after the fronts
-    and their tree (what a Cholesky of A^T A needs): no rows, staircases, maps or flops."""
+    and their tree (what a Cholesky of A^T A needs): no rows, staircases, maps or flops.
+    singletons: column singletons first, each its own front of one row (symbolic/
+    singletons.py; |a| > tol counts), the tree built without their rows -- off for a
+    Cholesky of A^T A, where a singleton's row is fill like any other.  pivots: the
+    columns that are A's (the default: all); those after them (b, for Q^T b) stay last.
+    dense_rows: COLAMD's knob (symbolic/ordering.py), SuiteSparseQR's by default."""
     A = A.tocsc()
     m, n = A.shape
-    q, name = column_order(A, ordering)
-    post = postorder(column_etree(A[:, q]))
-    perm = q[post]
+    pivots = n if pivots is None else pivots
+    q, name, n1, srows = _order(A, ordering, singletons, tol, pivots, dense_rows)
+    keep = np.ones(m, bool)
+    keep[srows[srows >= 0]] = False
+    rest = rows_only(A[:, q[n1:]], keep) if n1 else A[:, q[n1:]]    # what the singletons leave
+    perm = np.concatenate([q[:n1], q[n1:][postorder(column_etree(rest))]])
     AP = A[:, perm]
-    csr, left, col_parent, count, first, stored = _row_patterns(AP, n)
+    csr, left, col_parent, count, first, stored = _row_patterns(rows_only(AP, keep) if n1 else AP, n)
+    if n1:                          # a singleton's row of R is its row of A, as it stands
+        full = AP.tocsr()
+        full.sort_indices()
+        for j, i in enumerate(srows.tolist()):
+            if i >= 0:
+                stored[j] = full.indices[full.indptr[i]:full.indptr[i + 1]].astype(np.int64)
+                count[j] = stored[j].shape[0]
+                left[i] = j
     fund_start = np.append(np.flatnonzero(first == np.arange(n)), n)
     if relax:
         sup = _amalgamate(fund_start, count, col_parent, nrelax, zrelax)
@@ -265,31 +317,33 @@ def analyze(A, ordering="colamd", *, relax: bool = True, nrelax=NRELAX, zrelax=Z
         fm[f] = lo.shape[0]
         frank[f] = min(fm[f], fp[f])
         cm[f] = min(fm[f], fn[f]) - frank[f]
-    flops = _house_flops(leftmost, fn, frank, n) if staircases else 0.0
+    flops = _house_flops(leftmost, fn, np.where(np.arange(nf) < n1, 0, fm), n) if staircases else 0.0
     return Analysis(m=m, n=n, perm=perm, ordering=name, col_parent=col_parent, col_count=count, super=sup,
                     pattern=pattern, parent=parent, children=children, fm=fm, frank=frank, cm=cm, s_rows=s_rows,
                     sources=sources, source_row=source_row, leftmost=leftmost, rjmap=rjmap, flops=flops,
-                    relax=(tuple(nrelax), tuple(zrelax)) if relax else None)
+                    relax=(tuple(nrelax), tuple(zrelax)) if relax else None, n1=int(n1))
 
 
-def _house_flops(leftmost: list, fn: np.ndarray, frank: np.ndarray, n: int) -> float:
-    """Householder QR flops of all fronts on their staircases: in front f, reflector k
-    spans the h rows from k down to the last row whose leftmost column is <= k, and
-    costs 4 h flops on each of the fn - k - 1 columns right of it, 3 h for itself.
-    All fronts in one pass (a front's rows are sorted by leftmost column; keyed by
-    f (n + 1) + leftmost they are sorted across fronts too).  The terms are integers,
-    so the float64 sum is exact in any order."""
-    if not leftmost or not frank.any():
+def _house_flops(leftmost: list, fn: np.ndarray, fm: np.ndarray, n: int) -> float:
+    """Householder QR flops of all fronts on their staircases, counted as SuiteSparseQR
+    counts them (spqr_front.cpp): every column k of a front while rows remain (k <
+    min(fm, fn): its contribution block is triangularized too), reflector k spanning
+    the h = max(t, k + 1) - k rows from k down to t, the last row whose leftmost
+    column is <= k, at 3 h flops for itself and 4 h on each of the fn - k - 1 columns
+    right of it.  All fronts in one pass (a front's rows are sorted by leftmost
+    column; keyed by f (n + 1) + leftmost they are sorted across fronts too).  The
+    terms are integers, so the float64 sum is exact in any order."""
+    steps = np.minimum(fm, fn)
+    if not leftmost or not steps.any():
         return 0.0
     sizes = np.array([lo.shape[0] for lo in leftmost], np.int64)
     nf, big = len(leftmost), n + 1
     keys = np.repeat(np.arange(nf, dtype=np.int64), sizes) * big + np.concatenate(leftmost)
-    front = np.repeat(np.arange(nf, dtype=np.int64), frank)            # each reflector's front
-    k = np.arange(front.shape[0]) - np.repeat(np.cumsum(frank) - frank, frank)
+    front = np.repeat(np.arange(nf, dtype=np.int64), steps)            # each reflector's front
+    k = np.arange(front.shape[0]) - np.repeat(np.cumsum(steps) - steps, steps)
     start = np.concatenate(([0], np.cumsum(sizes)))[front]
     reach = np.searchsorted(keys, front * big + k, side="right") - start   # its front's rows with leftmost <= k
-    h = np.maximum(reach - k, 0).astype(np.float64)
-    h[h <= 1] = 0.0                                         # nothing below the diagonal: no reflector
+    h = (np.maximum(reach, k + 1) - k).astype(np.float64)
     return float(np.sum(h * (4.0 * (fn[front] - k - 1) + 3.0)))
 
 

@@ -73,13 +73,31 @@ def test_postorder_keeps_subtrees_contiguous(m, n):
         assert block == members, j
 
 
+def expected_pattern(AP, an) -> np.ndarray:
+    """R's pattern: a column singleton's row is its row of A; the rest is the symbolic
+    Cholesky of what the singletons leave (their rows out)."""
+    n = AP.shape[1]
+    S = np.zeros((n, n), bool)
+    rows = np.concatenate([an.s_rows[f] for f in range(an.n1)] + [np.zeros(0, np.int64)])
+    for f in range(an.n1):
+        S[f, f] = True
+        for i in an.s_rows[f]:
+            S[f, AP[[i]].nonzero()[1]] = True
+    keep = np.ones(AP.shape[0], bool)
+    keep[rows] = False
+    S[an.n1:, an.n1:] = symbolic_cholesky(AP[keep])[an.n1:, an.n1:]
+    return S
+
+
+@pytest.mark.parametrize("singletons", [False, True])
 @pytest.mark.parametrize("relax", [False, True])
 @pytest.mark.parametrize("m,n", SHAPES)
-def test_fronts_cover_r_and_every_row_has_one_source(m, n, relax):
+def test_fronts_cover_r_and_every_row_has_one_source(m, n, relax, singletons):
     A = random_sparse(m, n, seed=7 * m + n)
-    an = analyze(A, "natural", relax=relax)
+    an = analyze(A, "natural", relax=relax, singletons=singletons)
     AP = A[:, an.perm]
-    S = symbolic_cholesky(AP)
+    S = expected_pattern(AP, an) if singletons else symbolic_cholesky(AP)
+    assert singletons or an.n1 == 0
     np.testing.assert_array_equal(an.col_count, S.sum(axis=1))
     ours = np.zeros_like(S)
     for f in range(an.nfronts):
