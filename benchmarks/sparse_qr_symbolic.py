@@ -1,0 +1,167 @@
+"""The sparse QR's symbolic analysis and rank decisions against SuiteSparseQR's, one run.
+
+    python benchmarks/sparse_qr_symbolic.py OUT.csv [--netlib DIR] [--generated NAMES] [--svd-limit N]
+
+For each matrix (the NETLIB LPs' A^T, then generated members of the paper's families):
+
+* the same column permutation on both sides (ours, column singletons first), amalgamation
+  off on both (CHOLMOD's nrelax = zrelax = 0, set in SuiteSparseQR's cholmod_common),
+  R only: the flop count (ours from the analysis, SuiteSparseQR's SPQR_flopcount) and
+  R's pattern -- both factor A with its entries replaced by random values of the same
+  sign, so no entry cancels by accident; rows are matched by their first column (a
+  row SuiteSparseQR squeezes out moves the rows under it up).  Entries under 1e-6 of
+  their row's largest are zero in exact arithmetic (both sides round them, float32
+  and float64, differently) and are counted apart;
+* each side's defaults on A itself (our COLAMD and rank rule, SuiteSparseQR's
+  ordering and tolerance): nnz(R) and the rank, and numpy's SVD rank at SuiteSparseQR's
+  tolerance where n <= --svd-limit.
+
+Needs `sparseqr` over libspqr and, to reach cholmod_common's fields, a C compiler and
+SuiteSparse's headers (the offsets are read from a three-line probe); without them the
+same-permutation columns are left empty.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import ctypes
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+import glgpgpu
+from glgpgpu.bench import matrices
+from glgpgpu.solvers.sparse_qr import HostQR, default_tol, numeric
+from glgpgpu.symbolic import analyze
+
+OFF = dict(nrelax=(0, 0, 0), zrelax=(0, 0, 0))
+ROUNDING = 1e-6
+
+PROBE = """#include <stdio.h>
+#include <stddef.h>
+#include "cholmod.h"
+int main(void){printf("%zu %zu %zu\\n", offsetof(cholmod_common, nrelax), offsetof(cholmod_common, zrelax),
+                       offsetof(cholmod_common, SPQR_flopcount)); return 0;}
+"""
+
+
+def common_fields():
+    """(nrelax, zrelax, flopcount) as ctypes views into sparseqr's cholmod_common, or None."""
+    from sparseqr.sparseqr import cc, ffi
+    cc_bin = shutil.which("cc") or shutil.which("gcc")
+    if cc_bin is None:
+        return None
+    with tempfile.TemporaryDirectory() as d:
+        src = Path(d) / "probe.c"
+        src.write_text(PROBE)
+        out = Path(d) / "probe"
+        built = subprocess.run([cc_bin, "-I/usr/include/suitesparse", str(src), "-o", str(out)],
+                               capture_output=True)
+        if built.returncode:
+            return None
+        off = [int(v) for v in subprocess.run([str(out)], capture_output=True, text=True).stdout.split()]
+    addr = int(ffi.cast("uintptr_t", cc))
+    return ((ctypes.c_size_t * 3).from_address(addr + off[0]), (ctypes.c_double * 3).from_address(addr + off[1]),
+            ctypes.c_double.from_address(addr + off[2]))
+
+
+def spqr_r(A, fixed: bool, tol: float, fields=None, relax=True):
+    """SuiteSparseQR's R (zeros dropped), its flop count and rank: R only through rz."""
+    import sparseqr
+    from sparseqr.sparseqr import lib
+    if fields is not None:
+        nrelax, zrelax, _ = fields
+        nrelax[:] = [4, 16, 48] if relax else [0, 0, 0]
+        zrelax[:] = [0.8, 0.1, 0.05] if relax else [0.0, 0.0, 0.0]
+    _, R, _, rank = sparseqr.rz(A.tocsc(), np.zeros((A.shape[0], 1)), tolerance=tol,
+                                ordering=lib.SPQR_ORDERING_FIXED if fixed else lib.SPQR_ORDERING_DEFAULT)
+    R = R.tocsr()
+    R.eliminate_zeros()
+    flops = fields[2].value if fields is not None else float("nan")
+    if fields is not None:
+        fields[0][:], fields[1][:] = [4, 16, 48], [0.8, 0.1, 0.05]
+    return R, flops, int(rank)
+
+
+def rows_by_first_column(R) -> dict:
+    """{first column: {column: |r| / the row's largest}} of every nonempty row."""
+    R = R.tocsr()
+    out = {}
+    for i in range(R.shape[0]):
+        c, v = R.indices[R.indptr[i]:R.indptr[i + 1]], np.abs(R.data[R.indptr[i]:R.indptr[i + 1]])
+        if c.size:
+            out[int(c.min())] = dict(zip(c.tolist(), (v / v.max()).tolist()))
+    return out
+
+
+def pattern_diffs(ours, theirs) -> tuple:
+    """(entries in one pattern and not the other, those of them above rounding)."""
+    a, b = rows_by_first_column(ours), rows_by_first_column(theirs)
+    total = above = 0
+    for k in set(a) | set(b):
+        ra, rb = a.get(k, {}), b.get(k, {})
+        for c in set(ra) ^ set(rb):
+            total += 1
+            above += max(ra.get(c, 0.0), rb.get(c, 0.0)) > ROUNDING
+    return total, above
+
+
+def one(name, A, fields, svd_limit, writer):
+    A = sp.csc_matrix(A, dtype=np.float64)
+    A.sum_duplicates()
+    rng = np.random.default_rng(0)
+    Ar = A.copy()
+    Ar.data = rng.uniform(0.5, 1.5, A.nnz) * np.where(A.data < 0, -1.0, 1.0)
+    an = analyze(Ar, **OFF)
+    row = dict(matrix=name, m=A.shape[0], n=A.shape[1], nnz=A.nnz, n1=an.n1, fronts=an.nfronts,
+               flops=f"{an.flops:.6g}")
+    if fields is not None:
+        AP = Ar[:, an.perm]
+        Rs, fl, _ = spqr_r(AP, True, -1.0, fields, relax=False)
+        R = numeric(an, AP.tocsr().astype(np.float32), HostQR(), None)[0]
+        total, above = pattern_diffs(R, Rs)
+        row.update(flops_spqr=f"{fl:.6g}", flops_ratio=f"{an.flops / fl:.6f}" if fl else "",
+                   pattern_entries=R.nnz, pattern_diffs=total, pattern_diffs_above_rounding=above)
+    fac = glgpgpu.sparse_qr(A, method="host")
+    Rd, _, rank_spqr = spqr_r(A, False, -2.0)
+    rank_svd = ""
+    if A.shape[1] <= svd_limit:
+        s = np.linalg.svd(A.toarray(), compute_uv=False)
+        rank_svd = int(np.sum(s > default_tol(A)))
+    row.update(nnz_r=fac.R.nnz, nnz_r_spqr=Rd.nnz, nnz_ratio=f"{fac.R.nnz / max(Rd.nnz, 1):.4f}", rank=fac.rank,
+               rank_spqr=rank_spqr, rank_svd=rank_svd)
+    writer.writerow(row)
+    print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("out")
+    ap.add_argument("--netlib", default=None, help="folder of NETLIB .mps.gz files")
+    ap.add_argument("--generated", default="", help="comma-separated: " + ",".join(matrices.GENERATED))
+    ap.add_argument("--svd-limit", type=int, default=1500, help="numpy's SVD rank where n <= this")
+    a = ap.parse_args()
+    fields = common_fields()
+    if fields is None:
+        print("no C compiler or SuiteSparse headers: the same-permutation columns stay empty")
+    cols = ["matrix", "m", "n", "nnz", "n1", "fronts", "flops", "flops_spqr", "flops_ratio", "pattern_entries",
+            "pattern_diffs", "pattern_diffs_above_rounding", "nnz_r", "nnz_r_spqr", "nnz_ratio", "rank", "rank_spqr",
+            "rank_svd"]
+    with open(a.out, "w", newline="") as f:
+        w = csv.DictWriter(f, cols)
+        w.writeheader()
+        if a.netlib:
+            for p in sorted(Path(a.netlib).glob("*.mps.gz"), key=lambda p: p.stat().st_size):
+                one(p.name[:-len(".mps.gz")], matrices.netlib_at(p), fields, a.svd_limit, w)
+                f.flush()
+        for name in filter(None, a.generated.split(",")):
+            one(name, matrices.GENERATED[name](), fields, a.svd_limit, w)
+            f.flush()
+
+
+if __name__ == "__main__":
+    main()
