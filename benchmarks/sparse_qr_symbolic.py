@@ -8,8 +8,9 @@ For each matrix (the NETLIB LPs' A^T, then generated members of the paper's fami
   off on both (CHOLMOD's nrelax = zrelax = 0, set in SuiteSparseQR's cholmod_common),
   R only: the flop count (ours from the analysis, SuiteSparseQR's SPQR_flopcount) and
   R's pattern -- both factor A with its entries replaced by random values of the same
-  sign, so no entry cancels by accident; rows are matched by their first column (a
-  row SuiteSparseQR squeezes out moves the rows under it up).  Entries under 1e-6 of
+  sign, so no entry cancels by accident; rows are matched by their first column above
+  rounding, in order where several begin at one (a row SuiteSparseQR squeezes out
+  moves the rows under it up).  Entries under 1e-6 of
   their row's largest are zero in exact arithmetic (both sides round them, float32
   and float64, differently) and are counted apart;
 * each side's defaults on A itself (our COLAMD and rank rule, SuiteSparseQR's
@@ -88,13 +89,19 @@ def spqr_r(A, fixed: bool, tol: float, fields=None, relax=True):
 
 
 def rows_by_first_column(R) -> dict:
-    """{first column: {column: |r| / the row's largest}} of every nonempty row."""
+    """{(first column above rounding, how many rows before began there): {column: |r| /
+    the row's largest}} of every nonempty row.  A pivot whose column is zero in exact
+    arithmetic keeps its row, and that row begins where the next pivot's does: at
+    rounding level in one factor and exactly zero in the other."""
     R = R.tocsr()
-    out = {}
+    out, seen = {}, {}
     for i in range(R.shape[0]):
         c, v = R.indices[R.indptr[i]:R.indptr[i + 1]], np.abs(R.data[R.indptr[i]:R.indptr[i + 1]])
         if c.size:
-            out[int(c.min())] = dict(zip(c.tolist(), (v / v.max()).tolist()))
+            rel = v / v.max()
+            first = int(c[rel > ROUNDING].min())
+            seen[first] = seen.get(first, -1) + 1
+            out[first, seen[first]] = dict(zip(c.tolist(), rel.tolist()))
     return out
 
 
