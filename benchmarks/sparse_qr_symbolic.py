@@ -8,11 +8,10 @@ For each matrix (the NETLIB LPs' A^T, then generated members of the paper's fami
   off on both (CHOLMOD's nrelax = zrelax = 0, set in SuiteSparseQR's cholmod_common),
   R only: the flop count (ours from the analysis, SuiteSparseQR's SPQR_flopcount) and
   R's pattern -- both factor A with its entries replaced by random values of the same
-  sign, so no entry cancels by accident; rows are matched by their first column above
-  rounding, in order where several begin at one (a row SuiteSparseQR squeezes out
-  moves the rows under it up).  Entries under 1e-6 of
-  their row's largest are zero in exact arithmetic (both sides round them, float32
-  and float64, differently) and are counted apart;
+  sign, so no entry cancels by accident; R's rows compared as sets of columns, in any
+  order (a row SuiteSparseQR squeezes out moves the rows under it up).  Entries under
+  1e-6 of their row's largest are zero in exact arithmetic (both sides round them,
+  float32 and float64, differently): the rows are compared again without them;
 * each side's defaults on A itself (our COLAMD and rank rule, SuiteSparseQR's
   ordering and tolerance): nnz(R) and the rank, and numpy's SVD rank at SuiteSparseQR's
   tolerance where n <= --svd-limit.
@@ -29,6 +28,7 @@ import ctypes
 import shutil
 import subprocess
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -88,33 +88,34 @@ def spqr_r(A, fixed: bool, tol: float, fields=None, relax=True):
     return R, flops, int(rank)
 
 
-def rows_by_first_column(R) -> dict:
-    """{(first column above rounding, how many rows before began there): {column: |r| /
-    the row's largest}} of every nonempty row.  A pivot whose column is zero in exact
-    arithmetic keeps its row, and that row begins where the next pivot's does: at
-    rounding level in one factor and exactly zero in the other."""
+def row_patterns(R) -> list:
+    """R's nonempty rows as (its columns, its columns with entries above ROUNDING of the
+    row's largest)."""
     R = R.tocsr()
-    out, seen = {}, {}
+    out = []
     for i in range(R.shape[0]):
         c, v = R.indices[R.indptr[i]:R.indptr[i + 1]], np.abs(R.data[R.indptr[i]:R.indptr[i + 1]])
         if c.size:
-            rel = v / v.max()
-            first = int(c[rel > ROUNDING].min())
-            seen[first] = seen.get(first, -1) + 1
-            out[first, seen[first]] = dict(zip(c.tolist(), rel.tolist()))
+            out.append((frozenset(c.tolist()), frozenset(c[v > ROUNDING * v.max()].tolist())))
     return out
 
 
 def pattern_diffs(ours, theirs) -> tuple:
-    """(entries in one pattern and not the other, those of them above rounding)."""
-    a, b = rows_by_first_column(ours), rows_by_first_column(theirs)
-    total = above = 0
-    for k in set(a) | set(b):
-        ra, rb = a.get(k, {}), b.get(k, {})
-        for c in set(ra) ^ set(rb):
-            total += 1
-            above += max(ra.get(c, 0.0), rb.get(c, 0.0)) > ROUNDING
-    return total, above
+    """(rows of one R's pattern not in the other's, in any order; of those, the rows
+    still unmatched when entries under ROUNDING of their row's largest are left out)."""
+    a, b = row_patterns(ours), row_patterns(theirs)
+    ea, eb = Counter(e for e, _ in a), Counter(e for e, _ in b)
+    both = ea & eb
+    left = []
+    for rows, counts in ((a, ea - both), (b, eb - both)):
+        c = Counter()
+        for e, f in rows:
+            if counts[e] > 0:
+                counts[e] -= 1
+                c[f] += 1
+        left.append(c)
+    exact = sum(((ea - eb) + (eb - ea)).values())
+    return exact, sum(((left[0] - left[1]) + (left[1] - left[0])).values())
 
 
 def one(name, A, fields, svd_limit, writer):
@@ -132,7 +133,8 @@ def one(name, A, fields, svd_limit, writer):
         R = numeric(an, AP.tocsr().astype(np.float32), HostQR(), None)[0]
         total, above = pattern_diffs(R, Rs)
         row.update(flops_spqr=f"{fl:.6g}", flops_ratio=f"{an.flops / fl:.6f}" if fl else "",
-                   pattern_entries=R.nnz, pattern_diffs=total, pattern_diffs_above_rounding=above)
+                   pattern_entries=R.nnz, pattern_rows_differing=total,
+                   pattern_rows_differing_above_rounding=above)
     fac = glgpgpu.sparse_qr(A, method="host")
     Rd, _, rank_spqr = spqr_r(A, False, -2.0)
     rank_svd = ""
@@ -156,8 +158,8 @@ def main():
     if fields is None:
         print("no C compiler or SuiteSparse headers: the same-permutation columns stay empty")
     cols = ["matrix", "m", "n", "nnz", "n1", "fronts", "flops", "flops_spqr", "flops_ratio", "pattern_entries",
-            "pattern_diffs", "pattern_diffs_above_rounding", "nnz_r", "nnz_r_spqr", "nnz_ratio", "rank", "rank_spqr",
-            "rank_svd"]
+            "pattern_rows_differing", "pattern_rows_differing_above_rounding", "nnz_r", "nnz_r_spqr", "nnz_ratio",
+            "rank", "rank_spqr", "rank_svd"]
     with open(a.out, "w", newline="") as f:
         w = csv.DictWriter(f, cols)
         w.writeheader()
