@@ -4,8 +4,6 @@ float32 normal equations on the GPU, relative infeasibilities and gap to 1e-8.
 Every test here fails on the 2006 float32 solver (it stops near 1e-5 and loses
 the answer's last digits); they check the formulation's hard cases against
 HiGHS, the honesty of the statuses, and NETLIB to 1e-8."""
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +11,7 @@ import scipy.optimize as so
 
 import glgpgpu
 from glgpgpu.bench import lp_table3, netlib
+from support import shared_netlib
 
 TOL = 1e-8
 
@@ -323,15 +322,7 @@ def test_bad_lp_input(kw, err, match):
         glgpgpu.linprog(**kw)
 
 
-def _netlib_dir():
-    for cand in (Path(__file__).resolve().parents[3] / "shared" / "data" / "netlib",
-                 Path(os.environ.get("GLGPGPU_NETLIB", "/nonexistent"))):
-        if (cand / "optima.csv").exists():
-            return cand
-    return None
-
-
-SHARED = _netlib_dir()
+SHARED = shared_netlib()
 TABLE3 = sorted(lp_table3.PAPER)
 SMALL = [] if SHARED is None else [n for n in netlib.problems(SHARED, max_rows=100) if n not in TABLE3]
 
