@@ -460,8 +460,12 @@ def factorize(A: sp.spmatrix, B: np.ndarray | None, *, ordering, tol: float, eng
         cols = an.perm[n:] - n              # B's columns after the analysis' postorder
         qtb = R[:n, n:].toarray()[:, np.argsort(cols)].astype(np.float64)
         R = R[:n, :n].tocsc()
+    t0 = time.perf_counter()
     dead = dependent(an, R, A[:, perm].tocsc(), column_norms(A)[perm], tol) if tol >= 0 else np.zeros(0, np.int64)
-    info = {"ordering": an.ordering, "fronts": an.nfronts, "rounds": len(per_round), "fronts_per_round": per_round,
+    if tol >= 0:
+        _charge(times, "rank", t0)          # Heath's rule: the float64 distances of the small pivots
+    info = {"ordering": an.ordering, "singletons": an.n1, "fronts": an.nfronts, "rounds": len(per_round),
+            "fronts_per_round": per_round,
             "flops": an.flops, "intensity": an.intensity, "nnz_r": int(R.nnz), "times": times,
             "method": getattr(impl, "name", "?"), "path": path, "tol": tol, **how}
     Q = SparseQ(an, kept, m) if kept is not None else None
