@@ -9,11 +9,11 @@ For each matrix (the NETLIB LPs' A^T, then generated members of the paper's fami
   R only: the flop count (ours from the analysis, SuiteSparseQR's SPQR_flopcount) and
   R's pattern -- both factor A with its entries replaced by random values of the same
   sign, so no entry cancels by accident; R's rows compared as sets of columns, in any
-  order (a row SuiteSparseQR squeezes out moves the rows under it up).  Entries under
-  1e-5 of their row's largest are what rounding leaves of zeros of exact arithmetic:
-  each side rounds them differently (float32 here; on dfl001 SuiteSparseQR's float64
-  leaves up to 1.0e-6 where the other has an exact zero), so the rows are compared
-  again without them;
+  order (a row SuiteSparseQR squeezes out moves the rows under it up).  An entry under
+  1e-5 of its row's largest that one side has and the other not is what rounding
+  leaves of a zero of exact arithmetic: each side rounds differently (float32 here; on
+  dfl001 SuiteSparseQR's float64 leaves up to 1.0e-6 where the other has an exact
+  zero), so the rows are compared again without such entries;
 * each side's defaults on A itself (our COLAMD and rank rule, SuiteSparseQR's
   ordering and tolerance): nnz(R) and the rank, and numpy's SVD rank at SuiteSparseQR's
   tolerance where n <= --svd-limit.
@@ -90,34 +90,53 @@ def spqr_r(A, fixed: bool, tol: float, fields=None, relax=True):
     return R, flops, int(rank)
 
 
-def row_patterns(R) -> list:
-    """R's nonempty rows as (its columns, its columns with entries above ROUNDING of the
-    row's largest)."""
+def row_entries(R) -> list:
+    """R's nonempty rows as {column: |r| / the row's largest}."""
     R = R.tocsr()
     out = []
     for i in range(R.shape[0]):
         c, v = R.indices[R.indptr[i]:R.indptr[i + 1]], np.abs(R.data[R.indptr[i]:R.indptr[i + 1]])
         if c.size:
-            out.append((frozenset(c.tolist()), frozenset(c[v > ROUNDING * v.max()].tolist())))
+            out.append(dict(zip(c.tolist(), (v / v.max()).tolist())))
     return out
 
 
 def pattern_diffs(ours, theirs) -> tuple:
     """(rows of one R's pattern not in the other's, in any order; of those, the rows
-    still unmatched when entries under ROUNDING of their row's largest are left out)."""
-    a, b = row_patterns(ours), row_patterns(theirs)
-    ea, eb = Counter(e for e, _ in a), Counter(e for e, _ in b)
-    both = ea & eb
-    left = []
-    for rows, counts in ((a, ea - both), (b, eb - both)):
-        c = Counter()
-        for e, f in rows:
-            if counts[e] > 0:
-                counts[e] -= 1
-                c[f] += 1
-        left.append(c)
+    that still differ by an entry of ROUNDING of its row's largest or more).  Rows
+    not matched exactly are paired with the other side's unmatched row that shares
+    the most columns among those holding the column of its largest entry."""
+    a, b = row_entries(ours), row_entries(theirs)
+    ea, eb = Counter(frozenset(r) for r in a), Counter(frozenset(r) for r in b)
     exact = sum(((ea - eb) + (eb - ea)).values())
-    return exact, sum(((left[0] - left[1]) + (left[1] - left[0])).values())
+
+    def leftover(rows, extra):
+        out = []
+        for r in rows:
+            k = frozenset(r)
+            if extra[k] > 0:
+                extra[k] -= 1
+                out.append(r)
+        return out
+    la, lb = leftover(a, ea - eb), leftover(b, eb - ea)
+    by_col = {}
+    for j, r in enumerate(lb):
+        for c in r:
+            by_col.setdefault(c, set()).add(j)
+    free, above = set(range(len(lb))), 0
+    for r in la:
+        top = max(r, key=r.get)
+        cands = by_col.get(top, set()) & free
+        if not cands:
+            above += 1
+            continue
+        j = max(cands, key=lambda j: len(r.keys() & lb[j].keys()))
+        free.discard(j)
+        other = lb[j]
+        if any(r[c] >= ROUNDING for c in r.keys() - other.keys()) or \
+                any(other[c] >= ROUNDING for c in other.keys() - r.keys()):
+            above += 1
+    return exact, above + len(free)
 
 
 def one(name, A, fields, svd_limit, writer):
