@@ -352,6 +352,9 @@ def default_tol(A: sp.spmatrix) -> float:
 #: times its coefficients, so the net is wide (sqrt(u32)) and float64 decides
 NOISE = 2.0 ** -12
 
+#: the most columns of an R whose triangular solves go dense (preconditioned)
+DENSE_TRIANGLE = 2048
+
 #: the most entries (rows x columns) of a subtree's float64 least-squares problem solved
 #: densely where LSMR on the float32 factor does not settle
 DENSE_DISTANCE = 2 * 10 ** 7
@@ -359,15 +362,28 @@ DENSE_DISTANCE = 2 * 10 ** 7
 
 def preconditioned(S: sp.spmatrix, R: sp.spmatrix) -> tuple:
     """(S R^-1 as a LinearOperator, y -> R^-1 y), float64: LSMR on S R^-1 converges in
-    a few iterations when R is a QR factor of S, even a float32 one."""
-    Ru = R.astype(np.float64).tocsr()
-    Rt = Ru.T.tocsr()
+    a few iterations when R is a QR factor of S, even a float32 one.  R of at most
+    DENSE_TRIANGLE columns is solved dense (LAPACK's trsv: scipy's sparse triangular
+    solve costs ~2 ms a call in overhead alone, and the rank decision makes thousands)."""
+    if R.shape[0] <= DENSE_TRIANGLE:
+        Rd = np.asarray(R.astype(np.float64).toarray())
 
-    def solve(y):
-        return spsolve_triangular(Ru, y, lower=False)
+        def solve(y):
+            return scipy.linalg.solve_triangular(Rd, y, lower=False, check_finite=False)
 
-    op = LinearOperator(S.shape, matvec=lambda y: S @ solve(y),
-                        rmatvec=lambda z: spsolve_triangular(Rt, S.T @ z, lower=True), dtype=np.float64)
+        def solve_t(z):
+            return scipy.linalg.solve_triangular(Rd, z, lower=False, trans="T", check_finite=False)
+    else:
+        Ru = R.astype(np.float64).tocsr()
+        Rt = Ru.T.tocsr()
+
+        def solve(y):
+            return spsolve_triangular(Ru, y, lower=False)
+
+        def solve_t(z):
+            return spsolve_triangular(Rt, z, lower=True)
+    op = LinearOperator(S.shape, matvec=lambda y: S @ solve(y), rmatvec=lambda z: solve_t(S.T @ z),
+                        dtype=np.float64)
     return op, solve
 
 
