@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import csv
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -57,8 +56,8 @@ def main():
     with open(a.out, "w", newline="") as f:
         w = csv.DictWriter(f, cols)
         w.writeheader()
-        for p in sorted(Path(a.netlib).glob("*.mps.gz"), key=lambda p: p.stat().st_size):
-            one(p.name[:-len(".mps.gz")], matrices.netlib_at(p), a.method, a.svd_limit, w)
+        for name, A in matrices.suite(a.netlib):
+            one(name, A, a.method, a.svd_limit, w)
             f.flush()
 
 

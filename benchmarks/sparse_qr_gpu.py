@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import csv
 import time
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -98,12 +97,8 @@ def main():
         w = csv.DictWriter(f, fields)
         w.writeheader()
         glgpgpu.sparse_qr(matrices.grid(4, 2), method=a.method, tol=-1)         # warm: compile the kernels
-        if a.netlib:
-            for p in sorted(Path(a.netlib).glob("*.mps.gz"), key=lambda p: p.stat().st_size):
-                one(p.name[:-len(".mps.gz")], matrices.netlib_at(p), a.method, w, spqr_limit=limit)
-                f.flush()
-        for name in filter(None, a.generated.split(",")):
-            one(name, GENERATED[name](), a.method, w, spqr_limit=limit)
+        for name, A in matrices.suite(a.netlib, a.generated):
+            one(name, A, a.method, w, spqr_limit=limit)
             f.flush()
 
 

@@ -184,12 +184,8 @@ def main():
     with open(a.out, "w", newline="") as f:
         w = csv.DictWriter(f, cols)
         w.writeheader()
-        if a.netlib:
-            for p in sorted(Path(a.netlib).glob("*.mps.gz"), key=lambda p: p.stat().st_size):
-                one(p.name[:-len(".mps.gz")], matrices.netlib_at(p), fields, a.svd_limit, w)
-                f.flush()
-        for name in filter(None, a.generated.split(",")):
-            one(name, matrices.GENERATED[name](), fields, a.svd_limit, w)
+        for name, A in matrices.suite(a.netlib, a.generated):
+            one(name, A, fields, a.svd_limit, w)
             f.flush()
 
 

@@ -1,8 +1,5 @@
-"""Helpers several test folders use (not fixtures): running a call on a fresh thread,
-finding the shared NETLIB set."""
-import os
+"""Helpers several test folders use (not fixtures): running a call on a fresh thread."""
 import threading
-from pathlib import Path
 
 
 def run_in_thread(fn, *args):
@@ -33,14 +30,3 @@ def untracked_files(root) -> set:
     out = subprocess.run(["git", "ls-files", "--others", "--exclude-standard"], cwd=root, capture_output=True,
                          text=True, timeout=60).stdout
     return set(out.split())
-
-
-def shared_netlib():
-    """The shared NETLIB folder (all 75 problems with HiGHS's optima) beside the checkout,
-    or the one GLGPGPU_NETLIB names; None where neither is there (the repository's own
-    data/netlib holds Table 3's ten)."""
-    for cand in (Path(__file__).resolve().parents[2] / "shared" / "data" / "netlib",
-                 Path(os.environ.get("GLGPGPU_NETLIB", "/nonexistent"))):
-        if (cand / "optima.csv").exists():
-            return cand
-    return None

@@ -110,3 +110,14 @@ GENERATED = {"nug05": lambda: nug(5), "nug08": lambda: nug(8), "nug12": lambda: 
              "ch7-8-b3": lambda: chessboard(7, 8, 3), "grid2d_200": lambda: grid(200, 2),
              "grid3d_20": lambda: grid(20, 3), "grid3d_30": lambda: grid(30, 3),
              "grid3d_40": lambda: grid(40, 3)}
+
+
+def suite(netlib=None, generated: str = ""):
+    """(name, A) of a sparse QR benchmark's matrices, made one at a time: every NETLIB
+    problem's A^T in the folder `netlib` (smallest file first), then the generated
+    families named in `generated` (comma-separated keys of GENERATED)."""
+    if netlib:
+        for p in sorted(Path(netlib).glob("*.mps.gz"), key=lambda p: p.stat().st_size):
+            yield p.name[:-len(".mps.gz")], netlib_at(p)
+    for name in filter(None, generated.split(",")):
+        yield name, GENERATED[name]()

@@ -11,7 +11,7 @@ import scipy.optimize as so
 
 import glgpgpu
 from glgpgpu.bench import lp_table3, netlib
-from support import shared_netlib
+from glgpgpu.bench.matrices import netlib_folder
 
 TOL = 1e-8
 
@@ -322,7 +322,7 @@ def test_bad_lp_input(kw, err, match):
         glgpgpu.linprog(**kw)
 
 
-SHARED = shared_netlib()
+SHARED = netlib_folder()
 TABLE3 = sorted(lp_table3.PAPER)
 SMALL = [] if SHARED is None else [n for n in netlib.problems(SHARED, max_rows=100) if n not in TABLE3]
 

@@ -6,10 +6,9 @@ import pytest
 import scipy.sparse as sp
 
 import glgpgpu
-from glgpgpu.bench.matrices import chessboard, grid, netlib_at, nug
+from glgpgpu.bench.matrices import chessboard, grid, netlib_at, netlib_folder, nug
 from glgpgpu.bench import lp_table3
 from glgpgpu.symbolic import analyze, front_bytes
-from support import shared_netlib
 
 METHODS = ["blocked", "paper", "compute"]
 
@@ -220,7 +219,7 @@ def test_every_shared_netlib_at_under_a_gigaflop(ctx):
     maros-r7, dfl001 and fit2p run in benchmarks/sparse_qr_gpu.py), R by drawing
     (blocked, R only) within the issue's float32 line; the repository's Table 3 ten
     where the shared set is not beside the checkout."""
-    folder = shared_netlib() or lp_table3.data_dir()
+    folder = netlib_folder() or lp_table3.data_dir()
     over, checked = [], 0
     for path in sorted(folder.glob("*.mps.gz")):
         A = netlib_at(path)

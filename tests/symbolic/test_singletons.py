@@ -118,3 +118,17 @@ def test_a_second_rank_pass_keeps_the_first_ones_order(monkeypatch):
     (_, perm1, dead1), (order2, _, _) = seen[0], seen[1]
     alive = np.delete(perm1, dead1)
     np.testing.assert_array_equal(np.argsort(np.argsort(alive)), order2)
+
+
+def test_the_qr_orders_with_suitesparseqrs_colamd_knob_and_the_lps_cholesky_with_colamds(monkeypatch):
+    """SuiteSparseQR reaches COLAMD through CHOLMOD, which ignores only rows that are
+    entirely dense (knob -1); the LP's Cholesky of A D A^T keeps COLAMD's default."""
+    import glgpgpu.symbolic.ordering as ordering
+    from glgpgpu.solvers.sparse_cholesky import CholeskyAnalysis
+    seen = []
+    real = ordering.colamd
+    monkeypatch.setattr(ordering, "colamd", lambda A, dense_rows=None: seen.append(dense_rows) or real(A, dense_rows))
+    A = with_singletons(30, 17, seed=2)
+    analyze(A)
+    CholeskyAnalysis(A.T.tocsc(), "colamd")
+    assert seen == [-1.0, None]
