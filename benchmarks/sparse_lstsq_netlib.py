@@ -12,17 +12,17 @@ numpy's SVD rank at SuiteSparseQR's tolerance where n <= --svd-limit.
 from __future__ import annotations
 
 import argparse
-import csv
 import time
 
 import numpy as np
 
 import glgpgpu
 from glgpgpu.bench import matrices
+from glgpgpu.bench.common import csv_rows
 from glgpgpu.solvers.sparse_qr import default_tol
 
 
-def one(name, A, method, svd_limit, writer):
+def one(name, A, method, svd_limit) -> dict:
     import sparseqr
     b = np.random.default_rng(0).standard_normal(A.shape[0])
     t = time.perf_counter()
@@ -40,8 +40,7 @@ def one(name, A, method, svd_limit, writer):
                rank_spqr=int(rank_spqr), rank_svd=rank_svd, passes=info.factor.info.get("passes", 1),
                residual_ratio=f"{np.linalg.norm(b - A @ x) / np.linalg.norm(b - A @ xs):.12f}",
                seconds=f"{ours:.3f}", spqr_seconds=f"{theirs:.3f}")
-    writer.writerow(row)
-    print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
+    return row
 
 
 def main():
@@ -53,12 +52,9 @@ def main():
     a = ap.parse_args()
     cols = ["matrix", "m", "n", "status", "iterations", "optimality", "floor", "rank", "rank_spqr", "rank_svd",
             "passes", "residual_ratio", "seconds", "spqr_seconds"]
-    with open(a.out, "w", newline="") as f:
-        w = csv.DictWriter(f, cols)
-        w.writeheader()
+    with csv_rows(a.out, cols) as emit:
         for name, A in matrices.suite(a.netlib):
-            one(name, A, a.method, a.svd_limit, w)
-            f.flush()
+            emit(one(name, A, a.method, a.svd_limit))
 
 
 if __name__ == "__main__":

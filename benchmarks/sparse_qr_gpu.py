@@ -16,7 +16,6 @@ even where the method has a front store (the comparison); --no-spqr: ours only.
 from __future__ import annotations
 
 import argparse
-import csv
 import time
 
 import numpy as np
@@ -24,6 +23,7 @@ import scipy.sparse as sp
 
 import glgpgpu
 from glgpgpu.bench import matrices
+from glgpgpu.bench.common import csv_rows
 
 GENERATED = matrices.GENERATED
 DENSE_CHECK = 5000              # columns up to which R's backward error is checked with dense products
@@ -59,7 +59,7 @@ def spqr_seconds(A):
     return time.perf_counter() - t, "pyspqr keeps H"
 
 
-def one(name, A, method, writer, check_limit=2e10, spqr_limit=1e13):
+def one(name, A, method, check_limit=2e10, spqr_limit=1e13) -> dict:
     """One matrix: ours, its backward error, SuiteSparseQR (spqr_limit 0: not run)."""
     t = time.perf_counter()
     fac = glgpgpu.sparse_qr(A, tol=-1, method=method)
@@ -74,8 +74,7 @@ def one(name, A, method, writer, check_limit=2e10, spqr_limit=1e13):
                extract=f"{info['times'].get('extract', 0):.3f}", gflops=f"{info['flops'] / total / 1e9:.3g}",
                backward_error=f"{err:.2e}", spqr_seconds=f"{ref:.3f}", speedup=f"{ref / total:.3g}",
                method=info["method"], assembly=info["assembly"], schedule=info["schedule"], spqr=which)
-    writer.writerow(row)
-    print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
+    return row
 
 
 def main():
@@ -93,13 +92,10 @@ def main():
     fields = ["matrix", "m", "n", "nnz", "fronts", "rounds", "flops", "intensity", "nnz_r", "seconds", "analyze",
               "assemble", "factor", "extract", "gflops", "backward_error", "spqr_seconds", "speedup", "method",
               "assembly", "schedule", "spqr"]
-    with open(a.out, "w", newline="") as f:
-        w = csv.DictWriter(f, fields)
-        w.writeheader()
+    with csv_rows(a.out, fields) as emit:
         glgpgpu.sparse_qr(matrices.grid(4, 2), method=a.method, tol=-1)         # warm: compile the kernels
         for name, A in matrices.suite(a.netlib, a.generated):
-            one(name, A, a.method, w, spqr_limit=limit)
-            f.flush()
+            emit(one(name, A, a.method, spqr_limit=limit))
 
 
 if __name__ == "__main__":

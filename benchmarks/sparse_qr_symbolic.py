@@ -25,7 +25,6 @@ same-permutation columns are left empty.
 from __future__ import annotations
 
 import argparse
-import csv
 import ctypes
 import shutil
 import subprocess
@@ -38,6 +37,7 @@ import scipy.sparse as sp
 
 import glgpgpu
 from glgpgpu.bench import matrices
+from glgpgpu.bench.common import csv_rows
 from glgpgpu.solvers.sparse_qr import HostQR, default_tol, numeric
 from glgpgpu.symbolic import analyze
 
@@ -139,7 +139,7 @@ def pattern_diffs(ours, theirs) -> tuple:
     return exact, above + len(free)
 
 
-def one(name, A, fields, svd_limit, writer):
+def one(name, A, fields, svd_limit) -> dict:
     A = sp.csc_matrix(A, dtype=np.float64)
     A.sum_duplicates()
     rng = np.random.default_rng(0)
@@ -164,8 +164,7 @@ def one(name, A, fields, svd_limit, writer):
         rank_svd = int(np.sum(s > default_tol(A)))
     row.update(nnz_r=fac.R.nnz, nnz_r_spqr=Rd.nnz, nnz_ratio=f"{fac.R.nnz / max(Rd.nnz, 1):.4f}", rank=fac.rank,
                rank_spqr=rank_spqr, rank_svd=rank_svd)
-    writer.writerow(row)
-    print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
+    return row
 
 
 def main():
@@ -181,12 +180,9 @@ def main():
     cols = ["matrix", "m", "n", "nnz", "n1", "fronts", "flops", "flops_spqr", "flops_ratio", "pattern_entries",
             "pattern_rows_differing", "pattern_rows_differing_above_rounding", "nnz_r", "nnz_r_spqr", "nnz_ratio",
             "rank", "rank_spqr", "rank_svd"]
-    with open(a.out, "w", newline="") as f:
-        w = csv.DictWriter(f, cols)
-        w.writeheader()
+    with csv_rows(a.out, cols) as emit:
         for name, A in matrices.suite(a.netlib, a.generated):
-            one(name, A, fields, a.svd_limit, w)
-            f.flush()
+            emit(one(name, A, fields, a.svd_limit))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ import csv
 import datetime as _dt
 import re
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -59,6 +60,21 @@ def make_row(suite, ctx, m, n, variant, seconds, frags, byts, ceil, host, extra=
     }
     row.update(extra or {})
     return row
+
+
+@contextmanager
+def csv_rows(path, columns: list):
+    """A CSV at `path` with these columns, written row by row as a long run goes: yields
+    emit(row), which writes the row, flushes the file and prints it as key=value."""
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, columns)
+        w.writeheader()
+
+        def emit(row: dict) -> None:
+            w.writerow(row)
+            f.flush()
+            print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
+        yield emit
 
 
 def write_csv(rows: list, path: Path) -> Path:
