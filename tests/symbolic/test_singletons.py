@@ -104,7 +104,7 @@ def test_a_second_rank_pass_keeps_the_first_ones_order(monkeypatch):
     import glgpgpu.solvers.sparse_qr as sq
     from pathlib import Path
     from glgpgpu.bench.matrices import netlib_at
-    A = netlib_at(Path(__file__).parents[1] / "data" / "agg.mps.gz")
+    A = netlib_at(Path(__file__).parents[1] / "data" / "netlib" / "agg.mps.gz")
     seen = []
     real = sq.factorize
 
