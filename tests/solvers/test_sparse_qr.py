@@ -31,6 +31,11 @@ def cases():
     A = sp.random(57, 31, density=0.08, random_state=rng, format="lil")
     A[np.arange(31) + 10, np.arange(31)] = 1.0
     out["random57x31"] = A.tocsc()
+    S = sp.random(45, 30, density=0.15, random_state=rng, format="lil")
+    for j in range(0, 30, 3):                   # column singletons: a third of the columns, one entry each
+        S[:, j] = 0
+        S[rng.integers(0, 45), j] = rng.uniform(0.5, 2.0)
+    out["singletons45x30"] = S.tocsc()
     return out
 
 
