@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
-from scipy.sparse.linalg import LinearOperator, lsmr, spsolve_triangular
+from scipy.sparse.linalg import LinearOperator, lsmr, splu, spsolve_triangular
 
 from ..scheduling.tree import rounds_launches
 from ..symbolic import (Analysis, analyze, block_rows, front_levels, front_rounds, own_entries, plan_stages,
@@ -374,17 +374,28 @@ def preconditioned(S: sp.spmatrix, R: sp.spmatrix) -> tuple:
         def solve_t(z):
             return scipy.linalg.solve_triangular(Rd, z, lower=False, trans="T", check_finite=False)
     else:
-        Ru = R.astype(np.float64).tocsr()
-        Rt = Ru.T.tocsr()
-
-        def solve(y):
-            return spsolve_triangular(Ru, y, lower=False)
-
-        def solve_t(z):
-            return spsolve_triangular(Rt, z, lower=True)
+        solve, solve_t = _sparse_triangle(R.astype(np.float64).tocsc())
     op = LinearOperator(S.shape, matvec=lambda y: S @ solve(y), rmatvec=lambda z: solve_t(S.T @ z),
                         dtype=np.float64)
     return op, solve
+
+
+def _sparse_triangle(Ru: sp.csc_matrix) -> tuple:
+    """(y -> R^-1 y, z -> R^-T z) for a sparse upper triangle R with no zero on its
+    diagonal: SuperLU's factors of R in its own order, L = I and U = R, solve in ~0.1 ms
+    where scipy's sparse triangular solve takes ~1 ms (n = 3,000); that solve where
+    SuperLU would pivot."""
+    n = Ru.shape[0]
+    try:
+        lu = splu(Ru, permc_spec="NATURAL", diag_pivot_thresh=0.0, options={"SymmetricMode": True})
+        plain = np.array_equal(lu.perm_r, np.arange(n)) and np.array_equal(lu.perm_c, np.arange(n)) \
+            and lu.L.nnz == n
+    except RuntimeError:                        # a zero pivot
+        plain = False
+    if plain:
+        return lu.solve, lambda z: lu.solve(z, trans="T")
+    Rr, Rt = Ru.tocsr(), Ru.T.tocsr()
+    return (lambda y: spsolve_triangular(Rr, y, lower=False)), (lambda z: spsolve_triangular(Rt, z, lower=True))
 
 
 def _distance(AP: sp.csc_matrix, R: sp.spmatrix, cols: np.ndarray, k: int, norms: np.ndarray) -> float:
@@ -398,13 +409,12 @@ def _distance(AP: sp.csc_matrix, R: sp.spmatrix, cols: np.ndarray, k: int, norms
     a = AP[:, k].toarray().ravel()
     if cols.size == 0:
         return float(np.linalg.norm(a))
-    Rb = R[cols][:, cols].tolil()
-    dg = np.abs(Rb.diagonal())
-    zero = np.flatnonzero(dg <= NOISE * norms[cols])
-    for i in zero:
-        Rb[i, i] = max(norms[cols[i]], 1.0)
+    Rb = R[cols][:, cols].astype(np.float64)
+    dg = Rb.diagonal()
+    fix = np.where(np.abs(dg) <= NOISE * norms[cols], np.maximum(norms[cols], 1.0) - dg, 0.0)
+    Rb = (Rb + sp.diags(fix)).tocsc() if fix.any() else Rb.tocsc()     # the zero pivots replaced
     S = AP[:, cols].tocsc()
-    op, solve = preconditioned(S, Rb.tocsr())
+    op, solve = preconditioned(S, Rb)
     y, istop = lsmr(op, a, atol=1e-14, btol=1e-14, maxiter=500)[:2]
     if istop in (0, 1, 2, 4, 5):
         return float(np.linalg.norm(a - S @ solve(y)))
