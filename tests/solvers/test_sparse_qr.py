@@ -51,9 +51,10 @@ def test_r_backward_error(ctx, method, name):
     assert backward_error(A, fac) <= 1e-5
 
 
+@pytest.mark.parametrize("name", ["grid2d_6", "singletons45x30"])
 @pytest.mark.parametrize("method", ["blocked", "paper", "compute"])
-def test_r_is_bit_identical_whatever_the_budget_and_the_atlas(ctx, method):
-    A = grid(6, 2)
+def test_r_is_bit_identical_whatever_the_budget_and_the_atlas(ctx, method, name):
+    A = grid(6, 2) if name == "grid2d_6" else CASES[name]
     ref = glgpgpu.sparse_qr(A, method=method, tol=-1)
     need = front_bytes(ref.analysis)
     for budget in (int(need.max()), int(need.sum() // 4) + int(need.max())):
