@@ -510,7 +510,8 @@ def factorize_rank(A: sp.spmatrix, B, *, ordering, tol: float, engine, memory_bu
         fac = factorize(A[:, cols] if cols.size < n else A, B, ordering=order, tol=tol, engine=engine,
                         memory_budget=memory_budget, keep_h=keep_h)
         passes += 1
-        name = name if passes > 1 else fac.info["ordering"]
+        if passes == 1:
+            name = fac.info["ordering"]             # later passes' order is "given": this one's
         for k, v in fac.info["times"].items():
             total[k] = total.get(k, 0.0) + v
         if fac.dead.size == 0 or tol < 0:

@@ -251,10 +251,10 @@ def analyze(A, ordering="colamd", *, relax: bool = True, nrelax=NRELAX, zrelax=Z
     q, name, n1, srows = _order(A, ordering, singletons, tol, pivots, dense_rows)
     keep = np.ones(m, bool)
     keep[srows[srows >= 0]] = False
-    rest = rows_only(A[:, q[n1:]], keep) if n1 else A[:, q[n1:]]    # what the singletons leave
-    perm = np.concatenate([q[:n1], q[n1:][postorder(column_etree(rest))]])
+    left_by = rows_only(A, keep).tocsc() if n1 else A                  # what the singletons leave
+    perm = np.concatenate([q[:n1], q[n1:][postorder(column_etree(left_by[:, q[n1:]]))]])
     AP = A[:, perm]
-    csr, left, col_parent, count, first, stored = _row_patterns(rows_only(AP, keep) if n1 else AP, n)
+    csr, left, col_parent, count, first, stored = _row_patterns(left_by[:, perm], n)
     if n1:                          # a singleton's row of R is its row of A, as it stands
         full = AP.tocsr()
         full.sort_indices()
