@@ -48,6 +48,27 @@ class Float64Matrix:
             self._mb = self.buf = None
 
 
+class EntryPlaces:
+    """Where a fixed set of an order-m matrix's lower-triangle entries (rows >= cols) lie in
+    the float64 factor's buffer, uploaded once and kept: the LP factors A D A^T on one
+    pattern every iteration, so only the values travel then.  Give it back."""
+
+    def __init__(self, ctx, m: int, rows: np.ndarray, cols: np.ndarray):
+        rows, cols = np.asarray(rows, np.int64), np.asarray(cols, np.int64)
+        if rows.shape != cols.shape or (rows.size and (np.any(rows < cols) or rows.max() >= m or cols.min() < 0)):
+            raise ValueError("entry places must be pairs (row, col) of the lower triangle of an order-m matrix")
+        self.m, self.count = int(m), int(rows.size)
+        at = rows * leading(m) + cols
+        if at.size and at.max() >= 2 ** 31:
+            raise ValueError(f"an order-{m} float64 matrix has places past int32")
+        self._b = _raw(ctx, at.astype(np.int32), "the entries' places") if self.count else None
+
+    def give(self) -> None:
+        if self._b is not None:
+            self._b.give()
+            self._b = None
+
+
 def _raw(ctx, values: np.ndarray, what: str):
     """A 1-D int32 or float64 array in a compact float32 buffer of its bytes."""
     f = np.ascontiguousarray(values).view(np.float32).reshape(1, -1)
@@ -59,17 +80,26 @@ def _raw(ctx, values: np.ndarray, what: str):
 class Float64Cholesky:
     """L L^T = M (scipy.sparse or dense, symmetric; its lower triangle is read) in
     float64 on the GPU; `solve(b)`; raises NotPositiveDefiniteError (a
-    numpy.linalg.LinAlgError) where a pivot is not positive.  Release when done."""
+    numpy.linalg.LinAlgError) where a pivot is not positive.  Release when done.
+    With places (EntryPlaces): M is the values of those entries, in their order."""
 
-    def __init__(self, ctx, M):
+    def __init__(self, ctx, M, places: EntryPlaces | None = None):
         require(ctx)
         self.ctx = ctx
-        m = self.m = M.shape[0]
-        if M.shape != (m, m):
-            raise ValueError(f"M must be square, got {M.shape}")
+        if places is not None:
+            M = np.asarray(M, np.float64)
+            if M.shape != (places.count,):
+                raise ValueError(f"expected {places.count} entry values for these places, got shape {M.shape}")
+            m = self.m = places.m
+        else:
+            m = self.m = M.shape[0]
+            if M.shape != (m, m):
+                raise ValueError(f"M must be square, got {M.shape}")
         self.L = Float64Matrix(ctx, m, m, "the float64 factor")
         try:
-            if sp.issparse(M):
+            if places is not None:
+                self._scatter_values(ctx, places, M)
+            elif sp.issparse(M):
                 self._scatter(ctx, sp.tril(sp.coo_matrix(M)))
             else:                                       # dense: uploaded as it is (only the lower part is read)
                 self.L.put(ctx, np.asarray(M, np.float64))
@@ -82,18 +112,23 @@ class Float64Cholesky:
 
     def _scatter(self, ctx, low) -> None:
         """A sparse lower triangle into the zeroed factor buffer, on the GPU."""
-        fill(ctx, self.L._mb, 0.0)
-        if not low.nnz:
-            return
-        at = (low.row.astype(np.int64) * self.L.ld + low.col).astype(np.int32)
-        idx, val = _raw(ctx, at, "the entries' places"), _raw(ctx, low.data.astype(np.float64), "the entries")
+        places = EntryPlaces(ctx, self.m, low.row, low.col)
         try:
-            groups = -(-low.nnz // 256)
-            ctx.kernels.dispatch("scatter_entries", (min(groups, 65535), -(-groups // 65535), 1),
-                                 buffers={0: self.L.buf, 1: idx.buf, 2: val.buf},
-                                 uniforms={"u_count": int(low.nnz)})
+            self._scatter_values(ctx, places, low.data)
         finally:
-            idx.give()
+            places.give()
+
+    def _scatter_values(self, ctx, places: EntryPlaces, values: np.ndarray) -> None:
+        fill(ctx, self.L._mb, 0.0)
+        if not places.count:
+            return
+        val = _raw(ctx, np.asarray(values, np.float64), "the entries")
+        try:
+            groups = -(-places.count // 256)
+            ctx.kernels.dispatch("scatter_entries", (min(groups, 65535), -(-groups // 65535), 1),
+                                 buffers={0: self.L.buf, 1: places._b.buf, 2: val.buf},
+                                 uniforms={"u_count": places.count})
+        finally:
             val.give()
 
     def pivots(self) -> np.ndarray:

@@ -11,7 +11,7 @@ from ..gl import Stopwatch
 from ..methods.resident import single_factor
 from .blas import diagonal, download, lower_by_columns, require, upload, write
 from .dense import adat_buffer, factor, kernel_buffer, solve_buffer
-from .float64 import Float64Cholesky
+from .float64 import EntryPlaces, Float64Cholesky
 
 
 def _refuse(packed, variant="outer"):
@@ -95,10 +95,15 @@ class NormalSystem:
             finally:
                 Xt.give()
 
-    def float64_factor(self, M):
+    def float64_factor(self, M, places: EntryPlaces | None = None):
         """M's (sparse, float64) Cholesky factor in float64 on the GPU, kept for solves:
-        the mixed LP solver's last resort, where the host would factor instead."""
-        return Float64Cholesky(self.ctx, M)          # its time is the caller's ("refine")
+        the mixed LP solver's last resort, where the host would factor instead.  With
+        places (`float64_places`): M is those entries' values."""
+        return Float64Cholesky(self.ctx, M, places)  # its time is the caller's ("refine")
+
+    def float64_places(self, rows: np.ndarray, cols: np.ndarray) -> EntryPlaces:
+        """The places of a fixed lower-triangle pattern of M, uploaded once (give it back)."""
+        return EntryPlaces(self.ctx, self.m, rows, cols)
 
     def lower(self) -> np.ndarray:
         """The float32 factor L (m x m, upper part zero), read back once, by columns (an

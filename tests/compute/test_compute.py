@@ -269,6 +269,47 @@ def test_float64_factor_of_a_dense_m_is_the_sparse_ones(ctx, rng, m):
     assert np.array_equal(out[0][0], out[1][0]) and np.array_equal(out[0][1], out[1][1])
 
 
+@pytest.mark.parametrize("m", [1, 2, 3, 70, 131])
+def test_float64_factor_on_kept_places_is_the_sparse_ones(ctx, rng, m):
+    """The LP's pattern route: the places of M's lower triangle uploaded once (EntryPlaces)
+    and only the values given per factorization -- the factor and the solve bit for bit
+    those of the same M given sparse, twice on the same places, every buffer back."""
+    from scipy import sparse
+    from glgpgpu.compute.float64 import EntryPlaces, Float64Cholesky
+    low = sparse.tril(sparse.csr_matrix(spd(m, 1e5, rng) * (rng.random((m, m)) < 0.3) + m * np.eye(m))).tocoo()
+    C = (low + sparse.tril(low, -1).T).tocsr()
+    b = rng.standard_normal(m)
+    before = ctx.buffers.outstanding
+    places = EntryPlaces(ctx, m, low.row, low.col)
+    out = []
+    try:
+        for given in (C, low.data, low.data):
+            F = Float64Cholesky(ctx, given, None if given is C else places)
+            try:
+                out.append((np.tril(F.L.get(ctx)), F.solve(b)))
+            finally:
+                F.release()
+    finally:
+        places.give()
+    assert ctx.buffers.outstanding == before
+    for L, x in out[1:]:
+        assert np.array_equal(L, out[0][0]) and np.array_equal(x, out[0][1])
+
+
+def test_entry_places_refuse_what_is_not_the_lower_triangle(ctx):
+    from glgpgpu.compute.float64 import EntryPlaces, Float64Cholesky
+    with pytest.raises(ValueError, match="lower triangle"):
+        EntryPlaces(ctx, 3, [0], [1])                     # (0, 1): above the diagonal
+    with pytest.raises(ValueError, match="lower triangle"):
+        EntryPlaces(ctx, 3, [3], [0])                     # row 3 of an order-3 matrix
+    places = EntryPlaces(ctx, 3, [0, 1, 2], [0, 1, 2])
+    try:
+        with pytest.raises(ValueError, match="expected 3 entry values"):
+            Float64Cholesky(ctx, np.ones(2), places)
+    finally:
+        places.give()
+
+
 @pytest.mark.parametrize("m", [65, 130, 197])
 def test_float64_trailing_update_is_gemms_bit_for_bit(ctx, rng, m, monkeypatch):
     """syrk64.comp (the float64 factor's trailing update, in tiles that suit float64)

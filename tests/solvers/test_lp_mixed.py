@@ -192,11 +192,19 @@ def test_compute_takes_its_float64_factor_on_the_gpu(ctx, monkeypatch):
     monkeypatch.setattr(mehrotra, "FLOAT64_AFTER", 0)
     monkeypatch.setattr(normal, "GPU_FLOAT64_ROWS", 1)
     monkeypatch.setattr(normal, "MULTIFRONTAL_FLOPS", 0)
+    from glgpgpu.compute.normal import NormalSystem
+    given, factor = [], NormalSystem.float64_factor
+
+    def spy(self, M, places=None):
+        given.append(places is not None)
+        return factor(self, M, places)
+    monkeypatch.setattr(NormalSystem, "float64_factor", spy)
     path = lp_table3.data_dir() / "adlittle.mps.gz"
     before = ctx.buffers.outstanding
     res = glgpgpu.solve_mps(path, method="compute", device="gpu")
     assert res.status == "optimal"
     assert res.stats["gpu_factor_float64"] >= res.iterations - 1          # the first iteration's solves all float32
+    assert given and all(given)          # M's values on the pattern, scattered through places kept on the GPU
     assert res.stats["host_factor_multifrontal"] + res.stats["host_factor_sparse"] + \
         res.stats["host_factor_dense"] == 0
     assert ctx.buffers.outstanding == before
@@ -251,7 +259,7 @@ def test_a_driver_without_float64_kernels_falls_back_to_the_host(ctx, monkeypatc
     from glgpgpu.solvers.lp.mixed import normal
     calls = []
 
-    def broken(self, M):
+    def broken(self, M, places=None):
         calls.append(1)
         raise ShaderCompileError("gemm.comp does not compile")
     monkeypatch.setattr(NormalSystem, "float64_factor", broken)

@@ -136,6 +136,7 @@ class MixedNormal:
         self._pattern = _UNSET              # NormalPattern: the float64 factors are qdldl's on it (None: not)
         self._made_pattern = pattern
         self._ldl = {}                      # SparseLDL by use ("pre": cpu64's per-iteration factor, "host")
+        self._gpu_pattern = _UNSET          # (NormalPattern, EntryPlaces): the GPU's float64 factor's M
 
     # -- factor --------------------------------------------------------------------------
     def factor(self, d: np.ndarray, delta: float, floor_rel: float = 1e-10, border=None, d_border=None) -> None:
@@ -418,6 +419,8 @@ class MixedNormal:
         solve's tol cost pilot (the compute method, all on the GPU) its optimum, numerical
         trouble at 52 iterations where it ends optimal at 58 without."""
         self.stats["host_fallbacks"] += 1
+        if self._host_factor is None and self.device == "gpu":
+            self._host_factor = self._gpu_pattern_factor()
         if self._host_factor is None and self._sparse_pattern() is not None:
             P = self._pattern
             data = P.data(self.d, self.delta)
@@ -469,25 +472,67 @@ class MixedNormal:
         GPU's (`float64_factor`) where the system has one and it pays (GPU_FLOAT64_ROWS),
         else HostFactor.  The symbolic analysis is made once per problem (needs COLAMD;
         none where it is missing or M is too dense to be worth it)."""
-        self._analysis(sp.issparse(M) and M.nnz <= SPARSE_SHARE * self.m * self.m)
-        gpu = self._gpu_float64()
-        if gpu is not None and self.m >= GPU_FLOAT64_ROWS and (
-                self._symbolic is None or self._symbolic.flops >= MULTIFRONTAL_FLOPS):
-            try:
-                F = shifted(lambda shift: gpu(_plus_shift(M, shift)), float(M.diagonal().max(initial=0)), floor)
-                self.stats["gpu_factor_float64"] += 1
+        if self._gpu_float64_pays(sp.issparse(M) and M.nnz <= SPARSE_SHARE * self.m * self.m):
+            gpu = self._gpu_float64()
+            F = self._on_gpu(lambda shift: gpu(_plus_shift(M, shift)), float(M.diagonal().max(initial=0)), floor)
+            if F is not None:
                 return F
-            except (np.linalg.LinAlgError, ValueError):
-                pass                  # not positive definite at any shift tried, or over the buffer limit
-            except ShaderCompileError as exc:          # a driver without float64 kernels: the host's
-                warnings.warn(f"the GPU's float64 factor is unavailable, the host factors instead: {exc}",
-                              RuntimeWarning, stacklevel=2)
-                self._no_gpu_float64 = True
-                if self.stats["float64_throughout"]:        # its reason is gone: the float32 factor again
-                    self.exact = self.stats["float64_throughout"] = False
         F = HostFactor(M, floor, self._symbolic)
         self.stats["host_factor_" + F.kind] += 1
         return F
+
+    def _gpu_float64_pays(self, sparse: bool) -> bool:
+        """Whether M's float64 factor is the GPU's: the system has one, M has GPU_FLOAT64_ROWS
+        rows or more, and the host's factor would be multifrontal or dense (the analysis, made
+        here once per problem, counts MULTIFRONTAL_FLOPS or more, or there is none)."""
+        self._analysis(sparse)
+        return self._gpu_float64() is not None and self.m >= GPU_FLOAT64_ROWS and (
+            self._symbolic is None or self._symbolic.flops >= MULTIFRONTAL_FLOPS)
+
+    def _on_gpu(self, factor, top: float, floor: float):
+        """factor(shift), shifted as HostFactor's are, counted; None where M is not positive
+        definite at any shift tried, over the buffer limit, or the driver has no float64 kernels."""
+        try:
+            F = shifted(factor, top, floor)
+        except (np.linalg.LinAlgError, ValueError):
+            return None
+        except ShaderCompileError as exc:          # a driver without float64 kernels: the host's
+            warnings.warn(f"the GPU's float64 factor is unavailable, the host factors instead: {exc}",
+                          RuntimeWarning, stacklevel=3)
+            self._no_gpu_float64 = True
+            if self.stats["float64_throughout"]:        # its reason is gone: the float32 factor again
+                self.exact = self.stats["float64_throughout"] = False
+            return None
+        self.stats["gpu_factor_float64"] += 1
+        return F
+
+    def _gpu_pattern_factor(self):
+        """(the GPU's float64 factor, M's diagonal^1/2) with M formed on a NormalPattern of A
+        made once (no border: M itself) and scattered into the factor through places uploaded
+        once -- the values are one weighted sum a factorization, where a sparse product, its
+        triangle and conversions cost maros-r7 1.1 s on the H100's host (benchmarks/RESULTS.md).
+        None where there is no such pattern or factor (then M is formed as a sparse product)."""
+        if self._gpu_pattern is _UNSET:
+            self._gpu_pattern = None
+            if not self._dense_M and self._gpu_float64() is not None and NormalPattern.usable(self.A, border=False):
+                P = NormalPattern(self.A, border=False)
+                if self._gpu_float64_pays(P.full_nnz <= SPARSE_SHARE * self.m * self.m):
+                    # the pattern's upper triangle by columns is M's lower one by rows: (col, row)
+                    self._gpu_pattern = (P, self.system.float64_places(P.col_of, P.row_of))
+        if self._gpu_pattern is None or self._gpu_float64() is None:
+            return None
+        P, places = self._gpu_pattern
+        data = P.data(self.d, self.delta)
+        s = np.sqrt(np.maximum(data[P.diagonal_at], 1e-300))      # M's diagonal, as formed
+        P.scale(data, 1.0 / s)
+        gpu = self._gpu_float64()
+
+        def factor(shift):
+            w = data.copy()
+            w[P.diagonal_at] += shift
+            return gpu(w, places)
+        F = self._on_gpu(factor, float(data[P.diagonal_at].max(initial=0)), 1e-14)
+        return None if F is None else (F, s)
 
     @property
     def _F_whole(self) -> bool:
@@ -574,6 +619,9 @@ class MixedNormal:
         self._A64 = self._As32 = self._long = None
         self._pattern, self._ldl, self._made_pattern = _UNSET, {}, None
         self._drop_float64_factor()
+        if self._gpu_pattern not in (None, _UNSET):
+            self._gpu_pattern[1].give()
+        self._gpu_pattern = _UNSET
         if self.system is not None:
             self.system.release()
             self.system = None

@@ -5,8 +5,8 @@ nonzeros of column j -- the same pairs the sparse assembly draws as points
 (issue's "sparse A D A^T"), here summed on the host.  The pattern (which entries
 exist) does not change between iterations, only d does; so the pairs, where each
 lands in the triangle's CSC data, and their products a_ij a_kj are found once, and
-every factorization is one weighted `bincount` of sum_j nnz_j (nnz_j + 1) / 2
-terms -- no sparse product, no conversions, no `triu`, and the same CSC structure
+every factorization is one sum of sum_j nnz_j (nnz_j + 1) / 2 terms (a sparse
+matrix-vector product) -- no sparse matrix product, no conversions, no `triu`, and the same CSC structure
 each time, which lets qdldl keep its ordering and elimination tree
 (host_factor.SparseLDL).  The diagonal is always in the pattern (an empty row
 still gets delta or the regularizing shift).
@@ -19,7 +19,8 @@ dense-column technique: with V = A_long diag(d_long)^1/2 the matrix is the augme
         [ V^T     -I  ]
 
 quasi-definite, so qdldl factors it as it is and a solve of K [x; 0] gives M^-1 r
-in x.  The triangle then has m + k columns.
+in x.  The triangle then has m + k columns.  With border=False every column is short:
+the triangle is M's own (the GPU's float64 factor scatters it into a dense matrix).
 """
 from __future__ import annotations
 
@@ -35,8 +36,8 @@ LONG, MAX_LONG = 32, 64
 PAIRS_PER_ENTRY = 4
 
 
-def _long_columns(counts: np.ndarray) -> np.ndarray:
-    long = np.flatnonzero(counts > LONG)
+def _long_columns(counts: np.ndarray, border: bool = True) -> np.ndarray:
+    long = np.flatnonzero(counts > LONG) if border else counts[:0]
     return long if long.size <= MAX_LONG else long[:0]
 
 
@@ -44,12 +45,12 @@ class NormalPattern:
     """Pairs of A's short columns' nonzeros, placed in the upper triangle of A A^T (CSC, rows
     sorted in each column, the diagonal always present), and the long columns as a border."""
 
-    def __init__(self, A):
+    def __init__(self, A, border: bool = True):
         A = sp.csc_matrix(A)
         A.sum_duplicates()
         m = A.shape[0]
         counts = np.diff(A.indptr)
-        self.long = _long_columns(counts)
+        self.long = _long_columns(counts, border)
         k = self.long.size
         self.m, self.size = m, m + k
         short = counts.copy()
@@ -76,12 +77,16 @@ class NormalPattern:
         n = self.size
         key, where = np.unique(np.concatenate(colgroups) * n + np.concatenate(groups), return_inverse=True)
         cut = np.cumsum([g.size for g in groups])
-        self.pairs = where[:cut[0]]                                     # each pair's place in the data
+        pairs = where[:cut[0]]                                          # each pair's place in the data
         self.diagonal_at = where[cut[0]:cut[1]]                         # (i, i)'s place, i = 0 .. m-1
         self.v_at = where[cut[1]:cut[2]]
         self.border_at = where[cut[2]:]
-        self.weights = np.concatenate(vals) if vals else np.zeros(0)
-        self.pair_cols = np.concatenate(cols) if cols else np.zeros(0, np.int64)
+        # the sums as one sparse product W d, W[place, j] = a_ij a_kj: a compiled row-by-row sum,
+        # 2-5x quicker than a weighted bincount of the pairs (each place's terms are one row of W)
+        self._W = sp.csr_matrix((np.concatenate(vals) if vals else np.zeros(0),
+                                 (pairs, np.concatenate(cols) if cols else np.zeros(0, np.int64))),
+                                shape=(key.size, A.shape[1]))
+        self.pairs = int(pairs.size)
         self.indices = (key % n).astype(np.int32)
         col = key // n
         self.indptr = np.zeros(n + 1, np.int32)
@@ -91,13 +96,13 @@ class NormalPattern:
         self.nnz_short = int(np.count_nonzero(col < m))                 # M_short's triangle
 
     @staticmethod
-    def usable(A) -> bool:
+    def usable(A, border: bool = True) -> bool:
         """Whether a pattern of A is worth making: its short columns make at most MAX_PAIRS
         pairs, and at most PAIRS_PER_ENTRY times as many as the triangle has entries (more: M
         is about dense -- fit1d, wood1p -- and formed dense as cheaply)."""
         m = A.shape[0]
         c = np.diff(sp.csc_matrix(A).indptr).astype(np.int64)
-        c[_long_columns(c)] = 0
+        c[_long_columns(c, border)] = 0
         return int((c * (c + 1) // 2).sum()) <= min(MAX_PAIRS, PAIRS_PER_ENTRY * m * (m + 1) // 2)
 
     @property
@@ -108,7 +113,7 @@ class NormalPattern:
     def data(self, d: np.ndarray, delta: float = 0.0) -> np.ndarray:
         """The triangle's values of A diag(d) A^T + delta I (bordered: see the module), in
         the pattern's order."""
-        out = np.bincount(self.pairs, weights=self.weights * d[self.pair_cols], minlength=self.nnz)
+        out = self._W @ d
         out[self.diagonal_at] += delta
         out[self.v_at] = self.v_values * np.sqrt(d[self.v_long])
         out[self.border_at] = -1.0
