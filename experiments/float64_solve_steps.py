@@ -2,10 +2,12 @@
 
 Left-looking (`experiments/shaders/trsv_blocks.comp`, the product's until round 17): a block step is one workgroup that reads the block's
 rows of L solved so far and solves the block -- the whole read of L by one SM.
-Right-looking spread (`trsv_spread`, what Float64Cholesky.solve runs): every workgroup
+Right-looking spread (`trsv_spread`, the product's in rounds 17-21): every workgroup
 solves the block itself and updates its own 256 rows of the rest, so a step's reads of L
-are spread over the GPU.  Both are one dispatch a block each way.  Prints the median
-milliseconds of solve(b) (numpy in, numpy out) for each, and the residuals.
+are spread over the GPU.  Both are one dispatch a block each way.  Chain (`trsv_chain`,
+what Float64Cholesky.solve runs): one dispatch each way, a workgroup a block, the solved
+blocks passed on through flags.  Prints the median milliseconds of solve(b) (numpy in,
+numpy out) for each, and the residuals.
 
     python experiments/float64_solve_steps.py --m 2030 6071
 """
@@ -58,7 +60,11 @@ def main():
         M = (B @ B.T).tocsr()
         F = Float64Cholesky(ctx, M)
         b = rng.standard_normal(m)
-        for name, fn in (("left-looking", lambda: left_looking(F, b)), ("spread", lambda: F.solve(b))):
+        def steps(kind):
+            F.STEPS = kind
+            return F.solve(b)
+        for name, fn in (("left-looking", lambda: left_looking(F, b)), ("spread", lambda: steps("blocks")),
+                         ("chain", lambda: steps("chain"))):
             fn()
             ts = []
             for _ in range(args.repeat):

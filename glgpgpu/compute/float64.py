@@ -141,6 +141,10 @@ class Float64Cholesky:
         finally:
             d.give()
 
+    #: the solve's steps: "chain" (trsv_chain.comp, one dispatch each way) or "blocks"
+    #: (trsv_spread.comp, one dispatch a block each way)
+    STEPS = "chain"
+
     def solve(self, b: np.ndarray) -> np.ndarray:
         """x with L L^T x = b (float64 throughout)."""
         b = np.asarray(b, np.float64)
@@ -150,15 +154,33 @@ class Float64Cholesky:
         Y = Float64Matrix(self.ctx, 1, self.m, "a float64 solution")
         try:
             X.put(self.ctx, b.reshape(1, -1))
-            blocks = [(k0, min(NB, self.m - k0)) for k0 in range(0, self.m, NB)]
-            for k0, nb in blocks:                       # L y = b: b in X, y into Y
-                trsv_spread(self.ctx, self.L, X, Y, k0, nb, self.m, False, fp64=True)
-            for k0, nb in reversed(blocks):             # L^T x = y: y in Y, x into X
-                trsv_spread(self.ctx, self.L, Y, X, k0, nb, self.m, True, fp64=True)
+            if self.STEPS == "chain":
+                self._chain(X, Y)
+            else:
+                blocks = [(k0, min(NB, self.m - k0)) for k0 in range(0, self.m, NB)]
+                for k0, nb in blocks:                       # L y = b: b in X, y into Y
+                    trsv_spread(self.ctx, self.L, X, Y, k0, nb, self.m, False, fp64=True)
+                for k0, nb in reversed(blocks):             # L^T x = y: y in Y, x into X
+                    trsv_spread(self.ctx, self.L, Y, X, k0, nb, self.m, True, fp64=True)
             return X.get(self.ctx)[0].copy()
         finally:
             X.give()
             Y.give()
+
+    def _chain(self, X: Float64Matrix, Y: Float64Matrix) -> None:
+        """L y = b (b in X, y into Y), then L^T x = y (x into X): one dispatch each way, the
+        blocks passed on between workgroups (trsv_chain.comp), its ticket and flags zeroed first."""
+        blocks = -(-self.m // NB)
+        sync = self.ctx.buffers.take(1, 1 + blocks, "the solve's block flags", ld=1 + blocks)
+        try:
+            for src, dst, backward in ((X, Y, False), (Y, X, True)):
+                fill(self.ctx, sync, 0.0)               # 0.0f's bits are int 0
+                self.ctx.kernels.dispatch("trsv_chain", (blocks, 1, 1),
+                                          buffers={0: self.L.buf, 1: src.buf, 2: dst.buf, 3: sync.buf},
+                                          defines={"NB": NB, "FP64": 1, **({"BACKWARD": 1} if backward else {})},
+                                          uniforms={"u_m": self.m, "u_ld": self.L.ld, "u_blocks": blocks})
+        finally:
+            sync.give()
 
     def release(self) -> None:
         if getattr(self, "L", None) is not None:

@@ -1,0 +1,103 @@
+#version 430
+// method="compute": a whole triangular solve with ONE right-hand side in one dispatch,
+// L x = b (forward) or L^T x = b (BACKWARD), one workgroup a block of NB rows.
+// Block k needs the solved blocks before it (after it, backward): workgroups pass them
+// on through x and a done-flag per block, and each workgroup adds a finished block's
+// part as soon as its flag is up -- a chain of blocks in one launch where one dispatch
+// a block waited for the launch before it.
+// Deadlock-free in any order the driver starts workgroups: a workgroup takes its block
+// from a ticket counter when it starts (the first started gets the first block), so
+// every block it waits for belongs to a workgroup that started before it.
+// sync[0] is the ticket counter, sync[1 + k] block k's flag: all zero before the dispatch.
+layout(local_size_x = 256) in;
+#ifndef NB
+#define NB 64
+#endif
+#if NB != 64
+#error "trsv_chain.comp: 256 threads are a block's 64 rows times 4 quarters of its columns"
+#endif
+#include "real.glsl"
+layout(std430, binding = 0) readonly buffer LBuf { real l[]; };
+layout(std430, binding = 1) readonly buffer BBuf { real b[]; };
+layout(std430, binding = 2) coherent buffer XBuf { real x[]; };
+layout(std430, binding = 3) coherent buffer SBuf { int sync[]; };
+uniform int u_m;
+uniform int u_ld;
+uniform int u_blocks;
+shared int s_block;
+shared real part[256];
+shared real v[NB];
+shared real y[NB];
+shared real inv[NB];
+LOWER_SHARED(Ls);
+
+void main() {
+    int t = int(gl_LocalInvocationIndex);
+    if (t == 0) s_block = atomicAdd(sync[0], 1);
+    barrier();
+#ifdef BACKWARD
+    int k = u_blocks - 1 - s_block;
+#else
+    int k = s_block;
+#endif
+    int r0 = k * NB, nb = min(NB, u_m - r0);
+    // the block's own triangle and its pivots' reciprocals first: they wait for nothing
+    for (int e = t; e < nb * nb; e += 256) {
+        int i = e / nb, j = e % nb;
+        if (j <= i) AT(Ls, i, j) = l[(r0 + i) * u_ld + r0 + j];
+    }
+    if (t < nb) inv[t] = DIV(real(1.0), l[(r0 + t) * u_ld + r0 + t]);
+    int r = t & (NB - 1), q = t >> 6;           // row r of the block, quarter q of a block's NB columns
+    real acc = real(0.0);
+#ifdef BACKWARD
+    for (int j = u_blocks - 1; j > k; --j) {    // x_k needs every block after it: L_jk^T x_j
+#else
+    for (int j = 0; j < k; ++j) {               // x_k needs every block before it: L_kj x_j
+#endif
+        if (t == 0) {
+            while (atomicAdd(sync[1 + j], 0) == 0) { }
+            memoryBarrierBuffer();
+        }
+        barrier();
+        int c0 = j * NB, nj = min(NB, u_m - c0);
+        if (r < nb) {
+            for (int c = q * (NB / 4); c < min(nj, (q + 1) * (NB / 4)); ++c)
+#ifdef BACKWARD
+                acc += l[(c0 + c) * u_ld + r0 + r] * x[c0 + c];    // row c0 + c of L, adjacent threads adjacent
+#else
+                acc += l[(r0 + r) * u_ld + c0 + c] * x[c0 + c];
+#endif
+        }
+    }
+    part[t] = acc;
+    barrier();
+    if (t < nb)
+        v[t] = b[r0 + t] - (part[t] + part[t + NB] + part[t + 2 * NB] + part[t + 3 * NB]);
+    barrier();
+    // the block's own substitution, one barrier a pivot: each thread takes pivot j's value
+    // from v (final since step j - 1) and writes only its own row's; the solution goes to y
+#ifdef BACKWARD
+    for (int j = nb - 1; j >= 0; --j) {
+        real xj = v[j] * inv[j];
+        if (t == j) y[j] = xj;
+        if (t < j) v[t] -= AT(Ls, j, t) * xj;
+        barrier();
+    }
+#else
+    for (int j = 0; j < nb; ++j) {
+        real xj = v[j] * inv[j];
+        if (t == j) y[j] = xj;
+        if (t > j && t < nb) v[t] -= AT(Ls, t, j) * xj;
+        barrier();
+    }
+#endif
+    if (t < nb) {
+        x[r0 + t] = y[t];
+        memoryBarrierBuffer();
+    }
+    barrier();
+    if (t == 0) {
+        memoryBarrierBuffer();
+        atomicExchange(sync[1 + k], 1);
+    }
+}
