@@ -1,4 +1,5 @@
-"""Helpers several test folders use (not fixtures): running a call on a fresh thread."""
+"""Helpers several test folders use (not fixtures): running a call on a fresh thread, an LP-like
+staircase matrix."""
 import threading
 
 
@@ -30,3 +31,13 @@ def untracked_files(root) -> set:
     out = subprocess.run(["git", "ls-files", "--others", "--exclude-standard"], cwd=root, capture_output=True,
                          text=True, timeout=60).stdout
     return set(out.split())
+
+
+def staircase(blocks, rows, rng):
+    """Diagonal blocks of rows x 2 rows (3% dense) and one linking column per block: an LP's
+    staircase (scipy CSR), whose fill-reducing order leaves tiles of L zero."""
+    import scipy.sparse as sp
+    A = sp.block_diag([sp.random(rows, 2 * rows, density=0.03, random_state=rng) + sp.eye(rows, 2 * rows)
+                       for _ in range(blocks)]).tocsr()
+    link = sp.random(A.shape[0], blocks, density=2.0 / A.shape[0], random_state=rng)
+    return sp.hstack([A, link]).tocsr()

@@ -185,28 +185,36 @@ def potrf_block(ctx, A: MatrixBuffer, k0: int, nb: int, *, pivot_floor=None, reg
                                    "u_regularize": int(bool(regularize))})
 
 
-def syrk64(ctx, A, r0: int, k0: int, nb: int, n: int) -> None:
+def syrk64(ctx, A, r0: int, k0: int, nb: int, n: int, listed=None) -> None:
     """The float64 factor's trailing update A[r0:r0+n, r0:r0+n] -= A[r0:, k0:k0+nb]
     A[r0:, k0:k0+nb]^T on the tiles on or below the diagonal (syrk64.comp: the same
-    sums as gemm's, in tiles that suit float64)."""
+    sums as gemm's, in tiles that suit float64).  listed: (buffer, offset, count) -- only
+    the pairs of those `count` tile rows (counted from r0) at `offset` in the int buffer."""
     if n <= 0:
         return
-    t = -(-n // 64)
-    ctx.kernels.dispatch("syrk64", (t * (t + 1) // 2, 1, 1), buffers={0: A.buf},
-                         uniforms={"u_n": n, "u_k": nb, "u_ld": A.ld, "u_aoff": r0 * A.ld + k0,
-                                   "u_coff": r0 * A.ld + r0})
+    t = -(-n // 64) if listed is None else listed[2]
+    buffers, uniforms, defines = {0: A.buf}, {"u_n": n, "u_k": nb, "u_ld": A.ld, "u_aoff": r0 * A.ld + k0,
+                                              "u_coff": r0 * A.ld + r0}, None
+    if listed is not None:
+        buffers[1], uniforms["u_list"], defines = listed[0].buf, int(listed[1]), {"LISTED": 1}
+    ctx.kernels.dispatch("syrk64", (t * (t + 1) // 2, 1, 1), buffers=buffers, uniforms=uniforms, defines=defines)
 
 
 def trsm_rows(ctx, A: MatrixBuffer, k0: int, nb: int, r0: int, rows: int, L: MatrixBuffer | None = None,
-              fp64: bool = False) -> None:
+              fp64: bool = False, listed=None) -> None:
     """A[r0:r0+rows, k0:k0+nb] := that block times L11^-T, L11 = the factored block at
-    (k0, k0) of L (A itself by default)."""
+    (k0, k0) of L (A itself by default).  listed: (buffer, offset, count) -- only those
+    `count` tile rows of NB rows (counted from r0) at `offset` in the int buffer."""
     if rows <= 0:
         return
     L = A if L is None else L
-    ctx.kernels.dispatch("trsm_rows", (-(-rows // 64), 1, 1), buffers={0: A.buf, 1: L.buf}, defines=_nb(fp64),
-                         uniforms={"u_loff": k0 * L.ld + k0, "u_ldl": L.ld, "u_aoff": r0 * A.ld + k0, "u_ld": A.ld,
-                                   "u_nb": nb, "u_rows": rows})
+    buffers, defines = {0: A.buf, 1: L.buf}, _nb(fp64)
+    uniforms = {"u_loff": k0 * L.ld + k0, "u_ldl": L.ld, "u_aoff": r0 * A.ld + k0, "u_ld": A.ld, "u_nb": nb,
+                "u_rows": rows}
+    if listed is not None:
+        buffers[2], uniforms["u_list"], defines = listed[0].buf, int(listed[1]), {**defines, "LISTED": 1}
+    ctx.kernels.dispatch("trsm_rows", (-(-rows // 64) if listed is None else listed[2], 1, 1), buffers=buffers,
+                         defines=defines, uniforms=uniforms)
 
 
 def trsm_rhs(ctx, L: MatrixBuffer, Xt: MatrixBuffer, k0: int, nb: int, nrhs: int, backward: bool) -> None:

@@ -46,14 +46,23 @@ def adat(A32: np.ndarray, d2: np.ndarray, *, packed: bool = False, ctx) -> np.nd
         d.give()
 
 
-def factor(ctx, A: MatrixBuffer, m: int, *, pivot_floor=None, regularize=False, fp64: bool = False) -> None:
+def factor(ctx, A: MatrixBuffer, m: int, *, pivot_floor=None, regularize=False, fp64: bool = False,
+           tiles=None) -> None:
     """L L^T = A's lower triangle, in place (its upper part left as it was); fp64: A
-    holds float64 (Float64Matrix)."""
-    for k0 in range(0, m, NB):
+    holds float64 (Float64Matrix).  tiles (fp64 only: float64.TileLists): the tiles of L
+    that may be nonzero -- each panel's substitution and update take only those."""
+    if tiles is not None and not fp64:
+        raise ValueError("a tile pattern is the float64 factor's (fp64=True)")
+    for kb, k0 in enumerate(range(0, m, NB)):
         nb = min(NB, m - k0)
         potrf_block(ctx, A, k0, nb, pivot_floor=pivot_floor, regularize=regularize, fp64=fp64)
         r0 = k0 + nb
-        if r0 < m:
+        if r0 < m and tiles is not None:
+            listed = tiles.below(kb)
+            if listed[2]:
+                trsm_rows(ctx, A, k0, nb, r0, m - r0, fp64=True, listed=listed)
+                syrk64(ctx, A, r0, k0, nb, m - r0, listed=listed)
+        elif r0 < m:
             trsm_rows(ctx, A, k0, nb, r0, m - r0, fp64=fp64)
             if fp64:
                 syrk64(ctx, A, r0, k0, nb, m - r0)

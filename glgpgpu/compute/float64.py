@@ -48,25 +48,73 @@ class Float64Matrix:
             self._mb = self.buf = None
 
 
+class TileLists:
+    """A factor's tile pattern on the GPU (a boolean lower triangle over NB x NB tiles that
+    may be nonzero, closed under the factor's updates: CholeskyAnalysis.tiles): for each
+    panel k the tile rows below it (trsm_rows and syrk64 take only those and their pairs),
+    and for each block of a solve the blocks it waits for (trsv_chain, forward and backward).
+    One int buffer; give it back."""
+
+    def __init__(self, ctx, B: np.ndarray):
+        B = np.tril(np.asarray(B, bool))
+        t = self.blocks = B.shape[0]
+        below = [np.flatnonzero(B[k + 1:, k]) for k in range(t)]          # counted from tile row k + 1
+        left = [np.flatnonzero(B[k, :k]) for k in range(t)]                # blocks before k, increasing
+        after = [k + 1 + b[::-1] for k, b in enumerate(below)]            # blocks after k, nearest last
+        self._count = np.array([b.size for b in below], np.int64)
+        self._at = np.concatenate([[0], np.cumsum(self._count)])[:-1]
+        parts, self.forward_at = [np.concatenate(below + [np.zeros(0, np.int64)])], int(self._count.sum())
+        for lists in (left, after):
+            parts += [np.concatenate([[0], np.cumsum([x.size for x in lists])]), np.concatenate(lists)]
+        self.backward_at = self.forward_at + t + 1 + sum(x.size for x in left)
+        self._b = _raw(ctx, np.concatenate(parts).astype(np.int32), "the factor's tile lists")
+        self.buf = self._b.buf
+        #: the tile updates the factor runs, against a dense factor's
+        self.updates = int(np.sum(self._count * (self._count + 1) // 2))
+
+    def below(self, k: int):
+        """(this, offset, count): panel k's tile rows below it, as trsm_rows/syrk64 take them."""
+        return self, int(self._at[k]), int(self._count[k])
+
+    def give(self) -> None:
+        if self._b is not None:
+            self._b.give()
+            self._b = self.buf = None
+
+
 class EntryPlaces:
     """Where a fixed set of an order-m matrix's lower-triangle entries (rows >= cols) lie in
     the float64 factor's buffer, uploaded once and kept: the LP factors A D A^T on one
-    pattern every iteration, so only the values travel then.  Give it back."""
+    pattern every iteration, so only the values travel then.  order: a symbolic analysis
+    of M (`perm`, `tiles(nb)`: CholeskyAnalysis) -- the factor is then of M[perm][:, perm]
+    (the entries placed so, the solves permuted) and skips the tiles that order leaves
+    zero.  Give it back."""
 
-    def __init__(self, ctx, m: int, rows: np.ndarray, cols: np.ndarray):
+    def __init__(self, ctx, m: int, rows: np.ndarray, cols: np.ndarray, order=None):
         rows, cols = np.asarray(rows, np.int64), np.asarray(cols, np.int64)
         if rows.shape != cols.shape or (rows.size and (np.any(rows < cols) or rows.max() >= m or cols.min() < 0)):
             raise ValueError("entry places must be pairs (row, col) of the lower triangle of an order-m matrix")
         self.m, self.count = int(m), int(rows.size)
+        self.perm = self.tiles = None
+        if order is not None:
+            self.perm = np.asarray(order.perm, np.int64)
+            inv = np.empty(m, np.int64)
+            inv[self.perm] = np.arange(m)
+            rows, cols = np.maximum(inv[rows], inv[cols]), np.minimum(inv[rows], inv[cols])
         at = rows * leading(m) + cols
         if at.size and at.max() >= 2 ** 31:
             raise ValueError(f"an order-{m} float64 matrix has places past int32")
         self._b = _raw(ctx, at.astype(np.int32), "the entries' places") if self.count else None
+        if order is not None:
+            self.tiles = TileLists(ctx, order.tiles(NB))
 
     def give(self) -> None:
         if self._b is not None:
             self._b.give()
             self._b = None
+        if self.tiles is not None:
+            self.tiles.give()
+            self.tiles = None
 
 
 def _raw(ctx, values: np.ndarray, what: str):
@@ -95,6 +143,9 @@ class Float64Cholesky:
             m = self.m = M.shape[0]
             if M.shape != (m, m):
                 raise ValueError(f"M must be square, got {M.shape}")
+        self.perm = self.tiles = None
+        if places is not None:
+            self.perm, self.tiles = places.perm, places.tiles
         self.L = Float64Matrix(ctx, m, m, "the float64 factor")
         try:
             if places is not None:
@@ -103,7 +154,7 @@ class Float64Cholesky:
                 self._scatter(ctx, sp.tril(sp.coo_matrix(M)))
             else:                                       # dense: uploaded as it is (only the lower part is read)
                 self.L.put(ctx, np.asarray(M, np.float64))
-            factor(ctx, self.L, m, pivot_floor=0.0, fp64=True)
+            factor(ctx, self.L, m, pivot_floor=0.0, fp64=True, tiles=self.tiles)
             piv = self.pivots()
             NotPositiveDefiniteError.check(np.where(piv >= DROPPED, -1.0, piv), m, "float64")
         except BaseException:
@@ -150,6 +201,8 @@ class Float64Cholesky:
         b = np.asarray(b, np.float64)
         if b.shape != (self.m,):
             raise ValueError(f"b must have shape ({self.m},), got {b.shape}")
+        if self.perm is not None:
+            b = b[self.perm]
         X = Float64Matrix(self.ctx, 1, self.m, "a float64 right-hand side")
         Y = Float64Matrix(self.ctx, 1, self.m, "a float64 solution")
         try:
@@ -162,7 +215,12 @@ class Float64Cholesky:
                     trsv_spread(self.ctx, self.L, X, Y, k0, nb, self.m, False, fp64=True)
                 for k0, nb in reversed(blocks):             # L^T x = y: y in Y, x into X
                     trsv_spread(self.ctx, self.L, Y, X, k0, nb, self.m, True, fp64=True)
-            return X.get(self.ctx)[0].copy()
+            y = X.get(self.ctx)[0]
+            if self.perm is None:
+                return y.copy()
+            x = np.empty(self.m)
+            x[self.perm] = y
+            return x
         finally:
             X.give()
             Y.give()
@@ -175,10 +233,14 @@ class Float64Cholesky:
         try:
             for src, dst, backward in ((X, Y, False), (Y, X, True)):
                 fill(self.ctx, sync, 0.0)               # 0.0f's bits are int 0
-                self.ctx.kernels.dispatch("trsv_chain", (blocks, 1, 1),
-                                          buffers={0: self.L.buf, 1: src.buf, 2: dst.buf, 3: sync.buf},
-                                          defines={"NB": NB, "FP64": 1, **({"BACKWARD": 1} if backward else {})},
-                                          uniforms={"u_m": self.m, "u_ld": self.L.ld, "u_blocks": blocks})
+                buffers = {0: self.L.buf, 1: src.buf, 2: dst.buf, 3: sync.buf}
+                defines = {"NB": NB, "FP64": 1, **({"BACKWARD": 1} if backward else {})}
+                uniforms = {"u_m": self.m, "u_ld": self.L.ld, "u_blocks": blocks}
+                if self.tiles is not None:              # only the blocks each one depends on
+                    buffers[4], defines["LISTED"] = self.tiles.buf, 1
+                    uniforms["u_list"] = self.tiles.backward_at if backward else self.tiles.forward_at
+                self.ctx.kernels.dispatch("trsv_chain", (blocks, 1, 1), buffers=buffers, defines=defines,
+                                          uniforms=uniforms)
         finally:
             sync.give()
 

@@ -101,9 +101,10 @@ class NormalSystem:
         places (`float64_places`): M is those entries' values."""
         return Float64Cholesky(self.ctx, M, places)  # its time is the caller's ("refine")
 
-    def float64_places(self, rows: np.ndarray, cols: np.ndarray) -> EntryPlaces:
-        """The places of a fixed lower-triangle pattern of M, uploaded once (give it back)."""
-        return EntryPlaces(self.ctx, self.m, rows, cols)
+    def float64_places(self, rows: np.ndarray, cols: np.ndarray, order=None) -> EntryPlaces:
+        """The places of a fixed lower-triangle pattern of M, uploaded once (give it back);
+        order: M's symbolic analysis (EntryPlaces: the factor permuted, skipping zero tiles)."""
+        return EntryPlaces(self.ctx, self.m, rows, cols, order)
 
     def lower(self) -> np.ndarray:
         """The float32 factor L (m x m, upper part zero), read back once, by columns (an

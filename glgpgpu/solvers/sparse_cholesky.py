@@ -89,6 +89,24 @@ class CholeskyAnalysis:
         self.parent = an.parent
         self._maps = [None] * self.nfronts
 
+    def tiles(self, nb: int) -> np.ndarray:
+        """Which nb x nb tiles of L (in the permuted order) may hold nonzeros: a boolean lower
+        triangle over the tile rows and columns, a superset of L's own (each front's columns
+        times its rows), closed under the right-looking factor's updates -- tile (I, J) is in
+        when some column tile K has both (I, K) and (J, K) -- so a dense factorization that
+        skips the tiles outside it skips only exact zeros."""
+        t = -(-self.m // nb)
+        B = np.zeros((t, t), bool)
+        for f in range(self.nfronts):
+            rows = np.unique(np.asarray(self.pattern[f]) // nb)
+            for c in np.unique(np.arange(self.super[f], self.super[f + 1]) // nb):
+                B[rows[rows >= c], c] = True
+        B[np.diag_indices(t)] = True
+        for k in range(t):
+            below = np.flatnonzero(B[k:, k]) + k
+            B[np.ix_(below, below)] = True
+        return np.tril(B)
+
     def extend_add(self, c: int):
         """into: child c's update matrix U (column-major) goes into its parent's front F
         (column-major) as F.flat[into] += U.flat, all of U: its upper triangle is zero (only

@@ -17,6 +17,12 @@ uniform int u_k;        // the panel's width
 uniform int u_ld;
 uniform int u_aoff;     // the panel at the trailing block's first row
 uniform int u_coff;     // the trailing block's corner
+#ifdef LISTED
+// only the pairs of the panel's tiles that may be nonzero (a tile pattern): workgroup w's
+// (ti, tj) index the list tiles[u_list ...] of tile rows, counted from the block's first row
+layout(std430, binding = 1) readonly buffer TBuf { int tiles[]; };
+uniform int u_list;
+#endif
 shared double As[BK][T];
 shared double Bs[BK][T];
 
@@ -28,7 +34,11 @@ void main() {
     int ti = int((sqrt(8.0 * float(w) + 1.0) - 1.0) * 0.5);
     while (ti * (ti + 1) / 2 > w) --ti;
     while ((ti + 1) * (ti + 2) / 2 <= w) ++ti;
+#ifdef LISTED
+    int row0 = tiles[u_list + ti] * T, col0 = tiles[u_list + w - ti * (ti + 1) / 2] * T;
+#else
     int row0 = ti * T, col0 = (w - ti * (ti + 1) / 2) * T;
+#endif
     dvec4 acc0 = dvec4(0.0lf), acc1 = dvec4(0.0lf), acc2 = dvec4(0.0lf), acc3 = dvec4(0.0lf);
     for (int k0 = 0; k0 < u_k; k0 += BK) {
         for (int l = 0; l < 4; ++l) {                 // 16 threads read one row's 16 doubles

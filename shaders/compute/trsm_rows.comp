@@ -15,6 +15,12 @@ uniform int u_aoff;     // element (r0, k0) of A: the first row of A21
 uniform int u_ld;
 uniform int u_nb;
 uniform int u_rows;
+#ifdef LISTED
+// only the panel's tiles that may be nonzero (the float64 factor on a tile pattern): workgroup
+// w takes the NB rows of tile row tiles[u_list + w], counted from the panel's first row
+layout(std430, binding = 2) readonly buffer TBuf { int tiles[]; };
+uniform int u_list;
+#endif
 LOWER_SHARED(Ls);
 
 void main() {
@@ -24,7 +30,11 @@ void main() {
         if (j <= i) AT(Ls, i, j) = l[u_loff + i * u_ldl + j];   // the upper part is never read
     }
     barrier();
+#ifdef LISTED
+    int i = tiles[u_list + int(gl_WorkGroupID.x)] * NB + int(gl_LocalInvocationID.x);
+#else
     int i = int(gl_GlobalInvocationID.x);
+#endif
     if (i >= u_rows) return;
     PRIV x[NB];
     for (int j = 0; j < NB; ++j)

@@ -24,6 +24,12 @@ layout(std430, binding = 3) coherent buffer SBuf { int sync[]; };
 uniform int u_m;
 uniform int u_ld;
 uniform int u_blocks;
+#ifdef LISTED
+// only the blocks a block depends on (a tile pattern): block k's are
+// deps[u_list + u_blocks + 1 + e] for e from deps[u_list + k] to deps[u_list + k + 1]
+layout(std430, binding = 4) readonly buffer DBuf { int deps[]; };
+uniform int u_list;
+#endif
 shared int s_block;
 shared real part[256];
 shared real v[NB];
@@ -49,7 +55,11 @@ void main() {
     if (t < nb) inv[t] = DIV(real(1.0), l[(r0 + t) * u_ld + r0 + t]);
     int r = t & (NB - 1), q = t >> 6;           // row r of the block, quarter q of a block's NB columns
     real acc = real(0.0);
-#ifdef BACKWARD
+#ifdef LISTED
+    int e1 = deps[u_list + k + 1];
+    for (int e = deps[u_list + k]; e < e1; ++e) {
+        int j = deps[u_list + u_blocks + 1 + e];
+#elif defined(BACKWARD)
     for (int j = u_blocks - 1; j > k; --j) {    // x_k needs every block after it: L_jk^T x_j
 #else
     for (int j = 0; j < k; ++j) {               // x_k needs every block before it: L_kj x_j

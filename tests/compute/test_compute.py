@@ -296,6 +296,48 @@ def test_float64_factor_on_kept_places_is_the_sparse_ones(ctx, rng, m):
         assert np.array_equal(L, out[0][0]) and np.array_equal(x, out[0][1])
 
 
+@pytest.mark.parametrize("m,n,density", [(3, 5, 0.4), (200, 420, 0.006), (320, 0, 0)])
+def test_float64_factor_on_a_tile_pattern_is_the_dense_ones_bit_for_bit(ctx, rng, m, n, density):
+    """Places with an order (the analysis's permutation and tile pattern): the factor skips the
+    tiles the order leaves zero, in its substitutions, updates and solves -- and is bit for bit
+    the dense factor of the permuted M, its solve the dense solve permuted back."""
+    from scipy import sparse
+    from glgpgpu.compute.float64 import EntryPlaces, Float64Cholesky
+    from glgpgpu.solvers.sparse_cholesky import CholeskyAnalysis
+    from glgpgpu.symbolic import colamd_available
+    from support import staircase
+    if n:
+        A = sparse.random(m, n, density=density, random_state=rng, format="csr") + sparse.eye(m, n, format="csr")
+    else:                                                 # four staircase blocks of 80 rows: zero tiles
+        A = staircase(4, 80, rng)
+    n = A.shape[1]
+    M = (A.multiply(10.0 ** rng.uniform(-2, 2, n)[None, :]) @ A.T).tocsr() + 1e-6 * sparse.eye(m, format="csr")
+    an = CholeskyAnalysis(A, "colamd" if colamd_available() else "natural")
+    low = sparse.tril(M).tocoo()
+    M = (low + sparse.tril(low, -1).T).tocsr()          # symmetric bit for bit (the product's is not)
+    b = rng.standard_normal(m)
+    before = ctx.buffers.outstanding
+    places = EntryPlaces(ctx, m, low.row, low.col, order=an)
+    try:
+        F = Float64Cholesky(ctx, low.data, places)
+        G = Float64Cholesky(ctx, sparse.csr_matrix(M[an.perm][:, an.perm]))
+        try:
+            assert np.array_equal(np.tril(F.L.get(ctx)), np.tril(G.L.get(ctx)))
+            y = G.solve(b[an.perm])
+            x = F.solve(b)
+            assert np.array_equal(x[an.perm], y)
+            assert np.linalg.norm(b - M @ x) <= 1e-10 * np.linalg.norm(b)
+            if m == 320 and colamd_available():
+                t = places.tiles.blocks
+                assert places.tiles.updates < sum((t - k) * (t - k - 1) // 2 for k in range(t))
+        finally:
+            F.release()
+            G.release()
+    finally:
+        places.give()
+    assert ctx.buffers.outstanding == before
+
+
 def test_entry_places_refuse_what_is_not_the_lower_triangle(ctx):
     from glgpgpu.compute.float64 import EntryPlaces, Float64Cholesky
     with pytest.raises(ValueError, match="lower triangle"):

@@ -259,3 +259,25 @@ def test_a_large_sparse_lp_stays_sparse_and_on_the_host():
     assert res.status == "optimal" and res.stats["device"] == "cpu64" and res.stats["factor_flops"] < 1e8
     ref = so.linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, method="highs")
     assert abs(res.objective - ref.fun) <= 1e-8 * abs(ref.fun)
+
+
+@pytest.mark.parametrize("rows,cols,kind", [(1, 1, "plain"), (7, 3, "plain"), (120, 50, "ill"), (60, 30, "dependent"),
+                                            (5, 9, "plain")])
+def test_the_duals_least_change_is_lstsqs_minimum_norm_one(rows, cols, kind):
+    """The duals' least change of y (solver._least_change): the minimum-norm dy with B^T dy = r
+    by the Cholesky factor of B^T B, refined -- LAPACK's least squares' answer, also for an
+    ill-conditioned B (cond 1e6, which B^T B squares), dependent columns and more columns
+    than rows (those two by LAPACK itself)."""
+    import scipy.sparse as sp
+    from glgpgpu.solvers.lp.solver import _least_change
+    rng = np.random.default_rng(rows)
+    B = rng.standard_normal((rows, cols)) * (rng.random((rows, cols)) < 0.5) + np.eye(rows, cols)
+    if kind == "ill":
+        U, _, Vt = np.linalg.svd(B, full_matrices=False)
+        B = U @ np.diag(np.logspace(0, -6, cols)) @ Vt
+    if kind == "dependent":
+        B[:, -1] = B[:, 0] + B[:, 1]
+    r = rng.standard_normal(cols)
+    dy = _least_change(sp.csr_matrix(B), r)
+    ref = np.linalg.lstsq(B.T, r, rcond=None)[0]
+    assert np.allclose(dy, ref, rtol=0, atol=1e-8 * np.abs(ref).max())

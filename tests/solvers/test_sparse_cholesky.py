@@ -6,6 +6,7 @@ import pytest
 import scipy.sparse as sp
 
 from glgpgpu.symbolic import colamd_available
+from support import staircase
 from glgpgpu.solvers.sparse_cholesky import CholeskyAnalysis, MultifrontalCholesky
 
 #: COLAMD where the system has it (the product's order), else A's own order: the factor is right for any
@@ -92,3 +93,27 @@ def test_a_big_factor_gets_larger_fronts_and_the_same_answer(monkeypatch):
     L = _dense_l(F, 131)
     Mp = M.toarray()[np.ix_(big.perm, big.perm)]
     assert np.abs(L @ L.T - Mp).max() <= 8 * 131 * np.finfo(float).eps * np.abs(Mp).max()
+
+
+@pytest.mark.parametrize("m,n,density,nb", [(1, 1, 1.0, 64), (3, 5, 0.4, 2), (60, 150, 0.03, 8), (131, 300, 0.01, 16),
+                                            (320, 0, 0, 64)])
+def test_tiles_hold_every_nonzero_of_l_and_close_under_the_updates(m, n, density, nb):
+    """CholeskyAnalysis.tiles (the GPU's float64 factor skips the tiles outside it): every tile
+    where L has a nonzero is in, and with tiles (I, K) and (J, K) in, (I, J) is in too -- so a
+    right-looking factor that skips the rest skips only exact zeros (no GL)."""
+    A, M, rng = _problem(m, n, density, seed=m) if n else _problem(1, 1, 1.0, seed=1)
+    if not n:                                          # a staircase: four blocks of 80 rows
+        A = staircase(4, 80, rng)
+        M = (A @ A.T).tocsc() + 1e-8 * sp.eye(m, format="csc")
+    an = CholeskyAnalysis(A, ORDER)
+    B = an.tiles(nb)
+    t = -(-m // nb)
+    assert B.shape == (t, t) and not np.triu(B, 1).any() and np.diag(B).all()
+    L = _dense_l(MultifrontalCholesky(an, M), m)
+    rows, cols = np.nonzero(L)
+    assert B[rows // nb, cols // nb].all()
+    for k in range(t):
+        below = np.flatnonzero(B[k:, k]) + k
+        assert B[np.maximum.outer(below, below), np.minimum.outer(below, below)].all()
+    if not n and ORDER == "colamd":
+        assert B.sum() < 0.9 * t * (t + 1) / 2            # a fill-reducing order leaves tiles out

@@ -509,7 +509,7 @@ class MixedNormal:
     def _gpu_pattern_factor(self):
         """(the GPU's float64 factor, M's diagonal^1/2) with M formed on a NormalPattern of A
         made once (no border: M itself) and scattered into the factor through places uploaded
-        once -- the values are one weighted sum a factorization, where a sparse product, its
+        once, permuted by the analysis where there is one -- the values are one sum a factorization, where a sparse product, its
         triangle and conversions cost maros-r7 1.1 s on the H100's host (benchmarks/RESULTS.md).
         None where there is no such pattern or factor (then M is formed as a sparse product)."""
         if self._gpu_pattern is _UNSET:
@@ -517,8 +517,10 @@ class MixedNormal:
             if not self._dense_M and self._gpu_float64() is not None and NormalPattern.usable(self.A, border=False):
                 P = NormalPattern(self.A, border=False)
                 if self._gpu_float64_pays(P.full_nnz <= SPARSE_SHARE * self.m * self.m):
-                    # the pattern's upper triangle by columns is M's lower one by rows: (col, row)
-                    self._gpu_pattern = (P, self.system.float64_places(P.col_of, P.row_of))
+                    # the pattern's upper triangle by columns is M's lower one by rows: (col, row);
+                    # in the analysis's order (COLAMD) where there is one, whose zero tiles the
+                    # factor skips (dfl001: 18% of a dense factor's tile updates)
+                    self._gpu_pattern = (P, self.system.float64_places(P.col_of, P.row_of, self._symbolic))
         if self._gpu_pattern is None or self._gpu_float64() is None:
             return None
         P, places = self._gpu_pattern

@@ -1,0 +1,70 @@
+"""The compute method's float64 factor of an LP's A D A^T: dense (M as it comes) against the
+tile pattern (M in the analysis's COLAMD order, the tiles that order leaves zero skipped:
+EntryPlaces(order=...)).  Median milliseconds of the factorization and of one solve, numpy to
+numpy, and the tile updates run against a dense factor's.
+
+    python experiments/float64_tiles.py NETLIB_DIR dfl001 pilot87 maros-r7
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+import glgpgpu
+from glgpgpu.compute.float64 import EntryPlaces, Float64Cholesky
+from glgpgpu.solvers.lp.mixed import bounded
+from glgpgpu.solvers.lp.mixed.normal_pattern import NormalPattern
+from glgpgpu.solvers.lp.problem import from_mps
+from glgpgpu.solvers.sparse_cholesky import CholeskyAnalysis
+
+
+def median_ms(fn, repeat=5):
+    fn()
+    ts = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t)
+    return 1e3 * float(np.median(ts))
+
+
+def main():
+    folder, names = sys.argv[1], sys.argv[2:]
+    ctx = glgpgpu.get_context()
+    print(ctx.caps.renderer)
+    rng = np.random.default_rng(0)
+    for name in names:
+        p = bounded.scale(bounded.presolve(bounded.from_general(from_mps(f"{folder}/{name}.mps.gz"))))
+        A = sp.csc_matrix(p.A)
+        m, n = A.shape
+        P = NormalPattern(A, border=False)
+        data = P.data(np.exp(rng.uniform(-3, 3, n)), 1e-8)
+        s = 1.0 / np.sqrt(data[P.diagonal_at])
+        P.scale(data, s)
+        an = CholeskyAnalysis.of(A)
+        b = rng.standard_normal(m)
+        for label, order in (("dense", None), ("tiles", an)):
+            places = EntryPlaces(ctx, m, P.col_of, P.row_of, order)
+            F = Float64Cholesky(ctx, data, places)
+
+            def factor():
+                Float64Cholesky(ctx, data, places).release()
+                ctx.kernels.wait()
+            tf = median_ms(factor)
+            ts = median_ms(lambda: F.solve(b))
+            M = P.matrix(data)
+            M = M + sp.triu(M, 1).T
+            res = np.linalg.norm(b - M @ F.solve(b)) / np.linalg.norm(b)
+            t = -(-m // 64)
+            upd = places.tiles.updates if places.tiles else sum((t - k) * (t - k - 1) // 2 for k in range(t))
+            print(f"{name:10s} m={m:5d} {label:6s} factor {tf:8.2f} ms  solve {ts:6.2f} ms  residual {res:.1e}  "
+                  f"tile updates {upd}")
+            F.release()
+            places.give()
+
+
+if __name__ == "__main__":
+    main()
