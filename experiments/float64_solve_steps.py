@@ -2,7 +2,7 @@
 
 Left-looking (`experiments/shaders/trsv_blocks.comp`, the product's until round 17): a block step is one workgroup that reads the block's
 rows of L solved so far and solves the block -- the whole read of L by one SM.
-Right-looking spread (`trsv_spread`, the product's in rounds 17-21): every workgroup
+Right-looking spread (`experiments/shaders/trsv_spread.comp`, the product's in rounds 17-21): every workgroup
 solves the block itself and updates its own 256 rows of the rest, so a step's reads of L
 are spread over the GPU.  Both are one dispatch a block each way.  Chain (`trsv_chain`,
 what Float64Cholesky.solve runs): one dispatch each way, a workgroup a block, the solved
@@ -34,6 +34,30 @@ def trsv_block(ctx, L, x, k0, nb, m, backward):
                          uniforms={"u_m": m, "u_ld": L.ld, "u_k0": k0, "u_nb": nb})
 
 
+def spread_step(ctx, L, b, x, k0, nb, m, backward):
+    """One right-looking block step spread over workgroups (experiments/shaders/trsv_spread.comp)."""
+    rest = k0 if backward else m - k0 - nb
+    ctx.kernels.dispatch("trsv_spread", (max(1, -(-rest // 256)), 1, 1), buffers={0: L.buf, 1: b.buf, 2: x.buf},
+                         defines={"NB": NB, "FP64": 1, **({"BACKWARD": 1} if backward else {})},
+                         uniforms={"u_m": m, "u_ld": L.ld, "u_k0": k0, "u_nb": nb})
+
+
+def spread(F, b):
+    X = Float64Matrix(F.ctx, 1, F.m, "rhs")
+    Y = Float64Matrix(F.ctx, 1, F.m, "solution")
+    try:
+        X.put(F.ctx, b.reshape(1, -1))
+        blocks = [(k0, min(NB, F.m - k0)) for k0 in range(0, F.m, NB)]
+        for k0, nb in blocks:                       # L y = b: b in X, y into Y
+            spread_step(F.ctx, F.L, X, Y, k0, nb, F.m, False)
+        for k0, nb in reversed(blocks):             # L^T x = y: y in Y, x into X
+            spread_step(F.ctx, F.L, Y, X, k0, nb, F.m, True)
+        return X.get(F.ctx)[0].copy()
+    finally:
+        X.give()
+        Y.give()
+
+
 def left_looking(F, b):
     X = Float64Matrix(F.ctx, 1, F.m, "rhs")
     try:
@@ -60,11 +84,8 @@ def main():
         M = (B @ B.T).tocsr()
         F = Float64Cholesky(ctx, M)
         b = rng.standard_normal(m)
-        def steps(kind):
-            F.STEPS = kind
-            return F.solve(b)
-        for name, fn in (("left-looking", lambda: left_looking(F, b)), ("spread", lambda: steps("blocks")),
-                         ("chain", lambda: steps("chain"))):
+        for name, fn in (("left-looking", lambda: left_looking(F, b)), ("spread", lambda: spread(F, b)),
+                         ("chain", lambda: F.solve(b))):
             fn()
             ts = []
             for _ in range(args.repeat):

@@ -225,16 +225,6 @@ def trsm_rhs(ctx, L: MatrixBuffer, Xt: MatrixBuffer, k0: int, nb: int, nrhs: int
                                    "u_nb": nb, "u_nrhs": nrhs})
 
 
-def trsv_spread(ctx, L, b, x, k0: int, nb: int, m: int, backward: bool, fp64: bool = False) -> None:
-    """One block step of a solve with one right-hand side, right-looking: x's block :=
-    L_kk^-1 b's block (L_kk^-T backward), and the rest of b (rows after the block;
-    before it, backward) updated by it, 256 rows a workgroup -- one dispatch a block."""
-    rest = k0 if backward else m - k0 - nb
-    ctx.kernels.dispatch("trsv_spread", (max(1, -(-rest // 256)), 1, 1), buffers={0: L.buf, 1: b.buf, 2: x.buf},
-                         defines={**_nb(fp64), **({"BACKWARD": 1} if backward else {})},
-                         uniforms={"u_m": m, "u_ld": L.ld, "u_k0": k0, "u_nb": nb})
-
-
 def zero_upper(ctx, A: MatrixBuffer, m: int) -> None:
     ctx.kernels.dispatch("zero_upper", (-(-m // 16), -(-m // 16)), buffers={0: A.buf},
                          uniforms={"u_m": m, "u_ld": A.ld})

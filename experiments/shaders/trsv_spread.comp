@@ -1,5 +1,5 @@
 #version 430
-// method="compute": one block step of a triangular solve with ONE right-hand side,
+// Experiment (float64_solve_steps.py; the product's in rounds 17-21, before trsv_chain.comp): one block step of a triangular solve with ONE right-hand side,
 // right-looking and spread over workgroups.  Every workgroup solves the block itself,
 // x_k = L_kk^-1 b_k (forward) or L_kk^-T b_k (BACKWARD) -- it is small -- and then
 // updates its own 256 rows of the rest: b_i -= L_ik x_k for the rows after the block
