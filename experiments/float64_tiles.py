@@ -7,7 +7,7 @@ numpy, and the tile updates run against a dense factor's.
 """
 from __future__ import annotations
 
-import sys
+import argparse
 import time
 
 import numpy as np
@@ -32,7 +32,11 @@ def median_ms(fn, repeat=5):
 
 
 def main():
-    folder, names = sys.argv[1], sys.argv[2:]
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("folder", help="a folder of NETLIB .mps.gz files")
+    ap.add_argument("names", nargs="+", help="problem names")
+    args = ap.parse_args()
+    folder, names = args.folder, args.names
     ctx = glgpgpu.get_context()
     print(ctx.caps.renderer)
     rng = np.random.default_rng(0)
