@@ -12,4 +12,5 @@ class BlockedMethod(DelegatingMethod):
     glgpgpu.tiled with these kernels."""
 
     name = "blocked"
+    float64_normal = False
     dense, qr, normal, kernels, fronts = tiled, qr, normal, kernel_matrix, fronts

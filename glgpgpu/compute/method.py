@@ -11,6 +11,7 @@ class ComputeMethod(DelegatingMethod):
     datacenter GPU runs on a few of its SMs (benchmarks/RESULTS.md)."""
 
     name = "compute"
+    float64_normal = True
     dense, qr, normal, kernels, fronts = tiled, qr, tiled, tiled, fronts
 
     def _scope(self, ctx):

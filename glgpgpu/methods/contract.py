@@ -27,6 +27,9 @@ class Method(Protocol):
 
     #: the method's name, as `method=` spells it
     name: str
+    #: whether normal_system's object also factors A D A^T in float64 on the GPU (`float64_factor`):
+    #: the LP then sends smaller problems to the GPU (solvers/lp/mixed/device.py)
+    float64_normal: bool
 
     # -- dense operations: numpy in, numpy out --------------------------------------------
     def adat(self, A: np.ndarray, d2: np.ndarray, *, packed: bool, ctx) -> np.ndarray:

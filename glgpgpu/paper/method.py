@@ -10,4 +10,5 @@ class PaperMethod(DelegatingMethod):
     beyond one texture the tile algorithms of glgpgpu.tiled with these kernels."""
 
     name = "paper"
+    float64_normal = False
     dense, qr, normal, kernels, fronts = tiled, qr, normal, kernel_matrix, fronts

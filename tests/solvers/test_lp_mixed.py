@@ -191,7 +191,7 @@ def test_compute_takes_its_float64_factor_on_the_gpu(ctx, monkeypatch):
     from glgpgpu.solvers.lp.mixed import normal
     monkeypatch.setattr(mehrotra, "FLOAT64_AFTER", 0)
     monkeypatch.setattr(normal, "GPU_FLOAT64_ROWS", 1)
-    monkeypatch.setattr(normal, "MULTIFRONTAL_FLOPS", 0)
+    monkeypatch.setattr(normal, "GPU_FLOAT64_FLOPS", 0)
     from glgpgpu.compute.normal import NormalSystem
     given, factor = [], NormalSystem.float64_factor
 
@@ -217,7 +217,7 @@ def test_compute_factors_in_float64_throughout_where_its_float64_factor_takes_m(
     factorization is that one from the start: no float32 factor, no PCG, the answer cpu64's."""
     from glgpgpu.solvers.lp.mixed import normal
     monkeypatch.setattr(normal, "GPU_FLOAT64_ROWS", 1)
-    monkeypatch.setattr(normal, "MULTIFRONTAL_FLOPS", 0)
+    monkeypatch.setattr(normal, "GPU_FLOAT64_FLOPS", 0)
     path = lp_table3.data_dir() / "adlittle.mps.gz"
     res = glgpgpu.solve_mps(path, method="compute", device="gpu")
     assert res.status == "optimal" and res.stats["float64_throughout"]
@@ -235,7 +235,7 @@ def test_float64_throughout_only_where_the_gpu_factors_m_in_float64(monkeypatch)
 
     def made(device, system, rows=1, flops=0):
         monkeypatch.setattr(normal, "GPU_FLOAT64_ROWS", rows)
-        monkeypatch.setattr(normal, "MULTIFRONTAL_FLOPS", flops)
+        monkeypatch.setattr(normal, "GPU_FLOAT64_FLOPS", flops)
         N = normal.MixedNormal(A, device="cpu32")
         N.device, N.system = device, system
         return N.float64_throughout
@@ -265,7 +265,7 @@ def test_a_driver_without_float64_kernels_falls_back_to_the_host(ctx, monkeypatc
     monkeypatch.setattr(NormalSystem, "float64_factor", broken)
     monkeypatch.setattr(mehrotra, "FLOAT64_AFTER", 0)
     monkeypatch.setattr(normal, "GPU_FLOAT64_ROWS", 1)
-    monkeypatch.setattr(normal, "MULTIFRONTAL_FLOPS", 0)
+    monkeypatch.setattr(normal, "GPU_FLOAT64_FLOPS", 0)
     with pytest.warns(RuntimeWarning, match="float64 factor is unavailable"):
         res = glgpgpu.solve_mps(lp_table3.data_dir() / "adlittle.mps.gz", method="compute", device="gpu")
     assert res.status == "optimal" and len(calls) == 1 and res.stats["gpu_factor_float64"] == 0
@@ -539,7 +539,7 @@ def test_auto_without_gl_takes_the_host_and_says_so(monkeypatch):
 
     def no_gl(ctx=None):
         raise GLUnavailableError("no EGL display (a stand-in)")
-    monkeypatch.setattr(mixed, "choose_device", lambda A, counted=float("nan"): Choice("gpu", 1e12, None))
+    monkeypatch.setattr(mixed, "choose_device", lambda A, counted=float("nan"), gpu_float64=False: Choice("gpu", 1e12, None))
     monkeypatch.setattr(mixed, "resolve", no_gl)
     path = lp_table3.data_dir() / "adlittle.mps.gz"
     with pytest.warns(RuntimeWarning, match="no OpenGL context"):
@@ -558,7 +558,7 @@ def test_auto_takes_the_host_where_the_renderer_is_software(ctx, monkeypatch, so
     from glgpgpu.gl.context import Capabilities
     from glgpgpu.solvers.lp import mixed
     from glgpgpu.solvers.lp.mixed.device import Choice
-    monkeypatch.setattr(mixed, "choose_device", lambda A, counted=float("nan"): Choice("gpu", 1e12, None))
+    monkeypatch.setattr(mixed, "choose_device", lambda A, counted=float("nan"), gpu_float64=False: Choice("gpu", 1e12, None))
     monkeypatch.setattr(Capabilities, "software", property(lambda self: software))
     path = lp_table3.data_dir() / "adlittle.mps.gz"
     res = glgpgpu.solve_mps(path, ctx=ctx)

@@ -102,6 +102,37 @@ def test_auto_factors_a_small_problem_on_the_host_and_a_costly_one_on_the_gpu(mo
     assert auto.choose(A).device == "gpu"
 
 
+def test_auto_sends_smaller_factors_to_a_gpu_that_factors_in_float64(monkeypatch):
+    """A method whose GPU factors A D A^T in float64 itself (compute) takes the GPU from
+    GPU_FLOAT64_HOST_FLOPS, the others from HOST_FLOPS: a count between the two goes to the
+    GPU only with gpu_float64 (no GL)."""
+    rng = np.random.default_rng(0)
+    A = sp.random(60, 150, density=0.03, random_state=rng, format="csr") + sp.eye(60, 150, format="csr")
+    f = auto.choose(A).flops
+    monkeypatch.setattr(auto, "HOST_FLOPS", 2 * f)
+    monkeypatch.setattr(auto, "GPU_FLOAT64_HOST_FLOPS", f / 2)
+    assert auto.choose(A).device == "cpu64" and auto.choose(A, gpu_float64=False).device == "cpu64"
+    assert auto.choose(A, gpu_float64=True).device == "gpu"
+
+
+@pytest.mark.parametrize("method,expected", [("compute", True), ("blocked", False), ("paper", False),
+                                             ("auto", False)])
+def test_the_solver_tells_auto_whether_the_method_factors_in_float64(monkeypatch, method, expected):
+    """mixed.solve passes the method's Method.float64_normal to the device choice (method
+    "auto" resolves to blocked or paper: neither); a stand-in choice keeps it on the host."""
+    from glgpgpu.solvers.lp import mixed
+    from glgpgpu.solvers.lp.mixed.device import Choice
+    seen = []
+
+    def spy(A, counted=float("nan"), gpu_float64=False):
+        seen.append(gpu_float64)
+        return Choice("cpu64", 1.0, None)
+    monkeypatch.setattr(mixed, "choose_device", spy)
+    from glgpgpu.solvers.lp import linprog
+    res = linprog([-1.0, -1.0], A_ub=[[1.0, 2.0], [3.0, 1.0]], b_ub=[4.0, 6.0], method=method)
+    assert res.status == "optimal" and seen == [expected]
+
+
 def test_auto_keeps_a_sparse_factor_far_below_the_dense_one_on_the_host(monkeypatch):
     """A staircase LP (periods linked by identity blocks): its sparse float64 factor is
     past HOST_FLOPS but over SPARSE_RATIO times fewer flops than the dense m^3/3 the GPU

@@ -15,7 +15,7 @@ from contextlib import nullcontext
 
 import numpy as np
 
-from ....dispatch import choose, implementation
+from ....dispatch import IMPLEMENTATIONS, choose, implementation
 from ....errors import GLUnavailableError
 from ....gl import Stopwatch, resolve
 from ..problem import max_violation, objective
@@ -42,7 +42,8 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
     t_pre = time.perf_counter() - t_all
     asked, auto, reason = device, None, ""
     if device == "auto":                 # the host's float64 factor where it is the quicker (device.py)
-        auto = choose_device(p.A, p.normal_flops)
+        gpu_float64 = method in IMPLEMENTATIONS and implementation(method).float64_normal
+        auto = choose_device(p.A, p.normal_flops, gpu_float64)
         device, reason = auto.device, auto.reason
     impl = None
     if device == "gpu":

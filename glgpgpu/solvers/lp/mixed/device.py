@@ -28,6 +28,11 @@ from .normal_pattern import NormalPattern
 
 #: the host factors problems whose float64 factor takes at most this many flops
 HOST_FLOPS = 5e7
+#: ... or at most this many where the method's GPU factors in float64 itself (compute: every
+#: factorization the GPU's, in COLAMD's order skipping the zero tiles): on the H100, pilot (4.5e7)
+#: 2.7x, d2q06c 1.9x, degen3 and d6cube 1.7x quicker there, cycle (8.9e6) even, 80bau3b and
+#: woodw (2-3e6) 0.7x (benchmarks/RESULTS.md, round 22)
+GPU_FLOAT64_HOST_FLOPS = 8e6
 #: ... and those whose sparse factor is this many times fewer flops than the dense m^3/3 every
 #: GPU path factors: the fragment stage's factor runs at most ~100x the host's multifrontal one
 #: (1.7 TFLOP/s at its ceiling against ~15 GFLOP/s).  dfl001 (53x) is quicker on the GPU
@@ -45,38 +50,40 @@ class Choice:
     reason: str = "flops"             # "flops" (HOST_FLOPS), or "sparse factor" (SPARSE_RATIO)
 
 
-def choose(A, counted: float = float("nan")) -> Choice:
+def choose(A, counted: float = float("nan"), gpu_float64: bool = False) -> Choice:
     """Where the normal equations of A are factored (_by_count), the host's also where its sparse
-    factor is SPARSE_RATIO times fewer flops than the GPU's dense one."""
-    c = _by_count(A, counted)
+    factor is SPARSE_RATIO times fewer flops than the GPU's dense one.  gpu_float64: the
+    method's GPU factors in float64 itself (Method.float64_normal): GPU_FLOAT64_HOST_FLOPS is
+    the host's limit instead of HOST_FLOPS."""
+    c = _by_count(A, counted, GPU_FLOAT64_HOST_FLOPS if gpu_float64 else HOST_FLOPS)
     m = A.shape[0]
     if c.device == "gpu" and np.isfinite(c.flops) and m ** 3 / 3.0 > SPARSE_RATIO * c.flops:
         return Choice("cpu64", c.flops, c.pattern, "sparse factor")
     return c
 
 
-def _by_count(A, counted: float = float("nan")) -> Choice:
+def _by_count(A, counted: float = float("nan"), limit: float = HOST_FLOPS) -> Choice:
     """Where the normal equations of A (scaled, presolved; m x n) are factored.  counted: the
     presolve's count of A A^T's factor, if it made one (taken instead of factoring again, but
-    for a bordered pattern, whose factor is another)."""
+    for a bordered pattern, whose factor is another); limit: the host's flops at most."""
     m = A.shape[0]
     if m > COUNT_ROWS:
         if np.isfinite(counted):                # the presolve's qdldl factor of the same A A^T
-            return Choice("cpu64" if counted <= HOST_FLOPS else "gpu", counted, None)
+            return Choice("cpu64" if counted <= limit else "gpu", counted, None)
         if not colamd_available():
             return Choice("gpu", float("nan"), None)
         flops = CholeskyAnalysis.of(A).flops
-        return Choice("cpu64" if flops <= HOST_FLOPS else "gpu", flops, None)
+        return Choice("cpu64" if flops <= limit else "gpu", flops, None)
     if qdldl_module() is not None and NormalPattern.usable(A):
         P = NormalPattern(A)
         if P.full_nnz <= SPARSE_SHARE * m * m and not P.long.size and np.isfinite(counted):
             # the presolve factored this A A^T already (a border's count would be another's)
-            return Choice("cpu64" if counted <= HOST_FLOPS else "gpu", counted, P)
+            return Choice("cpu64" if counted <= limit else "gpu", counted, P)
         if P.full_nnz <= SPARSE_SHARE * m * m:
             try:
                 flops = SparseLDL(P).factor(P.data(np.ones(A.shape[1])), 1e-14).flops
             except np.linalg.LinAlgError:
                 return Choice("gpu", float("nan"), P)
-            return Choice("cpu64" if flops <= HOST_FLOPS else "gpu", flops, P)
+            return Choice("cpu64" if flops <= limit else "gpu", flops, P)
     flops = m ** 3 / 3.0                 # the host's factor is LAPACK's dense one
-    return Choice("cpu64" if flops <= HOST_FLOPS else "gpu", flops, None)
+    return Choice("cpu64" if flops <= limit else "gpu", flops, None)

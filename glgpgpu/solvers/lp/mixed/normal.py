@@ -63,9 +63,11 @@ from .normal_pattern import NormalPattern
 
 _UNSET = object()
 #: the GPU's float64 factor (where the system has one: method="compute") is taken for M of
-#: at least this order whose host factorization would be multifrontal or dense; below,
-#: or for the small sparse ones, the host's is as quick
-GPU_FLOAT64_ROWS = 1000
+#: at least this order (four tiles) whose factor takes at least GPU_FLOAT64_FLOPS (the analysis's
+#: count; device.GPU_FLOAT64_HOST_FLOPS's line, in that count) -- every factorization from the
+#: first (`float64_throughout`); below, the float32 factor with its refinement
+GPU_FLOAT64_ROWS = 256
+GPU_FLOAT64_FLOPS = 8e6
 #: from this order on, the symbolic analysis (COLAMD, its flop count) decides the float64 factor's
 #: kind before any is made; below, qdldl's on the pattern first (its own count can still turn it)
 ANALYSIS_ROWS = 1000
@@ -483,11 +485,11 @@ class MixedNormal:
 
     def _gpu_float64_pays(self, sparse: bool) -> bool:
         """Whether M's float64 factor is the GPU's: the system has one, M has GPU_FLOAT64_ROWS
-        rows or more, and the host's factor would be multifrontal or dense (the analysis, made
-        here once per problem, counts MULTIFRONTAL_FLOPS or more, or there is none)."""
+        rows or more, and the analysis (made here once per problem) counts GPU_FLOAT64_FLOPS or
+        more, or there is none (M dense, no COLAMD)."""
         self._analysis(sparse)
         return self._gpu_float64() is not None and self.m >= GPU_FLOAT64_ROWS and (
-            self._symbolic is None or self._symbolic.flops >= MULTIFRONTAL_FLOPS)
+            self._symbolic is None or self._symbolic.flops >= GPU_FLOAT64_FLOPS)
 
     def _on_gpu(self, factor, top: float, floor: float):
         """factor(shift), shifted as HostFactor's are, counted; None where M is not positive
@@ -544,14 +546,14 @@ class MixedNormal:
     @property
     def float64_throughout(self) -> bool:
         """Whether every solve should take the float64 factor from the start: where the GPU
-        factors M in float64 itself (the compute method, from GPU_FLOAT64_ROWS, a multifrontal-
-        sized M).  On the H100 that factor costs about what the float32 one with its read-back
-        and refinement does (NETLIB: 28.9 s against 27.7), and it held pilot87 to 1.7e-9
-        where the float32 factor's iterates stalled 1.8e-8 off (benchmarks/RESULTS.md)."""
+        factors M in float64 itself (the compute method, from GPU_FLOAT64_ROWS rows and
+        GPU_FLOAT64_FLOPS).  On the H100 that factor costs less than the float32 one with its
+        read-back and refinement, and it held pilot87 to 1.7e-9 where the float32 factor's
+        iterates stalled 1.8e-8 off (benchmarks/RESULTS.md)."""
         if self.device != "gpu" or self.m < GPU_FLOAT64_ROWS or self._gpu_float64() is None:
             return False
         sym = self._analysis(True)
-        return sym is None or sym.flops >= MULTIFRONTAL_FLOPS
+        return sym is None or sym.flops >= GPU_FLOAT64_FLOPS
 
     def _analysis(self, sparse: bool):
         """The CholeskyAnalysis of A D A^T, made at the first call (None: M dense, or no COLAMD)."""
