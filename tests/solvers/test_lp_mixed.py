@@ -292,6 +292,32 @@ def test_an_overflowed_float32_factor_goes_straight_to_the_float64_one(ctx, monk
     assert abs(res.objective - ref.objective) <= 1e-8 * abs(ref.objective)
 
 
+@pytest.mark.parametrize("method", ["compute", "blocked"])
+def test_a_float32_factor_that_raises_goes_to_the_float64_one(ctx, monkeypatch, method):
+    """A float32 factorization that raises (the tiled factor names a pivot float32 cannot hold:
+    a staircase LP of 15,000 rows under compute on the H100) is taken as an overflowed L: the
+    solves go to the float64 factor, the answer is cpu64's -- no crash."""
+    from glgpgpu.errors import NotPositiveDefiniteError
+    from glgpgpu.solvers.lp.mixed import normal
+    from glgpgpu.solvers.lp.mixed import mehrotra
+    monkeypatch.setattr(mehrotra, "FLOAT64_AFTER", 10 ** 6)        # keep making float32 factors
+    monkeypatch.setattr(normal, "GPU_FLOAT64_ROWS", 10 ** 9)       # compute: not its float64 one throughout
+    made = []
+
+    def raising(self, *a, **k):
+        made.append(1)
+        raise NotPositiveDefiniteError(3, self.m)
+    one = glgpgpu.dispatch.implementation(method).normal_system(np.eye(2, dtype=np.float32), packed=False,
+                                                                variant="outer", ctx=ctx, watch=None)
+    one.release()
+    monkeypatch.setattr(type(one), "factor", raising)
+    path = lp_table3.data_dir() / "adlittle.mps.gz"
+    res = glgpgpu.solve_mps(path, method=method, device="gpu")
+    assert res.status == "optimal" and made and res.stats["host_fallbacks"] >= res.iterations
+    ref = glgpgpu.solve_mps(path, device="cpu64")
+    assert abs(res.objective - ref.objective) <= 1e-8 * abs(ref.objective)
+
+
 def test_single_precision_stop_keeps_its_objective(ctx):
     """The 2006 solver asked for more than float32 gives: a status that says so and
     the objective of the x it returns (once NaN)."""

@@ -166,14 +166,19 @@ class MixedNormal:
             pass                            # every solve goes to the float64 factor (solve, _host)
         elif self.device == "gpu":
             d32 = np.where(ds < 1e-37, 0.0, ds).astype(np.float32)
-            if self.scales_rows:
-                scale = self.s if self.low_part else self.s.astype(np.float32)
-                self.system.factor(d32, pivot_floor=floor_rel, regularize=True, row_scale=scale)
-            else:
-                with self.watch("transfer") if self.watch is not None else nullcontext():
-                    self.system.update_matrix(self._scaled_dense())
-                self.system.factor(d32, pivot_floor=floor_rel, regularize=True)
-            if self.substitution == "host":
+            try:
+                if self.scales_rows:
+                    scale = self.s if self.low_part else self.s.astype(np.float32)
+                    self.system.factor(d32, pivot_floor=floor_rel, regularize=True, row_scale=scale)
+                else:
+                    with self.watch("transfer") if self.watch is not None else nullcontext():
+                        self.system.update_matrix(self._scaled_dense())
+                    self.system.factor(d32, pivot_floor=floor_rel, regularize=True)
+            except np.linalg.LinAlgError:
+                # a pivot float32 cannot hold (overflow: the tiled factor names it, a staircase
+                # LP of 15,000 rows under compute): as an overflowed L -- the float64 factor's solves
+                self._overflowed = True
+            if self.substitution == "host" and not self._overflowed:
                 L = self.system.lower()
                 if np.isfinite(L).all():
                     # column-major for LAPACK: solving through L's transpose (row-oriented) instead
