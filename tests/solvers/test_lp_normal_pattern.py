@@ -157,6 +157,11 @@ def test_auto_keeps_a_sparse_factor_far_below_the_dense_one_on_the_host(monkeypa
     assert counted.device == "cpu64" and counted.reason == "sparse factor"
     handed = auto.choose(A, counted.flops)               # past COUNT_ROWS: the presolve's count
     assert handed.flops == counted.flops and handed.device == "cpu64" and handed.reason == "sparse factor"
+    # a GPU that factors in float64 (skipping zero tiles) keeps the rule only past COUNT_ROWS
+    assert auto.choose(A, counted.flops, gpu_float64=True).reason == "sparse factor"
+    with monkeypatch.context() as mp:
+        mp.setattr(auto, "COUNT_ROWS", m)
+        assert auto.choose(A, counted.flops, gpu_float64=True).device == "gpu"
     monkeypatch.setattr(auto, "SPARSE_RATIO", 1e30)
     again = auto.choose(A, counted.flops)
     assert again.device == "gpu" and again.reason == "flops"

@@ -54,10 +54,14 @@ def choose(A, counted: float = float("nan"), gpu_float64: bool = False) -> Choic
     """Where the normal equations of A are factored (_by_count), the host's also where its sparse
     factor is SPARSE_RATIO times fewer flops than the GPU's dense one.  gpu_float64: the
     method's GPU factors in float64 itself (Method.float64_normal): GPU_FLOAT64_HOST_FLOPS is
-    the host's limit instead of HOST_FLOPS."""
+    the host's limit instead of HOST_FLOPS, and up to COUNT_ROWS rows no SPARSE_RATIO rule."""
     c = _by_count(A, counted, GPU_FLOAT64_HOST_FLOPS if gpu_float64 else HOST_FLOPS)
     m = A.shape[0]
-    if c.device == "gpu" and np.isfinite(c.flops) and m ** 3 / 3.0 > SPARSE_RATIO * c.flops:
+    # a GPU that factors in float64 skips the tiles a fill-reducing order leaves zero: up to
+    # COUNT_ROWS its factor is no longer the dense m^3/3 (d2q06c, 132x sparser than dense: 1.9x
+    # quicker on the H100's GPU than on its host; bnl2 1.3x, cycle even)
+    dense_gpu = not (gpu_float64 and m <= COUNT_ROWS)
+    if dense_gpu and c.device == "gpu" and np.isfinite(c.flops) and m ** 3 / 3.0 > SPARSE_RATIO * c.flops:
         return Choice("cpu64", c.flops, c.pattern, "sparse factor")
     return c
 
