@@ -68,7 +68,8 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
     try:
         with (ctx.pool.scope() if device == "gpu" else nullcontext()):
             normal = MixedNormal(p.A, impl=impl, packed=packed, variant=cholesky, ctx=ctx, watch=watch,
-                                 device=device, pattern=auto.pattern if auto else None)
+                                 device=device, pattern=auto.pattern if auto else None,
+                                 counted=auto.flops if auto else float("nan"))
             out = mehrotra.solve(p, normal, tol=tol, max_iter=max_iter, callback=callback)
             if out.status == "numerical trouble" and p.free.any():
                 # free columns that must travel far or nearly depend on each other: again with

@@ -96,8 +96,9 @@ class MixedNormal:
     SUBSTITUTION = "host"
 
     def __init__(self, A: np.ndarray, *, impl=None, packed=False, variant="outer", ctx=None, watch=None,
-                 device="gpu", pattern=None):
-        """pattern: a NormalPattern of A already made (device="auto" made one to decide)."""
+                 device="gpu", pattern=None, counted: float = float("nan")):
+        """pattern: a NormalPattern of A already made (device="auto" made one to decide);
+        counted: qdldl's flop count of A A^T's factor, where device="auto" had one."""
         self.A = sp.csr_matrix(A)
         self.At = self.A.T.tocsr()
         self.A2 = self.A.multiply(self.A).tocsr()     # diag(A D A^T) = A^2 d, every factorization
@@ -137,6 +138,7 @@ class MixedNormal:
         self._long = None                   # its long columns dense, the others sparse
         self._pattern = _UNSET              # NormalPattern: the float64 factors are qdldl's on it (None: not)
         self._made_pattern = pattern
+        self._counted = counted
         self._ldl = {}                      # SparseLDL by use ("pre": cpu64's per-iteration factor, "host")
         self._gpu_pattern = _UNSET          # (NormalPattern, EntryPlaces): the GPU's float64 factor's M
 
@@ -572,8 +574,9 @@ class MixedNormal:
     def _sparse_pattern(self):
         """The NormalPattern when the float64 factors are qdldl's on it (SparseLDL), else None,
         decided at the first call: device="cpu64", qdldl installed, M sparse, and no multifrontal
-        factor due (decided by the analysis from ANALYSIS_ROWS on; below, or for a bordered M,
-        by qdldl's own flop count after its first factorization, `_pattern_factor`)."""
+        factor due (decided by device="auto"'s qdldl count where there is one, else by the analysis
+        from ANALYSIS_ROWS on; below, or for a bordered M, by qdldl's own flop count after its first
+        factorization, `_pattern_factor`)."""
         if self._pattern is _UNSET:
             self._pattern = None
             # device="cpu64" only: as the GPU path's last resort (new rounding, the reused ordering)
@@ -584,8 +587,9 @@ class MixedNormal:
                 P = self._made_pattern or NormalPattern(self.A)
                 if P.full_nnz > SPARSE_SHARE * self.m * self.m:
                     self._dense_M = True
-                elif self.m < ANALYSIS_ROWS or P.long.size:
-                    # (a bordered M: the analysis counts A's long columns as dense, qdldl's own count decides)
+                elif self.m < ANALYSIS_ROWS or P.long.size or self._counted < LDL_FLOPS:
+                    # (a bordered M: the analysis counts A's long columns as dense, qdldl's own count
+                    # decides; device="auto"'s count is qdldl's already: no analysis needed)
                     self._pattern = P
                 else:
                     sym = self._analysis(True)
