@@ -79,8 +79,8 @@ class CholeskyAnalysis:
         #: multiply-adds of the numeric factorization (pivot blocks, off-diagonal blocks, updates) with
         #: CHOLMOD's amalgamation: what the choices between the host's factors compare
         self.flops = _flops(an)
-        if self.flops >= BIG_FLOPS:
-            an = analyze(At, ordering, staircases=False, singletons=False, dense_rows=None, nrelax=BIG_NRELAX,
+        if self.flops >= BIG_FLOPS:             # the same order again (COLAMD once: 0.2 s on maros-r7)
+            an = analyze(At, an.perm, staircases=False, singletons=False, dense_rows=None, nrelax=BIG_NRELAX,
                          zrelax=BIG_ZRELAX)
         self.m = A.shape[0]
         self.perm = an.perm                           # L L^T = (M + shift I)[perm][:, perm]
