@@ -25,23 +25,34 @@
 #define AT(name, i, j) name[i][j]
 #endif
 // DIV(a, b), SQRT(s): GLSL asks of double division and sqrt only single precision
-// (GLSL 4.60, section 4.7.1); NVIDIA's division measured exact, but a driver may give
-// less, so in float64 Newton steps in fma (`precise`) take both to double's.  Float32
-// keeps its operators.
+// (GLSL 4.60, section 4.7.1), and NVIDIA's double division and sqrt are long routines
+// (the float64 factor's one-workgroup steps were most of their time).  So in float64 both
+// start from float's reciprocal (square root) -- 22-23 bits -- and Newton steps in fma
+// (`precise`) take them to double's; numbers beyond float's range take GLSL's operators.
+// Float32 keeps its operators.
 #ifdef FP64
 double DIV(double a, double b) {
-    precise double r = 1.0lf / b;
-    if (r == 0.0lf || isinf(r) || isnan(r)) return a / b;      // b beyond float's range
+    float bf = float(b);
+    precise double r = double(1.0 / bf);
+    if (bf == 0.0 || isinf(bf) || r == 0.0lf || isinf(r) || isnan(r)) return a / b;
     r = fma(r, fma(-b, r, 1.0lf), r);
     r = fma(r, fma(-b, r, 1.0lf), r);
     precise double q = a * r;
     return fma(r, fma(-b, q, a), q);
 }
 double SQRT(double s) {
-    precise double y = sqrt(s);
-    if (!(y > 0.0lf) || isinf(y)) return y;
-    y = fma(0.5lf * fma(-y, y, s), DIV(1.0lf, y), y);
-    return fma(0.5lf * fma(-y, y, s), DIV(1.0lf, y), y);
+    float sf = float(s);
+    if (!(s > 0.0lf) || isinf(s) || !(sf >= 1.17549435e-38) || isinf(sf)) {
+        precise double y = sqrt(s);                    // 0, negative, NaN, inf, or beyond float's normal numbers
+        if (!(y > 0.0lf) || isinf(y)) return y;
+        y = fma(0.5lf * fma(-y, y, s), DIV(1.0lf, y), y);
+        return fma(0.5lf * fma(-y, y, s), DIV(1.0lf, y), y);
+    }
+    precise double h = double(inversesqrt(sf));        // ~ 1 / sqrt(s)
+    h = h * fma(-0.5lf * s * h, h, 1.5lf);
+    h = h * fma(-0.5lf * s * h, h, 1.5lf);
+    precise double y = s * h;                          // sqrt(s), then one step more
+    return fma(0.5lf * h, fma(-y, y, s), y);
 }
 #else
 #define DIV(a, b) ((a) / (b))

@@ -394,3 +394,42 @@ def test_float64_factor_over_the_storage_block_says_so(ctx, monkeypatch):
     monkeypatch.setattr(ctx, "caps", dataclasses.replace(ctx.caps, max_storage_block=4096))
     with pytest.raises(ValueError, match="float64.*storage buffer"):
         Float64Cholesky(ctx, sparse.eye(40, format="csr"))
+
+
+def test_float64_div_and_sqrt_are_doubles_to_an_ulp(ctx, rng):
+    """real.glsl's DIV and SQRT in float64 (float's reciprocal / inverse square root, then
+    Newton steps in fma): within an ulp or so of numpy's correctly rounded a / b and sqrt(s),
+    across double's range -- beyond float's too, where GLSL's own operators take over --
+    and exact at 0, with NaN for a negative square root."""
+    from glgpgpu.gl.programs import shader_path
+    real = shader_path("real.glsl").read_text()
+    src = ("#version 430\n#define FP64 1\n#define NB 64\n" + real +
+           "layout(local_size_x = 64) in;\n"
+           "layout(std430, binding = 0) buffer O { double o[]; };\n"
+           "layout(std430, binding = 1) readonly buffer V { double v[]; };\n"
+           "uniform int u_n;\n"
+           "void main() { int i = int(gl_GlobalInvocationID.x); if (i >= u_n) return;\n"
+           "  o[2 * i] = DIV(v[2 * i], v[2 * i + 1]); o[2 * i + 1] = SQRT(v[2 * i + 1]); }\n")
+    n = 4096
+    a = rng.standard_normal(n) * 10.0 ** rng.uniform(-250, 250, n)
+    b = np.abs(rng.standard_normal(n)) * 10.0 ** rng.uniform(-300, 300, n)
+    b[:4] = [1.0, 4.0, 1e-320, 1e300]                      # exact, a perfect square, subnormal, beyond float
+    cs = ctx.gl.compute_shader(src)
+    out, inp = ctx.gl.buffer(np.zeros(2 * n)), ctx.gl.buffer(np.column_stack([a, b]).ravel())
+    try:
+        out.bind_to_storage_buffer(0)
+        inp.bind_to_storage_buffer(1)
+        cs["u_n"] = n
+        cs.run(n // 64, 1, 1)
+        ctx.gl.finish()
+        got = np.frombuffer(out.read(), np.float64).reshape(n, 2)
+    finally:
+        out.release()
+        inp.release()
+        cs.release()
+    with np.errstate(over="ignore", under="ignore"):
+        quotient, root = a / b, np.sqrt(b)
+    ok = np.isfinite(quotient) & (np.abs(quotient) > 1e-300)
+    assert np.all(np.abs(got[ok, 0] - quotient[ok]) <= 2 * np.spacing(np.abs(quotient[ok])))
+    assert np.all(np.abs(got[:, 1] - root) <= 2 * np.spacing(root))
+    assert got[1, 1] == 2.0 and got[0, 0] == a[0]
