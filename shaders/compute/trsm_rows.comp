@@ -1,6 +1,6 @@
 #version 430
 // method="compute": the panel below a factored diagonal block, L21 = A21 L11^-T, in
-// place: one thread per row, forward substitution (right-looking) against L11 held in shared memory
+// place: one thread per row, forward substitution against L11 held in shared memory
 // (L11 from LBuf: the same buffer inside one matrix, the diagonal tile for a tiled one).
 layout(local_size_x = 64) in;
 #include "real.glsl"
@@ -39,15 +39,12 @@ void main() {
     PRIV x[NB];
     for (int j = 0; j < NB; ++j)
         x[j] = TO_PRIV(j < u_nb ? a[u_aoff + i * u_ld + j] : real(0.0));
-    // right-looking: x_j final, then every later x_l updated by it -- the same operations
-    // in the same order as the dot products x_j - sum_l x_l L_jl, but the updates of
-    // different l are independent, where a dot product is one dependent chain of fmas
     for (int j = 0; j < NB; ++j) {
         if (j >= u_nb) break;
-        real xj = DIV(FROM_PRIV(x[j]), AT(Ls, j, j));
-        x[j] = TO_PRIV(xj);
-        for (int l = j + 1; l < NB; ++l)
-            if (l < u_nb) x[l] = TO_PRIV(FROM_PRIV(x[l]) - xj * AT(Ls, l, j));
+        real s = FROM_PRIV(x[j]);
+        for (int l = 0; l < j; ++l)
+            s -= FROM_PRIV(x[l]) * AT(Ls, j, l);
+        x[j] = TO_PRIV(DIV(s, AT(Ls, j, j)));
     }
     for (int j = 0; j < NB; ++j)
         if (j < u_nb) a[u_aoff + i * u_ld + j] = FROM_PRIV(x[j]);
