@@ -87,3 +87,24 @@ def test_a_near_dependence_is_left_to_the_qr():
     A[-1] = A[0] + A[1]
     A[-1, -1] += 1e-6 * np.linalg.norm(A[-1])
     assert presolve._gram_split(A, rng.standard_normal(20), 1e-9) is None
+
+
+@pytest.mark.parametrize("m,n", [(2, 5), (17, 40), (60, 150)])
+def test_a_dense_gram_matrix_screens_by_lapack_with_the_same_verdicts(m, n, monkeypatch):
+    """A A^T about dense (long columns: seba, fit2p) is screened by LAPACK's dense factor:
+    the same verdicts as qdldl's on independent, dependent and nearly dependent rows, and
+    the count device="auto" reads is the dense m^3/3."""
+    A, _ = _rows(m, n, m + 3)
+    A[:, 0] = 1.0                                      # a long column: A A^T dense
+    dup, near = A.copy(), A.copy()
+    dup[-1] = 2 * A[0] - 0.5 * A[1]
+    near[-1] = dup[-1]
+    near[-1, -1] += 1e-6 * np.linalg.norm(near[-1])
+    verdicts = {}
+    for share in (0.0, 1.0):                           # 0: every A A^T dense; 1: none
+        monkeypatch.setattr(presolve, "DENSE_SHARE", share)
+        count = {}
+        verdicts[share] = [presolve.clearly_full_rank(X, count if X is A else None) for X in (A, dup, near)]
+        if share == 0.0:
+            assert count["flops"] == pytest.approx(m ** 3 / 3)
+    assert verdicts[0.0] == verdicts[1.0] == [True, False, False]
