@@ -89,7 +89,7 @@ def test_a_near_dependence_is_left_to_the_qr():
     assert presolve._gram_split(A, rng.standard_normal(20), 1e-9) is None
 
 
-@pytest.mark.parametrize("m,n", [(2, 5), (17, 40), (60, 150)])
+@pytest.mark.parametrize("m,n", [(3, 7), (17, 40), (60, 150)])
 def test_a_dense_gram_matrix_screens_by_lapack_with_the_same_verdicts(m, n, monkeypatch):
     """A A^T about dense (long columns: seba, fit2p) is screened by LAPACK's dense factor:
     the same verdicts as qdldl's on independent, dependent and nearly dependent rows, and
