@@ -212,6 +212,31 @@ def test_compute_takes_its_float64_factor_on_the_gpu(ctx, monkeypatch):
     assert abs(res.objective - ref.objective) <= 1e-8 * abs(ref.objective)
 
 
+def test_places_that_cannot_be_made_leave_m_to_the_sparse_product(ctx, monkeypatch):
+    """Where the pattern's places cannot go to the GPU (past int32, or no room), the GPU's
+    float64 factor takes M formed as a sparse product instead: same answer, no crash."""
+    from glgpgpu.compute.normal import NormalSystem
+    from glgpgpu.solvers.lp.mixed import normal
+    monkeypatch.setattr(normal, "GPU_FLOAT64_ROWS", 1)
+    monkeypatch.setattr(normal, "GPU_FLOAT64_FLOPS", 0)
+    given = []
+
+    def refused(self, rows, cols, order=None):
+        raise ValueError("an order-56 float64 matrix has places past int32 (a stand-in)")
+    factor = NormalSystem.float64_factor
+
+    def spy(self, M, places=None):
+        given.append(places is None)
+        return factor(self, M, places)
+    monkeypatch.setattr(NormalSystem, "float64_places", refused)
+    monkeypatch.setattr(NormalSystem, "float64_factor", spy)
+    path = lp_table3.data_dir() / "adlittle.mps.gz"
+    res = glgpgpu.solve_mps(path, method="compute", device="gpu")
+    assert res.status == "optimal" and given and all(given)
+    ref = glgpgpu.solve_mps(path, device="cpu64")
+    assert abs(res.objective - ref.objective) <= 1e-8 * abs(ref.objective)
+
+
 def test_compute_factors_in_float64_throughout_where_its_float64_factor_takes_m(ctx, monkeypatch):
     """Where the GPU's float64 factor takes M (forced here for every order), every
     factorization is that one from the start: no float32 factor, no PCG, the answer cpu64's."""

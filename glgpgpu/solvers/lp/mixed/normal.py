@@ -52,7 +52,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from ....errors import ShaderCompileError
+from ....errors import GLResourceError, ShaderCompileError
 from ....parallel import fortran_copy
 from ....symbolic import colamd_available
 from ...sparse_cholesky import CholeskyAnalysis, qdldl_module
@@ -518,9 +518,10 @@ class MixedNormal:
     def _gpu_pattern_factor(self):
         """(the GPU's float64 factor, M's diagonal^1/2) with M formed on a NormalPattern of A
         made once (no border: M itself) and scattered into the factor through places uploaded
-        once, permuted by the analysis where there is one -- the values are one sum a factorization, where a sparse product, its
-        triangle and conversions cost maros-r7 1.1 s on the H100's host (benchmarks/RESULTS.md).
-        None where there is no such pattern or factor (then M is formed as a sparse product)."""
+        once, permuted by the analysis where there is one.  The values are one sum a
+        factorization, where a sparse product, its triangle and conversions cost maros-r7 1.1 s
+        on the H100's host (benchmarks/RESULTS.md).  None where there is no such pattern or
+        factor (then M is formed as a sparse product)."""
         if self._gpu_pattern is _UNSET:
             self._gpu_pattern = None
             if not self._dense_M and self._gpu_float64() is not None and NormalPattern.usable(self.A, border=False):
@@ -529,7 +530,10 @@ class MixedNormal:
                     # the pattern's upper triangle by columns is M's lower one by rows: (col, row);
                     # in the analysis's order (COLAMD) where there is one, whose zero tiles the
                     # factor skips (dfl001: 18% of a dense factor's tile updates)
-                    self._gpu_pattern = (P, self.system.float64_places(P.col_of, P.row_of, self._symbolic))
+                    try:
+                        self._gpu_pattern = (P, self.system.float64_places(P.col_of, P.row_of, self._symbolic))
+                    except (ValueError, GLResourceError, MemoryError):
+                        pass                # places past int32, or no room on the GPU: the sparse product's way
         if self._gpu_pattern is None or self._gpu_float64() is None:
             return None
         P, places = self._gpu_pattern
