@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import glgpgpu
+from glgpgpu.bench.common import timings
 from glgpgpu.compute.float64 import EntryPlaces, Float64Cholesky
 from glgpgpu.solvers.lp.mixed import bounded
 from glgpgpu.solvers.lp.mixed.normal_pattern import NormalPattern
@@ -23,13 +24,7 @@ from glgpgpu.solvers.sparse_cholesky import CholeskyAnalysis
 
 
 def median_ms(fn, repeat=5):
-    fn()
-    ts = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t)
-    return 1e3 * float(np.median(ts))
+    return 1e3 * float(np.median(timings(fn, repeat)))
 
 
 def phases(ctx, factor):

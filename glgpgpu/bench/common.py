@@ -28,6 +28,17 @@ def best_of(fn, repeat):
     return best
 
 
+def timings(fn, repeat: int) -> list:
+    """Seconds of each of `repeat` calls of fn(), after one untimed call (kernels built, caches warm)."""
+    fn()
+    out = []
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t0)
+    return out
+
+
 def progress(items, desc):
     try:
         from tqdm import tqdm
