@@ -145,7 +145,8 @@ class Float64Cholesky:
             m = self.m = M.shape[0]
             if M.shape != (m, m):
                 raise ValueError(f"M must be square, got {M.shape}")
-        self.perm = self.tiles = None
+        self.perm = self.tiles = self._sync = None
+        self._tickets = self._epoch = 0
         if places is not None:
             self.perm, self.tiles = places.perm, places.tiles
         self.L = Float64Matrix(ctx, m, m, "the float64 factor")
@@ -205,7 +206,9 @@ class Float64Cholesky:
         Y = Float64Matrix(self.ctx, 1, self.m, "a float64 solution")
         try:
             X.put(self.ctx, b.reshape(1, -1))
-            self._chain(X, Y)
+            if self._chain(X, Y, per_block=bool(self.ctx.caps.software)):
+                X.put(self.ctx, b.reshape(1, -1))       # a wait gave up: again, a block a dispatch
+                self._chain(X, Y, per_block=True)
             y = X.get(self.ctx)[0]
             if self.perm is None:
                 return y.copy()
@@ -216,26 +219,48 @@ class Float64Cholesky:
             X.give()
             Y.give()
 
-    def _chain(self, X: Float64Matrix, Y: Float64Matrix) -> None:
-        """L y = b (b in X, y into Y), then L^T x = y (x into X): one dispatch each way, the
-        blocks passed on between workgroups (trsv_chain.comp), its ticket and flags zeroed first."""
+    #: a chain's ticket counter is zeroed again before it passes this
+    TICKETS = 1 << 30
+
+    def _chain(self, X: Float64Matrix, Y: Float64Matrix, per_block: bool = False) -> bool:
+        """L y = b (b in X, y into Y), then L^T x = y (x into X) by trsv_chain.comp: one dispatch
+        each way, the blocks passed on between workgroups; or per_block, one dispatch a block
+        (nothing waits: a software renderer ends long loops).  Its ticket counter and flags live
+        with the factor and are never reset between dispatches: each takes the tickets after the
+        last one's and flags of its own epoch.  Whether a wait gave up (then solve again per block)."""
         blocks = -(-self.m // NB)
-        sync = self.ctx.buffers.take(1, 1 + blocks, "the solve's block flags", ld=1 + blocks)
-        try:
-            for src, dst, backward in ((X, Y, False), (Y, X, True)):
-                fill(self.ctx, sync, 0.0)               # 0.0f's bits are int 0
-                buffers = {0: self.L.buf, 1: src.buf, 2: dst.buf, 3: sync.buf}
-                defines = {"NB": NB, "FP64": 1, **({"BACKWARD": 1} if backward else {})}
-                uniforms = {"u_m": self.m, "u_ld": self.L.ld, "u_blocks": blocks}
-                if self.tiles is not None:              # only the blocks each one depends on
-                    buffers[4], defines["LISTED"] = self.tiles.buf, 1
-                    uniforms["u_list"] = self.tiles.backward_at if backward else self.tiles.forward_at
-                self.ctx.kernels.dispatch("trsv_chain", (blocks, 1, 1), buffers=buffers, defines=defines,
-                                          uniforms=uniforms)
-        finally:
-            sync.give()
+        if self._sync is None or self._tickets + 2 * blocks > self.TICKETS:
+            if self._sync is None:
+                self._sync = self.ctx.buffers.take(1, 2 + blocks, "the solves' block flags", ld=2 + blocks)
+            fill(self.ctx, self._sync, 0.0)             # 0.0f's bits are int 0
+            self.ctx.kernels.wait()
+            self._tickets, self._epoch = 0, 0
+        for src, dst, backward in ((X, Y, False), (Y, X, True)):
+            self._epoch += 1
+            buffers = {0: self.L.buf, 1: src.buf, 2: dst.buf, 3: self._sync.buf}
+            defines = {"NB": NB, "FP64": 1, **({"BACKWARD": 1} if backward else {})}
+            uniforms = {"u_m": self.m, "u_ld": self.L.ld, "u_blocks": blocks, "u_base": self._tickets,
+                        "u_epoch": self._epoch}
+            if self.tiles is not None:                  # only the blocks each one depends on
+                buffers[4], defines["LISTED"] = self.tiles.buf, 1
+                uniforms["u_list"] = self.tiles.backward_at if backward else self.tiles.forward_at
+            for _ in range(blocks if per_block else 1):
+                self.ctx.kernels.dispatch("trsv_chain", (1 if per_block else blocks, 1, 1), buffers=buffers,
+                                          defines=defines, uniforms=uniforms)
+            self._tickets += blocks
+        if per_block:
+            return False
+        flags = download(self.ctx, self._sync).view(np.int32)[0]
+        if not flags[1 + blocks]:
+            return False
+        self._sync.write(np.zeros((1, 2 + blocks), np.float32))   # every count and flag again from zero
+        self._tickets, self._epoch = 0, 0
+        return True
 
     def release(self) -> None:
         if getattr(self, "L", None) is not None:
             self.L.give()
             self.L = None
+        if getattr(self, "_sync", None) is not None:
+            self._sync.give()
+            self._sync = None

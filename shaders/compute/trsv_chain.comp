@@ -8,7 +8,14 @@
 // Deadlock-free in any order the driver starts workgroups: a workgroup takes its block
 // from a ticket counter when it starts (the first started gets the first block), so
 // every block it waits for belongs to a workgroup that started before it.
-// sync[0] is the ticket counter, sync[1 + k] block k's flag: all zero before the dispatch.
+// sync[0] is the ticket counter, sync[1 + k] block k's flag, sync[1 + u_blocks] set when a
+// wait gave up.  Neither counter nor flags are reset between dispatches: this dispatch's
+// tickets start at u_base and its flags are u_epoch, new each time, so a value an earlier
+// dispatch left is never taken for this one's.  A wait can give up: llvmpipe ends any loop
+// after 65,535 iterations (its guard against endless shaders), and a block then goes on
+// with its predecessor unsolved.  The waits are nested loops, and a wait that still ends
+// early says so in sync[1 + u_blocks]: the host solves again a block a dispatch (where no
+// workgroup waits), as it does from the start on a software renderer.
 layout(local_size_x = 256) in;
 #ifndef NB
 #define NB 64
@@ -24,6 +31,8 @@ layout(std430, binding = 3) coherent buffer SBuf { int sync[]; };
 uniform int u_m;
 uniform int u_ld;
 uniform int u_blocks;
+uniform int u_base;     // the tickets earlier dispatches took
+uniform int u_epoch;    // this dispatch's flag value
 #ifdef LISTED
 // only the blocks a block depends on (a tile pattern): block k's are
 // deps[u_list + u_blocks + 1 + e] for e from deps[u_list + k] to deps[u_list + k + 1]
@@ -39,7 +48,7 @@ LOWER_SHARED(Ls);
 
 void main() {
     int t = int(gl_LocalInvocationIndex);
-    if (t == 0) s_block = atomicAdd(sync[0], 1);
+    if (t == 0) s_block = atomicAdd(sync[0], 1) - u_base;
     barrier();
 #ifdef BACKWARD
     int k = u_blocks - 1 - s_block;
@@ -65,7 +74,13 @@ void main() {
     for (int j = 0; j < k; ++j) {               // x_k needs every block before it: L_kj x_j
 #endif
         if (t == 0) {
-            while (atomicAdd(sync[1 + j], 0) == 0) { }
+            // nested: a software rasterizer caps each loop at 65,535 iterations (llvmpipe's
+            // guard against endless shaders), and one capped loop let a block go on unsolved
+            while (atomicAdd(sync[1 + j], 0) != u_epoch)
+                for (int s = 0; s < 65535 && atomicAdd(sync[1 + j], 0) != u_epoch; ++s)
+                    for (int u = 0; u < 65535 && atomicAdd(sync[1 + j], 0) != u_epoch; ++u) { }
+            if (atomicAdd(sync[1 + j], 0) != u_epoch)
+                atomicExchange(sync[1 + u_blocks], 1);
             memoryBarrierBuffer();
         }
         barrier();
@@ -108,6 +123,6 @@ void main() {
     barrier();
     if (t == 0) {
         memoryBarrierBuffer();
-        atomicExchange(sync[1 + k], 1);
+        atomicExchange(sync[1 + k], u_epoch);
     }
 }

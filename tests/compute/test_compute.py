@@ -433,3 +433,38 @@ def test_float64_div_and_sqrt_are_doubles_to_an_ulp(ctx, rng):
     assert np.all(np.abs(got[ok, 0] - quotient[ok]) <= 2 * np.spacing(np.abs(quotient[ok])))
     assert np.all(np.abs(got[:, 1] - root) <= 2 * np.spacing(root))
     assert got[1, 1] == 2.0 and got[0, 0] == a[0]
+
+
+@pytest.mark.parametrize("software", [True, False])
+def test_float64_solve_is_right_whether_its_waits_hold_or_give_up(ctx, rng, monkeypatch, software):
+    """trsv_chain.comp's blocks wait on each other's flags; llvmpipe ends a loop after 65,535
+    iterations, so a wait can give up and a block go on unsolved.  A software renderer solves a
+    block a dispatch from the start (nothing waits); elsewhere a wait that gave up says so and the
+    solve is made again a block a dispatch -- forced here by a raised give-up flag.  Either way
+    the answer is the stepped one, bit for bit, and meets the float64 bound."""
+    from scipy import sparse
+    from bounds import gamma64
+    from glgpgpu.compute.float64 import Float64Cholesky
+    from glgpgpu.gl.context import Capabilities
+    m = 300                                               # five blocks
+    C = spd(m, 1e4, rng)
+    b = rng.standard_normal(m)
+    F = Float64Cholesky(ctx, sparse.csr_matrix(C))
+    try:
+        ref = F.solve(b)                                  # the software renderer's way: a block a dispatch
+        monkeypatch.setattr(Capabilities, "software", property(lambda self: software))
+        blocks = -(-m // 64)
+        if not software:
+            # every flag already at the first epoch's value (each wait passes at once, blocks go on
+            # unsolved: a wrong answer) and the give-up flag raised, as after llvmpipe's cut loops
+            flags = np.ones((1, 2 + blocks), np.int32)
+            flags[0, 0] = 0
+            F._sync.write(flags.view(np.float32))
+            F._tickets = F._epoch = 0
+        x = F.solve(b)
+        assert np.array_equal(x, ref)
+        L = np.tril(F.L.get(ctx))
+        LL = np.abs(L) @ np.abs(L).T
+        assert np.all(np.abs(b - C @ x) <= gamma64(3 * m + 1) * LL @ np.abs(x))
+    finally:
+        F.release()
