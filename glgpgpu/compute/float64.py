@@ -232,8 +232,7 @@ class Float64Cholesky:
         if self._sync is None or self._tickets + 2 * blocks > self.TICKETS:
             if self._sync is None:
                 self._sync = self.ctx.buffers.take(1, 2 + blocks, "the solves' block flags", ld=2 + blocks)
-            fill(self.ctx, self._sync, 0.0)             # 0.0f's bits are int 0
-            self.ctx.kernels.wait()
+            fill(self.ctx, self._sync, 0.0)             # 0.0f's bits are int 0 (the dispatch's barrier orders it)
             self._tickets, self._epoch = 0, 0
         for src, dst, backward in ((X, Y, False), (Y, X, True)):
             self._epoch += 1

@@ -212,6 +212,32 @@ def test_compute_takes_its_float64_factor_on_the_gpu(ctx, monkeypatch):
     assert abs(res.objective - ref.objective) <= 1e-8 * abs(ref.objective)
 
 
+def test_the_gpu_float64_factor_takes_autos_pattern_instead_of_making_one(ctx, monkeypatch):
+    """device="auto" made a NormalPattern of A to count its factor; where it has no border it is
+    M's own, and the GPU's float64 factor places M through it -- no second pattern is made."""
+    from glgpgpu.gl.context import Capabilities
+    from glgpgpu.solvers.lp import mixed
+    from glgpgpu.solvers.lp.mixed import normal, normal_pattern
+    from glgpgpu.solvers.lp.mixed.device import Choice
+    monkeypatch.setattr(normal, "GPU_FLOAT64_ROWS", 1)
+    monkeypatch.setattr(normal, "GPU_FLOAT64_FLOPS", 0)
+    monkeypatch.setattr(Capabilities, "software", property(lambda self: False))
+    made, init = [], normal_pattern.NormalPattern.__init__
+
+    def counted(self, *a, **k):
+        made.append(1)
+        init(self, *a, **k)
+    monkeypatch.setattr(normal_pattern.NormalPattern, "__init__", counted)
+    monkeypatch.setattr(mixed, "choose_device", lambda A, counted=float("nan"), gpu_float64=False:
+                        Choice("gpu", 1e12, normal_pattern.NormalPattern(A)))
+    path = lp_table3.data_dir() / "adlittle.mps.gz"
+    res = glgpgpu.solve_mps(path, method="compute", ctx=ctx)
+    assert res.status == "optimal" and res.stats["device"] == "gpu" and res.stats["gpu_factor_float64"] > 0
+    assert len(made) == 1                                  # auto's only
+    ref = glgpgpu.solve_mps(path, device="cpu64")
+    assert abs(res.objective - ref.objective) <= 1e-8 * abs(ref.objective)
+
+
 def test_places_that_cannot_be_made_leave_m_to_the_sparse_product(ctx, monkeypatch):
     """Where the pattern's places cannot go to the GPU (past int32, or no room), the GPU's
     float64 factor takes M formed as a sparse product instead: same answer, no crash."""

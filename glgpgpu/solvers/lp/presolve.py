@@ -109,7 +109,8 @@ def _geometric_mid(values, runs, size):
 #: a row whose squared distance from the span of the rows before it (relative to its own
 #: squared norm) is at least this is clearly independent: no rank-revealing QR needed
 CLEAR_PIVOT = 1e-8
-#: A A^T holding more than this share of its entries is factored dense for that check
+#: A A^T holding more than this share of its entries is factored dense for that check (the
+#: share at which the LP's host factor goes dense too: mixed/host_factor.SPARSE_SHARE)
 DENSE_SHARE = 0.25
 
 

@@ -524,8 +524,12 @@ class MixedNormal:
         factor (then M is formed as a sparse product)."""
         if self._gpu_pattern is _UNSET:
             self._gpu_pattern = None
-            if not self._dense_M and self._gpu_float64() is not None and NormalPattern.usable(self.A, border=False):
-                P = NormalPattern(self.A, border=False)
+            made = self._made_pattern          # device="auto"'s, where it has no border: M's own
+            if made is not None and made.long.size:
+                made = None
+            if not self._dense_M and self._gpu_float64() is not None and (
+                    made is not None or NormalPattern.usable(self.A, border=False)):
+                P = made or NormalPattern(self.A, border=False)
                 if self._gpu_float64_pays(P.full_nnz <= SPARSE_SHARE * self.m * self.m):
                     # the pattern's upper triangle by columns is M's lower one by rows: (col, row);
                     # in the analysis's order (COLAMD) where there is one, whose zero tiles the

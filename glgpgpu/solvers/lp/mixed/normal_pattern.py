@@ -86,7 +86,6 @@ class NormalPattern:
         self._W = sp.csr_matrix((np.concatenate(vals) if vals else np.zeros(0),
                                  (pairs, np.concatenate(cols) if cols else np.zeros(0, np.int64))),
                                 shape=(key.size, A.shape[1]))
-        self.pairs = int(pairs.size)
         self.indices = (key % n).astype(np.int32)
         col = key // n
         self.indptr = np.zeros(n + 1, np.int32)
