@@ -1,7 +1,8 @@
 """Do the chained float64 solve's waits hold on this driver?  trsv_chain.comp's blocks wait on
 each other's flags inside one dispatch; llvmpipe ends any loop after 65,535 iterations, so there
 a wait can give up (the solve then says so and is made again a block a dispatch).  Counts the
-chained solves whose waits gave up, and the wrong answers they would have given.
+chained solves whose waits gave up, the wrong answers they would have given, and any wrong
+answer the give-up mark missed (there should be none).
 
     python experiments/float64_chain_waits.py [--m 2030 6071] [--solves 1500]
 """
@@ -29,20 +30,27 @@ def main():
         F = Float64Cholesky(ctx, M)
         b = rng.standard_normal(m)
         ref = F.solve(b)
-        gave = wrong = 0
+        gave = wrong = unmarked = 0
         try:
             for _ in range(a.solves):
-                X, Y = Float64Matrix(ctx, 1, m, "b"), Float64Matrix(ctx, 1, m, "y")
+                X, Y = Float64Matrix(ctx, 1, m + 1, "b"), Float64Matrix(ctx, 1, m + 1, "y")
                 try:
-                    X.put(ctx, b.reshape(1, -1))
-                    gave += bool(F._chain(X, Y))          # the chained dispatches alone, no second try
-                    wrong += not np.allclose(X.get(ctx)[0], ref, rtol=1e-12, atol=0)
+                    X.put(ctx, np.append(b, 0.0).reshape(1, -1))
+                    F._chain(X, Y)                        # the chained dispatches alone, no second try
+                    x = X.get(ctx)[0]
+                    bad = not np.allclose(x[:m], ref, rtol=1e-12, atol=0)
+                    gave += bool(x[m])                    # the kernel's give-up mark
+                    wrong += bad
+                    unmarked += bad and not x[m]
+                    if x[m]:
+                        F._restart()                      # as solve() does before its second try
                 finally:
                     X.give()
                     Y.give()
         finally:
             F.release()
-        print(f"{ctx.caps.renderer}: m = {m}, {a.solves} chained solves: {gave} gave up, {wrong} wrong")
+        print(f"{ctx.caps.renderer}: m = {m}, {a.solves} chained solves: {gave} gave up, {wrong} wrong, "
+              f"{unmarked} wrong without the mark")
 
 
 if __name__ == "__main__":

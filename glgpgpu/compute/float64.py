@@ -202,14 +202,20 @@ class Float64Cholesky:
             raise ValueError(f"b must have shape ({self.m},), got {b.shape}")
         if self.perm is not None:
             b = b[self.perm]
-        X = Float64Matrix(self.ctx, 1, self.m, "a float64 right-hand side")
-        Y = Float64Matrix(self.ctx, 1, self.m, "a float64 solution")
+        # one slot past the solution: trsv_chain.comp marks there that a wait gave up
+        X = Float64Matrix(self.ctx, 1, self.m + 1, "a float64 right-hand side")
+        Y = Float64Matrix(self.ctx, 1, self.m + 1, "a float64 solution")
+        rhs = np.append(b, 0.0).reshape(1, -1)
         try:
-            X.put(self.ctx, b.reshape(1, -1))
-            if self._chain(X, Y, per_block=bool(self.ctx.caps.software)):
-                X.put(self.ctx, b.reshape(1, -1))       # a wait gave up: again, a block a dispatch
-                self._chain(X, Y, per_block=True)
+            X.put(self.ctx, rhs)
+            self._chain(X, Y, per_block=bool(self.ctx.caps.software))
             y = X.get(self.ctx)[0]
+            if y[self.m] != 0:                          # a wait gave up: again, a block a dispatch
+                self._restart()
+                X.put(self.ctx, rhs)
+                self._chain(X, Y, per_block=True)
+                y = X.get(self.ctx)[0]
+            y = y[:self.m]
             if self.perm is None:
                 return y.copy()
             x = np.empty(self.m)
@@ -222,18 +228,15 @@ class Float64Cholesky:
     #: a chain's ticket counter is zeroed again before it passes this
     TICKETS = 1 << 30
 
-    def _chain(self, X: Float64Matrix, Y: Float64Matrix, per_block: bool = False) -> bool:
+    def _chain(self, X: Float64Matrix, Y: Float64Matrix, per_block: bool = False) -> None:
         """L y = b (b in X, y into Y), then L^T x = y (x into X) by trsv_chain.comp: one dispatch
         each way, the blocks passed on between workgroups; or per_block, one dispatch a block
         (nothing waits: a software renderer ends long loops).  Its ticket counter and flags live
         with the factor and are never reset between dispatches: each takes the tickets after the
-        last one's and flags of its own epoch.  Whether a wait gave up (then solve again per block)."""
+        last one's and flags of its own epoch.  X and Y hold m + 1 numbers (the last: a wait gave up)."""
         blocks = -(-self.m // NB)
         if self._sync is None or self._tickets + 2 * blocks > self.TICKETS:
-            if self._sync is None:
-                self._sync = self.ctx.buffers.take(1, 2 + blocks, "the solves' block flags", ld=2 + blocks)
-            fill(self.ctx, self._sync, 0.0)             # 0.0f's bits are int 0 (the dispatch's barrier orders it)
-            self._tickets, self._epoch = 0, 0
+            self._restart()
         for src, dst, backward in ((X, Y, False), (Y, X, True)):
             self._epoch += 1
             buffers = {0: self.L.buf, 1: src.buf, 2: dst.buf, 3: self._sync.buf}
@@ -247,14 +250,14 @@ class Float64Cholesky:
                 self.ctx.kernels.dispatch("trsv_chain", (1 if per_block else blocks, 1, 1), buffers=buffers,
                                           defines=defines, uniforms=uniforms)
             self._tickets += blocks
-        if per_block:
-            return False
-        flags = download(self.ctx, self._sync).view(np.int32)[0]
-        if not flags[1 + blocks]:
-            return False
-        self._sync.write(np.zeros((1, 2 + blocks), np.float32))   # every count and flag again from zero
+
+    def _restart(self) -> None:
+        """Every ticket, flag and give-up mark of the solves back to zero."""
+        if self._sync is None:
+            blocks = -(-self.m // NB)
+            self._sync = self.ctx.buffers.take(1, 2 + blocks, "the solves' block flags", ld=2 + blocks)
+        fill(self.ctx, self._sync, 0.0)                 # 0.0f's bits are int 0 (the dispatch's barrier orders it)
         self._tickets, self._epoch = 0, 0
-        return True
 
     def release(self) -> None:
         if getattr(self, "L", None) is not None:

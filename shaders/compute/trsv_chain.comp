@@ -14,8 +14,9 @@
 // dispatch left is never taken for this one's.  A wait can give up: llvmpipe ends any loop
 // after 65,535 iterations (its guard against endless shaders), and a block then goes on
 // with its predecessor unsolved.  The waits are nested loops, and a wait that still ends
-// early says so in sync[1 + u_blocks]: the host solves again a block a dispatch (where no
-// workgroup waits), as it does from the start on a software renderer.
+// early says so in sync[1 + u_blocks] and in x[u_m] (x has a slot past the solution): the
+// host solves again a block a dispatch (where no workgroup waits), as it does from the
+// start on a software renderer.
 layout(local_size_x = 256) in;
 #ifndef NB
 #define NB 64
@@ -124,5 +125,9 @@ void main() {
     if (t == 0) {
         memoryBarrierBuffer();
         atomicExchange(sync[1 + k], u_epoch);
+        // a wait gave up (this direction's or the forward one's): said in x[u_m] too, read back
+        // with the solution in one transfer
+        if (atomicAdd(sync[1 + u_blocks], 0) != 0)
+            x[u_m] = real(1.0);
     }
 }
