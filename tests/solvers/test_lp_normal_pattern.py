@@ -278,3 +278,19 @@ def test_a_bordered_pattern_counts_its_own_factor_not_the_presolves():
     A = _sparse(rng, 200, 500) + sp.eye(200, 500, format="csr")      # one long column
     c = auto.choose(A, 1e12)
     assert c.pattern.long.size == 1 and c.flops < 1e12 and c.device == "cpu64"
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 45, 200])
+def test_the_pairs_places_are_the_same_by_map_and_by_search(m, monkeypatch):
+    """A triangle past DENSE_PLACES places its pairs by binary search in its sorted entries
+    instead of through a map of every position: the same pattern and the same sums, bit for bit."""
+    from glgpgpu.solvers.lp.mixed import normal_pattern
+    rng = np.random.default_rng(m + 11)
+    A = _sparse(rng, m, 2 * m + 3)
+    d = 10.0 ** rng.uniform(-8, 8, A.shape[1])
+    by_map = NormalPattern(A)
+    monkeypatch.setattr(normal_pattern, "DENSE_PLACES", 0)
+    by_search = NormalPattern(A)
+    for name in ("indices", "indptr", "diagonal_at", "v_at", "border_at"):
+        assert np.array_equal(getattr(by_map, name), getattr(by_search, name)), name
+    assert np.array_equal(by_map.data(d, 1e-3), by_search.data(d, 1e-3))

@@ -108,3 +108,41 @@ def test_a_dense_gram_matrix_screens_by_lapack_with_the_same_verdicts(m, n, monk
         if share == 0.0:
             assert count["flops"] == pytest.approx(m ** 3 / 3)
     assert verdicts[0.0] == verdicts[1.0] == [True, False, False]
+
+
+@pytest.mark.parametrize("m,n", [(3, 7), (17, 40), (60, 150)])
+def test_rows_with_a_column_of_their_own_are_kept_and_the_rest_decided_among_themselves(m, n, monkeypatch):
+    """Slack-like columns (one entry) make their rows clearly independent: the dependent rows
+    among the others go as they do when every row is left to the QR, with the same b check."""
+    A, rng = _rows(m, n, m + 5)
+    A[-1] = 2 * A[0] - 0.5 * A[1]                      # a dependence among rows without slacks
+    slacks = np.zeros((m, m // 2 + 1))
+    own = rng.permutation(np.arange(2, m - 1))[: slacks.shape[1]]
+    slacks[own, np.arange(own.size)] = rng.uniform(0.5, 2.0, own.size)
+    A = np.hstack([A, slacks[:, : own.size]])
+    A[own, :n] *= 3.0                                   # rows with a slack: any entries
+    b = rng.standard_normal(m)
+    b[-1] = 2 * b[0] - 0.5 * b[1]
+    private = presolve.private_rows(A)
+    assert private[own].all() and not private[[0, 1, m - 1]].any()    # the dependence's rows: none
+    keep, consistent = presolve.dependent_rows(A, b)
+    monkeypatch.setattr(presolve, "PRIVATE_SHARE", np.inf)     # no row private: the whole A decided
+    monkeypatch.setattr(presolve, "GRAM_ROWS", 0)
+    whole_keep, whole_consistent = presolve.dependent_rows(A, b)
+    assert keep.shape[0] == whole_keep.shape[0] == m - 1 and consistent and whole_consistent
+    assert np.isin(own, keep).all() and np.linalg.matrix_rank(A[keep]) == m - 1
+    b[-1] += 1e-3                                       # the same rows, b not their combination
+    assert presolve.dependent_rows(A, b)[1] is False
+
+
+def test_a_column_of_its_own_with_a_tiny_entry_proves_nothing():
+    """A row whose own column's entry is below PRIVATE_SHARE of its norm is not taken as clearly
+    independent (it may be nearly a combination of the others): the rank work decides it."""
+    A, _ = _rows(10, 25, 4)
+    A[-1] = A[0] + A[1]
+    tiny = np.zeros((10, 1))
+    tiny[-1] = 1e-6 * np.linalg.norm(A[-1])
+    A = np.hstack([A, tiny])
+    assert not presolve.private_rows(A)[-1]
+    tiny[-1] = 1e-2 * np.linalg.norm(A[-1])
+    assert presolve.private_rows(np.hstack([A[:, :-1], tiny]))[-1]

@@ -34,6 +34,9 @@ LONG, MAX_LONG = 32, 64
 #: pairs per entry of the triangle beyond which no pattern is made (beaconfd 2.4, d6cube 1.7: sparse
 #: M all the same; fit1d 319, wood1p 32: dense)
 PAIRS_PER_ENTRY = 4
+#: a triangle of at most this many positions (n^2) finds its pairs' places through a map of them all
+#: (4 bytes a position); a larger one by binary search in its sorted entries
+DENSE_PLACES = 2 ** 24
 
 
 def _long_columns(counts: np.ndarray, border: bool = True) -> np.ndarray:
@@ -53,39 +56,48 @@ class NormalPattern:
         self.long = _long_columns(counts, border)
         k = self.long.size
         self.m, self.size = m, m + k
+        n = self.size
         short = counts.copy()
         short[self.long] = 0
-        rows_l, rows_k, cols, vals = [], [], [], []
+        # each short column's pairs, column after column: W's columns (CSC) as they come, no sort
+        starts = np.zeros(A.shape[1] + 1, np.int64)
+        np.cumsum(short * (short + 1) // 2, out=starts[1:])
+        kind = np.int32 if n * n < 2 ** 31 else np.int64          # keys col * n + row: half the memory
+        keys, vals = np.empty(int(starts[-1]), kind), np.empty(int(starts[-1]))
         for c in np.unique(short[short > 0]):
             js = np.flatnonzero(short == c)
             idx = A.indptr[js][:, None] + np.arange(c)[None, :]       # each column's entries, rows sorted
-            r, v = A.indices[idx], A.data[idx]
+            r, v = A.indices[idx].astype(kind), A.data[idx]
             a, b = np.triu_indices(int(c))                            # a <= b: row r[a] <= row r[b]
-            rows_l.append(r[:, a].ravel())
-            rows_k.append(r[:, b].ravel())
-            vals.append((v[:, a] * v[:, b]).ravel())
-            cols.append(np.repeat(js, a.size))
+            at = starts[js][:, None] + np.arange(a.size)[None, :]
+            keys[at] = r[:, b] * n + r[:, a]                          # (r[a], r[b]) in column r[b]
+            vals[at] = v[:, a] * v[:, b]
         # the border: long column t's entries in column m + t, and -1 at (m + t, m + t)
         Al = A[:, self.long]
         v_rows = Al.indices.astype(np.int64)
         v_cols = m + np.repeat(np.arange(k), np.diff(Al.indptr))
         self.v_values, self.v_long = Al.data.copy(), self.long[v_cols - m]
         diag, border = np.arange(m), np.arange(m, m + k)
-        groups = [np.concatenate(rows_l).astype(np.int64) if rows_l else np.zeros(0, np.int64), diag, v_rows, border]
-        colgroups = [np.concatenate(rows_k).astype(np.int64) if rows_k else np.zeros(0, np.int64), diag, v_cols,
-                     border]
-        n = self.size
-        key, where = np.unique(np.concatenate(colgroups) * n + np.concatenate(groups), return_inverse=True)
-        cut = np.cumsum([g.size for g in groups])
-        pairs = where[:cut[0]]                                          # each pair's place in the data
-        self.diagonal_at = where[cut[0]:cut[1]]                         # (i, i)'s place, i = 0 .. m-1
-        self.v_at = where[cut[1]:cut[2]]
-        self.border_at = where[cut[2]:]
-        # the sums as one sparse product W d, W[place, j] = a_ij a_kj: a compiled row-by-row sum,
-        # 2-5x quicker than a weighted bincount of the pairs (each place's terms are one row of W)
-        self._W = sp.csr_matrix((np.concatenate(vals) if vals else np.zeros(0),
-                                 (pairs, np.concatenate(cols) if cols else np.zeros(0, np.int64))),
-                                shape=(key.size, A.shape[1]))
+        # the triangle's entries: the short columns' product pattern (compiled, where sorting every
+        # pair cost maros-r7's 3.2 million pairs most of this constructor), the diagonal, the border
+        S = A[:, np.flatnonzero(short)]
+        S = sp.csc_matrix((np.ones(S.nnz), S.indices, S.indptr), shape=S.shape)
+        S = sp.triu(S @ S.T, format="coo")
+        key = np.unique(np.concatenate([S.col.astype(np.int64) * n + S.row, diag * (n + 1), v_cols * n + v_rows,
+                                        border * (n + 1)]))
+        if n * n <= DENSE_PLACES:                                     # a place map: one gather per pair
+            place = np.empty(n * n, np.int32 if key.size < 2 ** 31 else np.int64)
+            place[key] = np.arange(key.size)
+            pairs = place[keys]
+            del place
+        else:
+            pairs = np.searchsorted(key, keys)
+        self.diagonal_at = np.searchsorted(key, diag * (n + 1))       # (i, i)'s place, i = 0 .. m-1
+        self.v_at = np.searchsorted(key, v_cols * n + v_rows)
+        self.border_at = np.searchsorted(key, border * (n + 1))
+        # the sums as one sparse product W d, W[place, j] = a_ij a_kj: a compiled sum, 2-5x quicker
+        # than a weighted bincount of the pairs; each place's terms added in column order, as CSR would
+        self._W = sp.csc_matrix((vals, pairs, starts), shape=(key.size, A.shape[1]))
         self.indices = (key % n).astype(np.int32)
         col = key // n
         self.indptr = np.zeros(n + 1, np.int32)
