@@ -10,6 +10,8 @@ and every step skips the tiles that order leaves zero: a sparse factor's work in
 dense kernels (dfl001: 18% of the dense factor's tile updates)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -84,20 +86,36 @@ class TileLists:
             self._b = self.buf = None
 
 
+@dataclass
+class NormalValues:
+    """M's entries as the GPU sums them from d (EntryPlaces with sums): the pattern's pair sums
+    W d, delta added on the diagonal, times inv of the entry's column, then of its row, then
+    shift added on the diagonal (NormalPattern's data, scale and shift: the same roundings)."""
+
+    d: np.ndarray               # (n,) the columns' weights
+    inv: np.ndarray             # (m,) the scaling
+    delta: float = 0.0
+    shift: float = 0.0
+
+
 class EntryPlaces:
     """Where a fixed set of an order-m matrix's lower-triangle entries (rows >= cols) lie in
     the float64 factor's buffer, uploaded once and kept: the LP factors A D A^T on one
     pattern every iteration, so only the values travel then.  order: a symbolic analysis
     of M (`perm`, `tiles(nb)`: CholeskyAnalysis) -- the factor is then of M[perm][:, perm]
     (the entries placed so, the solves permuted) and skips the tiles that order leaves
-    zero.  Give it back."""
+    zero.  sums: W (scipy.sparse, one row per entry, in their order) whose product W d is
+    the entries' values: kept on the GPU too, so that only d travels (NormalValues:
+    normal_entries.comp sums them there).  Give it back."""
 
-    def __init__(self, ctx, m: int, rows: np.ndarray, cols: np.ndarray, order=None):
+    def __init__(self, ctx, m: int, rows: np.ndarray, cols: np.ndarray, order=None, sums=None):
         rows, cols = np.asarray(rows, np.int64), np.asarray(cols, np.int64)
         if rows.shape != cols.shape or (rows.size and (np.any(rows < cols) or rows.max() >= m or cols.min() < 0)):
             raise ValueError("entry places must be pairs (row, col) of the lower triangle of an order-m matrix")
         self.m, self.count = int(m), int(rows.size)
-        self.perm = self.tiles = None
+        self.perm = self.tiles = self._sums = None
+        self.n = 0
+        r0, c0 = rows, cols
         if order is not None:
             self.perm = np.asarray(order.perm, np.int64)
             inv = np.empty(m, np.int64)
@@ -106,17 +124,37 @@ class EntryPlaces:
         at = rows * leading(m) + cols
         if at.size and at.max() >= 2 ** 31:
             raise ValueError(f"an order-{m} float64 matrix has places past int32")
-        self._b = _raw(ctx, at.astype(np.int32), "the entries' places") if self.count else None
-        if order is not None:
-            self.tiles = TileLists(ctx, order.tiles(NB))
+        self._b = None
+        try:
+            if sums is not None and self.count:
+                W = sp.csr_matrix(sums)
+                if W.shape[0] != self.count:
+                    raise ValueError(f"sums has {W.shape[0]} rows for {self.count} entries")
+                ints = np.concatenate([at, np.column_stack([r0, c0]).ravel(), W.indptr, W.indices])
+                if ints.size and max(int(ints.max()), ints.size) >= 2 ** 31:
+                    raise ValueError("the entries' sums have indices past int32")
+                self.n = W.shape[1]
+                self._b = _raw(ctx, ints.astype(np.int32), "the entries' places and sums")
+                self._sums = _raw(ctx, W.data.astype(np.float64), "the entries' pair products")
+            elif self.count:
+                self._b = _raw(ctx, at.astype(np.int32), "the entries' places")
+            if order is not None:
+                self.tiles = TileLists(ctx, order.tiles(NB))
+        except BaseException:
+            self.give()
+            raise
+
+    @property
+    def sums(self) -> bool:
+        """Whether the GPU sums the entries from d itself (NormalValues)."""
+        return self._sums is not None
 
     def give(self) -> None:
-        if self._b is not None:
-            self._b.give()
-            self._b = None
-        if self.tiles is not None:
-            self.tiles.give()
-            self.tiles = None
+        for name in ("_b", "_sums", "tiles"):
+            b = getattr(self, name, None)
+            if b is not None:
+                b.give()
+                setattr(self, name, None)
 
 
 def _raw(ctx, values: np.ndarray, what: str):
@@ -136,7 +174,14 @@ class Float64Cholesky:
     def __init__(self, ctx, M, places: EntryPlaces | None = None):
         require(ctx)
         self.ctx = ctx
-        if places is not None:
+        if isinstance(M, NormalValues):
+            if places is None or not places.sums:
+                raise ValueError("NormalValues need EntryPlaces made with their sums")
+            if np.shape(M.d) != (places.n,) or np.shape(M.inv) != (places.m,):
+                raise ValueError(f"expected d ({places.n},) and inv ({places.m},), got {np.shape(M.d)} and "
+                                 f"{np.shape(M.inv)}")
+            m = self.m = places.m
+        elif places is not None:
             M = np.asarray(M, np.float64)
             if M.shape != (places.count,):
                 raise ValueError(f"expected {places.count} entry values for these places, got shape {M.shape}")
@@ -151,7 +196,9 @@ class Float64Cholesky:
             self.perm, self.tiles = places.perm, places.tiles
         self.L = Float64Matrix(ctx, m, m, "the float64 factor")
         try:
-            if places is not None:
+            if isinstance(M, NormalValues):
+                self._sum_values(ctx, places, M)
+            elif places is not None:
                 self._scatter_values(ctx, places, M)
             elif sp.issparse(M):
                 self._scatter(ctx, sp.tril(sp.coo_matrix(M)))
@@ -184,6 +231,24 @@ class Float64Cholesky:
                                  uniforms={"u_count": places.count})
         finally:
             val.give()
+
+    def _sum_values(self, ctx, places: EntryPlaces, values: NormalValues) -> None:
+        """M's entries summed from d on the GPU (normal_entries.comp) into the zeroed factor buffer."""
+        fill(ctx, self.L._mb, 0.0)
+        if not places.count:
+            return
+        v = np.concatenate([np.asarray(values.d, np.float64), np.asarray(values.inv, np.float64),
+                            [float(values.delta), float(values.shift)]])
+        vb = _raw(ctx, v, "the columns' weights and the scaling")
+        c, n = places.count, places.n
+        try:
+            groups = -(-c // 256)
+            ctx.kernels.dispatch("normal_entries", (min(groups, 65535), -(-groups // 65535), 1),
+                                 buffers={0: self.L.buf, 1: places._b.buf, 2: places._sums.buf, 3: vb.buf},
+                                 uniforms={"u_count": c, "u_rc": c, "u_ptr": 3 * c, "u_col": 4 * c + 1,
+                                           "u_inv": n, "u_m": places.m})
+        finally:
+            vb.give()
 
     def pivots(self) -> np.ndarray:
         """L's diagonal, float64."""

@@ -11,7 +11,7 @@ from ..gl import Stopwatch
 from ..methods.resident import single_factor
 from .blas import diagonal, download, lower_by_columns, require, upload, write
 from .dense import adat_buffer, factor, kernel_buffer, solve_buffer
-from .float64 import EntryPlaces, Float64Cholesky
+from .float64 import EntryPlaces, Float64Cholesky, NormalValues
 
 
 def _refuse(packed, variant="outer"):
@@ -95,16 +95,21 @@ class NormalSystem:
             finally:
                 Xt.give()
 
-    def float64_factor(self, M, places: EntryPlaces | None = None):
+    def float64_factor(self, M, places: EntryPlaces | None = None, *, sums=None):
         """M's (sparse, float64) Cholesky factor in float64 on the GPU, kept for solves:
         the mixed LP solver's last resort, where the host would factor instead.  With
-        places (`float64_places`): M is those entries' values."""
+        places (`float64_places`): M is those entries' values; or M is None and sums =
+        (d, inv, delta, shift), the places made with their sums: the GPU sums the entries
+        from d (NormalValues)."""
+        if sums is not None:
+            M = NormalValues(*sums)
         return Float64Cholesky(self.ctx, M, places)  # its time is the caller's ("refine")
 
-    def float64_places(self, rows: np.ndarray, cols: np.ndarray, order=None) -> EntryPlaces:
+    def float64_places(self, rows: np.ndarray, cols: np.ndarray, order=None, sums=None) -> EntryPlaces:
         """The places of a fixed lower-triangle pattern of M, uploaded once (give it back);
-        order: M's symbolic analysis (EntryPlaces: the factor permuted, skipping zero tiles)."""
-        return EntryPlaces(self.ctx, self.m, rows, cols, order)
+        order: M's symbolic analysis (EntryPlaces: the factor permuted, skipping zero tiles);
+        sums: the entries as sums W d (EntryPlaces), W uploaded too."""
+        return EntryPlaces(self.ctx, self.m, rows, cols, order, sums)
 
     def lower(self) -> np.ndarray:
         """The float32 factor L (m x m, upper part zero), read back once, by columns (an

@@ -296,6 +296,43 @@ def test_float64_factor_on_kept_places_is_the_sparse_ones(ctx, rng, m):
         assert np.array_equal(L, out[0][0]) and np.array_equal(x, out[0][1])
 
 
+@pytest.mark.parametrize("m,n", [(1, 3), (2, 1), (3, 7), (70, 150), (131, 290)])
+def test_normal_entries_summed_on_the_gpu_are_the_hosts_bit_for_bit(ctx, rng, m, n):
+    """M = A D A^T + delta I scaled and shifted, its entries summed on the GPU from d through the
+    pattern's W kept there (EntryPlaces(sums=), normal_entries.comp): the factor bit for bit the one
+    of the host's sums (NormalPattern's data, scale, shift), in the analysis's order too."""
+    from scipy import sparse
+    from glgpgpu.compute.float64 import EntryPlaces, Float64Cholesky, NormalValues
+    from glgpgpu.solvers.lp.mixed.normal_pattern import NormalPattern
+    from glgpgpu.solvers.sparse_cholesky import CholeskyAnalysis
+    A = sparse.random(m, n, density=min(1.0, 3.0 / m), random_state=rng, format="lil")
+    A[:, 0] = rng.standard_normal((m, 1))                 # a dense column
+    A = sparse.csc_matrix(A)
+    d = 10.0 ** rng.uniform(-6, 6, n)
+    delta, shift = 1e-8, 1e-12
+    P = NormalPattern(A, border=False)
+    data = P.data(d, delta)
+    inv = 1.0 / np.sqrt(np.maximum(data[P.diagonal_at], 1e-300))
+    P.scale(data, inv)
+    data[P.diagonal_at] += shift
+    before = ctx.buffers.outstanding
+    for order in (None, CholeskyAnalysis.of(A)):
+        out = []
+        for sums in (None, P.sums):
+            places = EntryPlaces(ctx, m, P.col_of, P.row_of, order, sums=sums)
+            try:
+                assert places.sums == (sums is not None)
+                F = Float64Cholesky(ctx, data if sums is None else NormalValues(d, inv, delta, shift), places)
+                try:
+                    out.append(np.tril(F.L.get(ctx)))
+                finally:
+                    F.release()
+            finally:
+                places.give()
+        assert np.array_equal(out[0], out[1])
+    assert ctx.buffers.outstanding == before
+
+
 @pytest.mark.parametrize("m,n,density", [(3, 5, 0.4), (200, 420, 0.006), (320, 0, 0)])
 def test_float64_factor_on_a_tile_pattern_is_the_dense_ones_bit_for_bit(ctx, rng, m, n, density):
     """Places with an order (the analysis's permutation and tile pattern): the factor skips the

@@ -195,16 +195,16 @@ def test_compute_takes_its_float64_factor_on_the_gpu(ctx, monkeypatch):
     from glgpgpu.compute.normal import NormalSystem
     given, factor = [], NormalSystem.float64_factor
 
-    def spy(self, M, places=None):
-        given.append(places is not None)
-        return factor(self, M, places)
+    def spy(self, M, places=None, sums=None):
+        given.append(places is not None and sums is not None and M is None)
+        return factor(self, M, places, sums=sums)
     monkeypatch.setattr(NormalSystem, "float64_factor", spy)
     path = lp_table3.data_dir() / "adlittle.mps.gz"
     before = ctx.buffers.outstanding
     res = glgpgpu.solve_mps(path, method="compute", device="gpu")
     assert res.status == "optimal"
     assert res.stats["gpu_factor_float64"] >= res.iterations - 1          # the first iteration's solves all float32
-    assert given and all(given)          # M's values on the pattern, scattered through places kept on the GPU
+    assert given and all(given)          # M's entries summed on the GPU from d, through places and W kept there
     assert res.stats["host_factor_multifrontal"] + res.stats["host_factor_sparse"] + \
         res.stats["host_factor_dense"] == 0
     assert ctx.buffers.outstanding == before
@@ -247,13 +247,13 @@ def test_places_that_cannot_be_made_leave_m_to_the_sparse_product(ctx, monkeypat
     monkeypatch.setattr(normal, "GPU_FLOAT64_FLOPS", 0)
     given = []
 
-    def refused(self, rows, cols, order=None):
+    def refused(self, rows, cols, order=None, sums=None):
         raise ValueError("an order-56 float64 matrix has places past int32 (a stand-in)")
     factor = NormalSystem.float64_factor
 
-    def spy(self, M, places=None):
+    def spy(self, M, places=None, sums=None):
         given.append(places is None)
-        return factor(self, M, places)
+        return factor(self, M, places, sums=sums)
     monkeypatch.setattr(NormalSystem, "float64_places", refused)
     monkeypatch.setattr(NormalSystem, "float64_factor", spy)
     path = lp_table3.data_dir() / "adlittle.mps.gz"
@@ -310,7 +310,7 @@ def test_a_driver_without_float64_kernels_falls_back_to_the_host(ctx, monkeypatc
     from glgpgpu.solvers.lp.mixed import normal
     calls = []
 
-    def broken(self, M, places=None):
+    def broken(self, M, places=None, sums=None):
         calls.append(1)
         raise ShaderCompileError("gemm.comp does not compile")
     monkeypatch.setattr(NormalSystem, "float64_factor", broken)

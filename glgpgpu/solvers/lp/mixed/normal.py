@@ -141,6 +141,7 @@ class MixedNormal:
         self._counted = counted
         self._ldl = {}                      # SparseLDL by use ("pre": cpu64's per-iteration factor, "host")
         self._gpu_pattern = _UNSET          # (NormalPattern, EntryPlaces): the GPU's float64 factor's M
+        self._diagonal_sums = None          # the pattern's W at M's diagonal (the GPU sums M: its scaling)
 
     # -- factor --------------------------------------------------------------------------
     def factor(self, d: np.ndarray, delta: float, floor_rel: float = 1e-10, border=None, d_border=None) -> None:
@@ -534,17 +535,35 @@ class MixedNormal:
                     # the pattern's upper triangle by columns is M's lower one by rows: (col, row);
                     # in the analysis's order (COLAMD) where there is one, whose zero tiles the
                     # factor skips (dfl001: 18% of a dense factor's tile updates)
-                    try:
-                        self._gpu_pattern = (P, self.system.float64_places(P.col_of, P.row_of, self._symbolic))
-                    except (ValueError, GLResourceError, MemoryError):
-                        pass                # places past int32, or no room on the GPU: the sparse product's way
+                    # with the pairs' products (W) kept there too where they fit: the GPU sums M's
+                    # entries from d, and only d travels (normal_entries.comp)
+                    for sums in (P.sums, None):
+                        try:
+                            self._gpu_pattern = (P, self.system.float64_places(P.col_of, P.row_of, self._symbolic,
+                                                                               sums=sums))
+                            break
+                        except (ValueError, GLResourceError, MemoryError):
+                            pass            # past int32, or no room on the GPU: without W, or the sparse product's way
         if self._gpu_pattern is None or self._gpu_float64() is None:
             return None
         P, places = self._gpu_pattern
+        gpu = self._gpu_float64()
+        if places.sums:
+            # M's diagonal as the GPU forms it: the same sums (W's diagonal rows), delta after
+            if self._diagonal_sums is None:
+                self._diagonal_sums = P.sums[P.diagonal_at]
+            diag = self._diagonal_sums @ self.d
+            diag += self.delta
+            s = np.sqrt(np.maximum(diag, 1e-300))
+            inv = 1.0 / s
+
+            def factor(shift):
+                return gpu(None, places, sums=(self.d, inv, self.delta, shift))
+            F = self._on_gpu(factor, float((diag * inv * inv).max(initial=0)), 1e-14)
+            return None if F is None else (F, s)
         data = P.data(self.d, self.delta)
         s = np.sqrt(np.maximum(data[P.diagonal_at], 1e-300))      # M's diagonal, as formed
         P.scale(data, 1.0 / s)
-        gpu = self._gpu_float64()
 
         def factor(shift):
             w = data.copy()

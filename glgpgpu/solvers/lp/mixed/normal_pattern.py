@@ -77,7 +77,7 @@ class NormalPattern:
         v_rows = Al.indices.astype(np.int64)
         v_cols = m + np.repeat(np.arange(k), np.diff(Al.indptr))
         self.v_values, self.v_long = Al.data.copy(), self.long[v_cols - m]
-        diag, border = np.arange(m), np.arange(m, m + k)
+        border = np.arange(m, m + k)
         # the triangle's entries, in order: the short columns' product pattern with the diagonal
         # (compiled, where sorting every pair cost maros-r7's 3.2 million pairs most of this
         # constructor), then the border's columns, each its long column's rows and its -1
@@ -123,6 +123,12 @@ class NormalPattern:
     def full_nnz(self) -> int:
         """Nonzeros of the whole symmetric M_short (of M itself with no long column)."""
         return 2 * self.nnz_short - self.m
+
+    @property
+    def sums(self) -> sp.csr_matrix:
+        """W: one row per entry of the triangle (the pattern's order), W[e, j] = a_ij a_kj, so
+        that the entries are W d (`data`, less delta and the border)."""
+        return self._W
 
     def data(self, d: np.ndarray, delta: float = 0.0) -> np.ndarray:
         """The triangle's values of A diag(d) A^T + delta I (bordered: see the module), in
