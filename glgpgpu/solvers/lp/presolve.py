@@ -126,11 +126,11 @@ def clearly_full_rank(A, count: dict | None = None) -> bool:
     counts), where qdldl factored, or m^3/3 where M was dense: device="auto" decides by it
     without factoring again."""
     As = sp.csr_matrix(A)
-    M = (As @ As.T).tocsc()
+    M = As @ As.T
     s = 1.0 / np.sqrt(np.maximum(M.diagonal(), 1e-300))
-    M = (sp.diags(s) @ M @ sp.diags(s)).tocsc()
     m = A.shape[0]
     if M.nnz > DENSE_SHARE * m * m:
+        M = (sp.diags(s) @ M @ sp.diags(s)).tocsc()
         # A A^T about dense (a few long columns: seba, fit2p): LAPACK's dense factor, where
         # qdldl's would run entry by entry (seba: 12 of its 37 ms on the CPU machine)
         L, info = sla.lapack.dpotrf(M.toarray(), lower=1)
@@ -140,11 +140,16 @@ def clearly_full_rank(A, count: dict | None = None) -> bool:
     try:
         qdldl = qdldl_module()
         if qdldl is not None:
-            L, pivots, _ = qdldl.Solver(sp.triu(M, format="csc"), upper=True).factors()
+            # S M S's upper triangle scaled in place, rows then columns: the numbers of the
+            # products with diag(s), without them
+            U = sp.triu(M, format="csc")
+            U.data *= s[U.indices]
+            U.data *= np.repeat(s, np.diff(U.indptr))
+            L, pivots, _ = qdldl.Solver(U, upper=True).factors()
             if count is not None:
                 count["flops"] = ldl_flops(L)
         elif colamd_available():
-            pivots = MultifrontalCholesky(CholeskyAnalysis.of(As), M).pivots()
+            pivots = MultifrontalCholesky(CholeskyAnalysis.of(As), (sp.diags(s) @ M @ sp.diags(s)).tocsc()).pivots()
         else:
             return False
     except (np.linalg.LinAlgError, ValueError, RuntimeError):
