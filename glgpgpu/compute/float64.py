@@ -22,6 +22,9 @@ from .dense import factor
 
 #: a pivot the factor could not take (not positive: potrf.comp's floor of 0 makes it this)
 DROPPED = 1e30
+#: the most terms normal_entries.comp sums for one entry: llvmpipe ends any shader loop after
+#: 65,535 iterations, nested loops included (its counter spans the invocation)
+SUM_TERMS = 65_535
 
 
 class Float64Matrix:
@@ -130,6 +133,10 @@ class EntryPlaces:
                 W = sp.csr_matrix(sums)
                 if W.shape[0] != self.count:
                     raise ValueError(f"sums has {W.shape[0]} rows for {self.count} entries")
+                longest = int(np.diff(W.indptr).max(initial=0))
+                if longest > SUM_TERMS:
+                    raise ValueError(f"an entry sums {longest} terms, more than a shader loop may run on every "
+                                     f"driver ({SUM_TERMS}): sum them on the host")
                 ints = np.concatenate([at, np.column_stack([r0, c0]).ravel(), W.indptr, W.indices])
                 if ints.size and max(int(ints.max()), ints.size) >= 2 ** 31:
                     raise ValueError("the entries' sums have indices past int32")

@@ -5,6 +5,8 @@
 // the zeroed float64 factor buffer:
 //     a[at[e]] = (((sum_t w[t] d[col[t]] + delta [diagonal]) inv[c]) inv[r]) + shift [diagonal]
 // `precise`: the same roundings, in the same order, as the host's CSR product and scaling.
+// An entry sums at most 65,535 terms (EntryPlaces refuses more): a software rasterizer ends
+// any loop there, nested or not (llvmpipe's counter spans the invocation).
 layout(local_size_x = 256) in;
 layout(std430, binding = 0) writeonly buffer ABuf { double a[]; };
 layout(std430, binding = 1) readonly buffer IBuf { int ints[]; };     // at | r, c | W's row pointers | W's columns
