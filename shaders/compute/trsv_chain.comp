@@ -13,10 +13,11 @@
 // tickets start at u_base and its flags are u_epoch, new each time, so a value an earlier
 // dispatch left is never taken for this one's.  A wait can give up: llvmpipe ends any loop
 // after 65,535 iterations (its guard against endless shaders), and a block then goes on
-// with its predecessor unsolved.  The waits are nested loops, and a wait that still ends
-// early says so in sync[1 + u_blocks] and in x[u_m] (x has a slot past the solution): the
-// host solves again a block a dispatch (where no workgroup waits), as it does from the
-// start on a software renderer.
+// with its predecessor unsolved; nesting the loops does not lengthen the wait there (its
+// counter is not reset when an inner loop starts again: a nested sum stopped at 65,535 terms
+// in all).  A wait that ends early says so in sync[1 + u_blocks] and in x[u_m] (x has a slot
+// past the solution): the host solves again a block a dispatch (where no workgroup waits), as
+// it does from the start on a software renderer.
 layout(local_size_x = 256) in;
 #ifndef NB
 #define NB 64
@@ -75,8 +76,7 @@ void main() {
     for (int j = 0; j < k; ++j) {               // x_k needs every block before it: L_kj x_j
 #endif
         if (t == 0) {
-            // nested: a software rasterizer caps each loop at 65,535 iterations (llvmpipe's
-            // guard against endless shaders), and one capped loop let a block go on unsolved
+            // a long wait where loops are not capped (llvmpipe caps them: see the top)
             while (atomicAdd(sync[1 + j], 0) != u_epoch)
                 for (int s = 0; s < 65535 && atomicAdd(sync[1 + j], 0) != u_epoch; ++s)
                     for (int u = 0; u < 65535 && atomicAdd(sync[1 + j], 0) != u_epoch; ++u) { }
