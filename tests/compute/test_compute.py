@@ -532,3 +532,28 @@ def test_normal_entries_refuse_an_entry_past_a_software_loop_limit(ctx, rng):
         else:
             with pytest.raises(ValueError, match="terms"):
                 EntryPlaces(ctx, 2, P.col_of, P.row_of, sums=P.sums)
+
+
+def test_normal_values_need_places_with_their_sums(ctx):
+    """NormalValues (the GPU sums M from d) are refused on places made without sums, and with
+    d or the scaling of the wrong length -- by name, before anything runs."""
+    from scipy import sparse
+    from glgpgpu.compute.float64 import EntryPlaces, Float64Cholesky, NormalValues
+    from glgpgpu.solvers.lp.mixed.normal_pattern import NormalPattern
+    P = NormalPattern(sparse.csc_matrix(np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 3.0]])), border=False)
+    before = ctx.buffers.outstanding
+    plain = EntryPlaces(ctx, 2, P.col_of, P.row_of)
+    summed = EntryPlaces(ctx, 2, P.col_of, P.row_of, sums=P.sums)
+    try:
+        with pytest.raises(ValueError, match="with their sums"):
+            Float64Cholesky(ctx, NormalValues(np.ones(3), np.ones(2)), plain)
+        with pytest.raises(ValueError, match=r"d \(3,\)"):
+            Float64Cholesky(ctx, NormalValues(np.ones(4), np.ones(2)), summed)
+        with pytest.raises(ValueError, match="rows for"):
+            EntryPlaces(ctx, 2, P.col_of, P.row_of, sums=P.sums[:-1])
+        F = Float64Cholesky(ctx, NormalValues(np.ones(3), np.ones(2)), summed)
+        F.release()
+    finally:
+        plain.give()
+        summed.give()
+    assert ctx.buffers.outstanding == before
