@@ -127,7 +127,8 @@ class MixedNormal:
                       "host_fallbacks": 0, "max_rel_residual": 0.0, "bordered_columns": 0,
                       "border_skipped": 0, "host_factor_multifrontal": 0, "host_factor_sparse": 0,
                       "host_factor_dense": 0, "gpu_factor_float64": 0, "refused_steps": 0,
-                      "float64_from_iteration": 0, "float64_after_stall": 0, "float64_throughout": False, "primal_corrections": 0}
+                      "float64_from_iteration": 0, "float64_after_stall": 0, "float64_throughout": False, "primal_corrections": 0,
+                      "gpu_sums": False}
         self._host_factor = None
         self.exact = False                  # set by the iteration: every solve by the float64 factor,
                                             # and no float32 factor made any more
@@ -549,6 +550,7 @@ class MixedNormal:
         P, places = self._gpu_pattern
         gpu = self._gpu_float64()
         if places.sums:
+            self.stats["gpu_sums"] = True       # M's entries summed on the GPU (normal_entries.comp)
             # M's diagonal as the GPU forms it: the same sums (W's diagonal rows), delta after
             if self._diagonal_sums is None:
                 self._diagonal_sums = P.sums[P.diagonal_at]
