@@ -100,12 +100,17 @@ def _copy(ctx, src: MatrixBuffer, dst: MatrixBuffer, rows: int | None = None, co
                          uniforms={"u_rows": rows, "u_cols": cols, "u_lds": src.ld, "u_ldd": dst.ld})
 
 
+def spread(count: int) -> tuple:
+    """Workgroups for `count` items, 256 a workgroup, folded into y past the 65,535 one
+    dimension may hold (a kernel's item: x + y * 65535 * 256)."""
+    groups = -(-count // 256)
+    return min(groups, 65535), -(-groups // 65535), 1
+
+
 def fill(ctx, A: MatrixBuffer, value: float = 0.0) -> MatrixBuffer:
     """Every float of A (padding included) set to value, on the GPU."""
     count = A.rows * A.ld
-    groups = -(-count // 256)
-    ctx.kernels.dispatch("fill", (min(groups, 65535), -(-groups // 65535), 1), buffers={0: A.buf},
-                         uniforms={"u_count": count, "u_value": float(value)})
+    ctx.kernels.dispatch("fill", spread(count), buffers={0: A.buf}, uniforms={"u_count": count, "u_value": float(value)})
     return A
 
 

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 
 from ..errors import NotPositiveDefiniteError
 from ..gl.buffers import leading
-from .blas import NB, download, fill, require, write
+from .blas import NB, download, fill, require, spread, write
 from .dense import factor
 
 #: a pivot the factor could not take (not positive: potrf.comp's floor of 0 makes it this)
@@ -232,8 +232,7 @@ class Float64Cholesky:
             return
         val = _raw(ctx, np.asarray(values, np.float64), "the entries")
         try:
-            groups = -(-places.count // 256)
-            ctx.kernels.dispatch("scatter_entries", (min(groups, 65535), -(-groups // 65535), 1),
+            ctx.kernels.dispatch("scatter_entries", spread(places.count),
                                  buffers={0: self.L.buf, 1: places._b.buf, 2: val.buf},
                                  uniforms={"u_count": places.count})
         finally:
@@ -249,8 +248,7 @@ class Float64Cholesky:
         vb = _raw(ctx, v, "the columns' weights and the scaling")
         c, n = places.count, places.n
         try:
-            groups = -(-c // 256)
-            ctx.kernels.dispatch("normal_entries", (min(groups, 65535), -(-groups // 65535), 1),
+            ctx.kernels.dispatch("normal_entries", spread(c),
                                  buffers={0: self.L.buf, 1: places._b.buf, 2: places._sums.buf, 3: vb.buf},
                                  uniforms={"u_count": c, "u_rc": c, "u_ptr": 3 * c, "u_col": 4 * c + 1,
                                            "u_inv": n, "u_m": places.m})

@@ -556,22 +556,25 @@ class MixedNormal:
                 self._diagonal_sums = P.sums[P.diagonal_at]
             diag = self._diagonal_sums @ self.d
             diag += self.delta
-            s = np.sqrt(np.maximum(diag, 1e-300))
-            inv = 1.0 / s
+        else:
+            data = P.data(self.d, self.delta)
+            diag = data[P.diagonal_at]
+        s = np.sqrt(np.maximum(diag, 1e-300))                     # M's diagonal, as formed
+        inv = 1.0 / s
+        if places.sums:
+            top = float((diag * inv * inv).max(initial=0))        # the scaled diagonal, as the GPU rounds it
 
             def factor(shift):
                 return gpu(None, places, sums=(self.d, inv, self.delta, shift))
-            F = self._on_gpu(factor, float((diag * inv * inv).max(initial=0)), 1e-14)
-            return None if F is None else (F, s)
-        data = P.data(self.d, self.delta)
-        s = np.sqrt(np.maximum(data[P.diagonal_at], 1e-300))      # M's diagonal, as formed
-        P.scale(data, 1.0 / s)
+        else:
+            P.scale(data, inv)
+            top = float(data[P.diagonal_at].max(initial=0))
 
-        def factor(shift):
-            w = data.copy()
-            w[P.diagonal_at] += shift
-            return gpu(w, places)
-        F = self._on_gpu(factor, float(data[P.diagonal_at].max(initial=0)), 1e-14)
+            def factor(shift):
+                w = data.copy()
+                w[P.diagonal_at] += shift
+                return gpu(w, places)
+        F = self._on_gpu(factor, top, 1e-14)
         return None if F is None else (F, s)
 
     @property
