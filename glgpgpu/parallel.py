@@ -5,10 +5,12 @@ package, made on first use; leaf work only (a task never waits on another)."""
 from __future__ import annotations
 
 import os
+from contextlib import nullcontext
 
 import numpy as np
 
 _pool = None
+_blas = None
 
 
 def workers() -> int:
@@ -41,3 +43,19 @@ def fortran_copy(a):
         out[:, c0:c0 + step] = a[:, c0:c0 + step]
     map_pieces(band, range(0, cols, step))
     return out
+
+
+def blas_threads(limit: int):
+    """A context in which the BLAS libraries numpy and scipy loaded run on at most `limit`
+    threads (threadpoolctl's, where it is installed; else nothing changes).  For many small
+    BLAS calls in a row -- a multifrontal factor's fronts -- where a wide machine's threads
+    cost more in waking and waiting than they share (benchmarks/RESULTS.md)."""
+    global _blas
+    if _blas is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:
+            _blas = False
+        else:
+            _blas = ThreadpoolController()
+    return _blas.limit(limits=limit, user_api="blas") if _blas else nullcontext()

@@ -279,8 +279,9 @@ def test_compute_factors_in_float64_throughout_where_its_float64_factor_takes_m(
 
 
 def test_float64_throughout_only_where_the_gpu_factors_m_in_float64(monkeypatch):
-    """Not on the host's devices, not without a GPU float64 factor, not below
-    GPU_FLOAT64_ROWS or for an M whose factor is small (no GL: a stand-in system)."""
+    """Not on the host's devices (but cpu64's multifrontal case, tested below), not without a
+    GPU float64 factor, not below GPU_FLOAT64_ROWS or for an M whose factor is small (no GL:
+    a stand-in system)."""
     import scipy.sparse as sp
     from glgpgpu.solvers.lp.mixed import normal
     A = sp.random(40, 90, density=0.1, random_state=np.random.default_rng(1), format="csc")
@@ -594,6 +595,47 @@ def test_cpu64_pcg_after_its_float64_factor_takes_few_steps():
     N._F.solve = lambda v: solve(v) + v
     N.solve(rng.standard_normal(40), tol=1e-30)                # past reach: PCG runs to its cap
     assert 0 < N.stats["pcg_iterations"] <= normal.FLOAT64_CG
+
+
+@pytest.mark.parametrize("name", ["afiro", "adlittle", "sc50b"])
+def test_cpu64_with_the_multifrontal_factor_solves_once_by_it(monkeypatch, name):
+    """device="cpu64" whose factor is the multifrontal one (dfl001-sized: the thresholds are
+    lowered here) takes every solve from the float64 factor of M scaled by its own diagonal,
+    once, from the first iteration: no refinement, PCG or primal corrections, and the same
+    optimum as the refined path (dfl001: 11.7 -> 8.0 s on the CPU machine)."""
+    from glgpgpu.solvers.lp.mixed import host_factor, normal
+    from glgpgpu.symbolic import colamd_available
+    if not colamd_available():
+        pytest.skip("the multifrontal factor's analysis needs COLAMD")
+    path = lp_table3.data_dir() / f"{name}.mps.gz"
+    ref = glgpgpu.solve_mps(path, device="cpu64")
+    assert not ref.stats["float64_throughout"]
+    monkeypatch.setattr(normal, "ANALYSIS_ROWS", 0)
+    monkeypatch.setattr(normal, "MULTIFRONTAL_FLOPS", 0.0)
+    monkeypatch.setattr(host_factor, "MULTIFRONTAL_FLOPS", 0.0)
+    monkeypatch.setattr(normal, "LDL_FLOPS", 0.0)
+    res = glgpgpu.solve_mps(path, device="cpu64")
+    st = res.stats
+    assert res.status == "optimal" and st["float64_throughout"]
+    assert st["host_factor_multifrontal"] >= res.iterations and st["host_factor_sparse"] == 0
+    assert st["pcg_iterations"] == st["refinement_steps"] == st["primal_corrections"] == 0
+    assert abs(res.objective - ref.objective) <= 1e-8 * max(1.0, abs(ref.objective))
+
+
+def test_an_lp_solve_runs_its_blas_on_few_threads(monkeypatch):
+    """The host factors' many small BLAS calls run on at most BLAS_THREADS threads during a
+    solve (threadpoolctl), and the caller's setting comes back after."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from glgpgpu.solvers.lp import mixed
+    monkeypatch.setattr(mixed, "BLAS_THREADS", 1)
+    before = [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+    seen = []
+
+    def spy(entry):
+        seen.append(max(i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"))
+    res = glgpgpu.solve_mps(lp_table3.data_dir() / "afiro.mps.gz", device="cpu64", callback=spy)
+    assert res.status == "optimal" and seen and max(seen) == 1
+    assert [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"] == before
 
 
 def test_auto_factors_a_small_problem_on_the_host_and_says_so(monkeypatch):

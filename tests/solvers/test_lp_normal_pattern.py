@@ -135,8 +135,9 @@ def test_the_solver_tells_auto_whether_the_method_factors_in_float64(monkeypatch
 
 def test_auto_keeps_a_sparse_factor_far_below_the_dense_one_on_the_host(monkeypatch):
     """A staircase LP (periods linked by identity blocks): its sparse float64 factor is
-    past HOST_FLOPS but over SPARSE_RATIO times fewer flops than the dense m^3/3 the GPU
-    would factor, so the host takes it, and says why; with the ratio out of reach, the GPU.
+    past HOST_FLOPS but over FRAGMENT_SPARSE_RATIO (and SPARSE_RATIO) times fewer flops than
+    the dense m^3/3 the GPU would factor, so the host takes it, and says why; with the ratio
+    out of reach, the GPU.
     By both counts that need no COLAMD: qdldl's on the pattern (COUNT_ROWS raised past m)
     and, past COUNT_ROWS, the presolve's count handed in."""
     rng = np.random.default_rng(3)
@@ -162,7 +163,11 @@ def test_auto_keeps_a_sparse_factor_far_below_the_dense_one_on_the_host(monkeypa
     with monkeypatch.context() as mp:
         mp.setattr(auto, "COUNT_ROWS", m)
         assert auto.choose(A, counted.flops, gpu_float64=True).device == "gpu"
+    # each method its own line: the compute method's float64 factor past SPARSE_RATIO only
     monkeypatch.setattr(auto, "SPARSE_RATIO", 1e30)
+    assert auto.choose(A, counted.flops, gpu_float64=True).device == "gpu"
+    assert auto.choose(A, counted.flops).reason == "sparse factor"
+    monkeypatch.setattr(auto, "FRAGMENT_SPARSE_RATIO", 1e30)
     again = auto.choose(A, counted.flops)
     assert again.device == "gpu" and again.reason == "flops"
 

@@ -18,11 +18,18 @@ import numpy as np
 from ....dispatch import IMPLEMENTATIONS, choose, implementation
 from ....errors import GLUnavailableError
 from ....gl import Stopwatch, resolve
+from ....parallel import blas_threads
 from ..problem import max_violation, objective
 from ..result import LPResult, verdict
 from . import bounded, mehrotra
 from .device import choose as choose_device
 from .normal import MixedNormal
+
+
+#: the BLAS threads of one solve: its host factors are many small BLAS calls (dfl001's multifrontal
+#: factor: 362 fronts), which on the H100's 16-core host took 12.9 s on all 16 threads, 6.9-7.5 s on
+#: 2-8 and 10.5 s on one (benchmarks/RESULTS.md)
+BLAS_THREADS = 4
 
 
 def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback) -> LPResult:
@@ -66,7 +73,7 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
     watch = Stopwatch(ctx if device == "gpu" else None)
     normal = None
     try:
-        with (ctx.pool.scope() if device == "gpu" else nullcontext()):
+        with (ctx.pool.scope() if device == "gpu" else nullcontext()), blas_threads(BLAS_THREADS):
             normal = MixedNormal(p.A, impl=impl, packed=packed, variant=cholesky, ctx=ctx, watch=watch,
                                  device=device, pattern=auto.pattern if auto else None,
                                  counted=auto.flops if auto else float("nan"))

@@ -33,10 +33,15 @@ HOST_FLOPS = 5e7
 #: 2.7x, d2q06c 1.9x, degen3 and d6cube 1.7x quicker there, cycle (8.9e6) even, 80bau3b and
 #: woodw (2-3e6) 0.7x (benchmarks/RESULTS.md, round 22)
 GPU_FLOAT64_HOST_FLOPS = 8e6
-#: ... and those whose sparse factor is this many times fewer flops than the dense m^3/3 every
-#: GPU path factors: the fragment stage's factor runs at most ~100x the host's multifrontal one
-#: (1.7 TFLOP/s at its ceiling against ~15 GFLOP/s).  dfl001 (53x) is quicker on the GPU
-#: (blocked 14 s, cpu64 17 s); a staircase LP of 15,000 rows (~10^4 x) took minutes there
+#: ... and those whose sparse factor is this many times fewer flops than the dense m^3/3 the
+#: fragment methods' GPU factors (in float32: refinement, and the host's float64 factor where it
+#: stalls, come on top): on the H100 that factor ran at ~0.17 TFLOP/s (dfl001, m = 6071) and the
+#: host's multifrontal one at ~10 GFLOP/s, about 17x; pilot87 (17.5x), maros-r7 (37x) and dfl001
+#: (53x) were each quicker on the host (benchmarks/RESULTS.md, round 24)
+FRAGMENT_SPARSE_RATIO = 15.0
+#: ... the same for the compute method past COUNT_ROWS rows, whose float64 factor skips the tiles a
+#: fill-reducing order leaves zero: dfl001 (53x) 2.2 s there, 6.5-7.9 s on the host; a staircase
+#: LP of 15,000 rows (~10^4 x) took minutes there
 SPARSE_RATIO = 100.0
 #: more rows than this: counted without a factorization of our own (the presolve's, or the analysis)
 COUNT_ROWS = 3000
@@ -47,21 +52,22 @@ class Choice:
     device: str                       # "cpu64" or "gpu"
     flops: float                      # the float64 factor's count (nan: not counted)
     pattern: NormalPattern | None     # made for the count: the host path uses it
-    reason: str = "flops"             # "flops" (HOST_FLOPS), or "sparse factor" (SPARSE_RATIO)
+    reason: str = "flops"             # "flops" (HOST_FLOPS), or "sparse factor" (the ratios)
 
 
 def choose(A, counted: float = float("nan"), gpu_float64: bool = False) -> Choice:
     """Where the normal equations of A are factored (_by_count), the host's also where its sparse
-    factor is SPARSE_RATIO times fewer flops than the GPU's dense one.  gpu_float64: the
+    factor is FRAGMENT_SPARSE_RATIO times fewer flops than the GPU's dense one.  gpu_float64: the
     method's GPU factors in float64 itself (Method.float64_normal): GPU_FLOAT64_HOST_FLOPS is
-    the host's limit instead of HOST_FLOPS, and up to COUNT_ROWS rows no SPARSE_RATIO rule."""
+    the host's limit instead of HOST_FLOPS, and the ratio is SPARSE_RATIO, past COUNT_ROWS rows only."""
     c = _by_count(A, counted, GPU_FLOAT64_HOST_FLOPS if gpu_float64 else HOST_FLOPS)
     m = A.shape[0]
     # a GPU that factors in float64 skips the tiles a fill-reducing order leaves zero: up to
     # COUNT_ROWS its factor is no longer the dense m^3/3 (d2q06c, 132x sparser than dense: 1.9x
     # quicker on the H100's GPU than on its host; bnl2 1.3x, cycle even)
     dense_gpu = not (gpu_float64 and m <= COUNT_ROWS)
-    if dense_gpu and c.device == "gpu" and np.isfinite(c.flops) and m ** 3 / 3.0 > SPARSE_RATIO * c.flops:
+    ratio = SPARSE_RATIO if gpu_float64 else FRAGMENT_SPARSE_RATIO
+    if dense_gpu and c.device == "gpu" and np.isfinite(c.flops) and m ** 3 / 3.0 > ratio * c.flops:
         return Choice("cpu64", c.flops, c.pattern, "sparse factor")
     return c
 

@@ -166,7 +166,7 @@ class MixedNormal:
         self._L = None                      # the factor the host's substitutions use, if any
         self._overflowed = False            # the GPU's float32 factor is not finite
         self._F = None                      # device="cpu64": the float64 host factor instead
-        if self.exact and self.device != "cpu64":
+        if self.exact:
             pass                            # every solve goes to the float64 factor (solve, _host)
         elif self.device == "gpu":
             d32 = np.where(ds < 1e-37, 0.0, ds).astype(np.float32)
@@ -277,8 +277,10 @@ class MixedNormal:
             # A dx = rb can then be off by more than rb itself, and the primal residual stalls
             # (ganges at 5e-9); one solve with the small residual restores it
             # (device="cpu64" only: with the float32 factor's solves it doubled the PCG work on the
-            # H100 -- cycle 2.6 -> 4.4 s -- and changed few iteration counts, some for the worse)
-            e = rb - self.A @ dx - self.delta * dy if self.device == "cpu64" else None
+            # H100 -- cycle 2.6 -> 4.4 s -- and changed few iteration counts, some for the worse;
+            # nor where its solves are the multifrontal factor's, once each: dfl001 255 -> 147 solves)
+            correct = self.device == "cpu64" and not self.stats["float64_throughout"]
+            e = rb - self.A @ dx - self.delta * dy if correct else None
             if e is not None and np.linalg.norm(e) > PRIMAL_SLACK * np.linalg.norm(rb):
                 c = self.solve(e, tol=tol)
                 dy = dy + c
@@ -589,10 +591,24 @@ class MixedNormal:
         GPU_FLOAT64_FLOPS).  On the H100 that factor costs less than the float32 one with its
         read-back and refinement, and it held pilot87 to 1.7e-9 where the float32 factor's
         iterates stalled 1.8e-8 off (benchmarks/RESULTS.md)."""
+        if self.device == "cpu64":
+            return self._multifrontal_direct()
         if self.device != "gpu" or self.m < GPU_FLOAT64_ROWS or self._gpu_float64() is None:
             return False
         sym = self._analysis(True)
         return sym is None or sym.flops >= GPU_FLOAT64_FLOPS
+
+    def _multifrontal_direct(self) -> bool:
+        """device="cpu64" whose per-iteration factor would be the multifrontal one (no pattern,
+        M sparse, the analysis at MULTIFRONTAL_FLOPS or more): its solves are then one each by
+        the float64 factor of M scaled by M's own diagonal (the exact mode's `_host`), not
+        refinement and PCG with a factor scaled by A D A^T's diagonal alone, whose shift is
+        relative to the rows delta dominates (dfl001 on the CPU machine: 11.7 -> 8.0 s, 40
+        iterations either way; benchmarks/RESULTS.md)."""
+        if self._sparse_pattern() is not None or self._dense_M:
+            return False
+        sym = self._analysis(True)
+        return sym is not None and sym.flops >= MULTIFRONTAL_FLOPS
 
     def _analysis(self, sparse: bool):
         """The CholeskyAnalysis of A D A^T, made at the first call (None: M dense, or no COLAMD)."""
