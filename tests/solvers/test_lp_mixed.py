@@ -638,6 +638,26 @@ def test_an_lp_solve_runs_its_blas_on_few_threads(monkeypatch):
     assert [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"] == before
 
 
+def test_blas_threads_only_ever_lowers():
+    """blas_threads(limit) gives the BLAS libraries at most `limit` threads and never more than
+    they run now: raising them past the cores oversubscribes (on two cores, four BLAS threads
+    took pilot87 from 2.3 to 66 s)."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    import scipy.linalg  # noqa: F401  (scipy's own BLAS loaded)
+    from glgpgpu.parallel import blas_threads
+
+    def threads():
+        return [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+    before = threads()
+    with blas_threads(10 ** 6):
+        assert threads() == before
+    with blas_threads(1):
+        assert set(threads()) == {1}
+    with threadpoolctl.threadpool_limits(1, user_api="blas"), blas_threads(10 ** 6):
+        assert set(threads()) == {1}
+    assert threads() == before
+
+
 def test_auto_factors_a_small_problem_on_the_host_and_says_so(monkeypatch):
     """device="auto" (the default): afiro's factor is a few hundred flops, so the host's
     float64 factor takes it -- no GL -- and res.stats says where and why."""
