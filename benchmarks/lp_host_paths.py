@@ -14,13 +14,12 @@ multifrontal factors.
 """
 from __future__ import annotations
 
-import argparse
 import time
 from datetime import date
 from pathlib import Path
 
 import glgpgpu
-from glgpgpu.bench.common import device_slug, write_csv
+from glgpgpu.bench.common import device_slug, netlib_parser, write_csv
 from glgpgpu.bench.netlib import highs_seconds
 from glgpgpu.solvers.lp import mixed
 from glgpgpu.solvers.lp.mixed import bounded
@@ -40,13 +39,9 @@ def sparse_ratio(path) -> float:
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("folder")
-    ap.add_argument("problems", nargs="*", default=PROBLEMS)
-    ap.add_argument("--method", default="blocked")
+    ap = netlib_parser(__doc__, PROBLEMS)
     ap.add_argument("--threads", default="1,2,4,8,all")
     ap.add_argument("--repeat", type=int, default=2)
-    ap.add_argument("--out", default="benchmarks/results")
     args = ap.parse_args()
     ctx = glgpgpu.get_context()
     threads = [None if t == "all" else int(t) for t in args.threads.split(",")]

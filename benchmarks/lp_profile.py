@@ -13,14 +13,13 @@ Writes lp-profile-<device>-<date>.csv: seconds per phase in all and per iteratio
 """
 from __future__ import annotations
 
-import argparse
 import time
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 
 import glgpgpu
-from glgpgpu.bench.common import device_slug, write_csv
+from glgpgpu.bench.common import device_slug, netlib_parser, write_csv
 from glgpgpu.blocked import normal as blocked_normal
 from glgpgpu.paper import normal as paper_normal
 from glgpgpu.solvers.lp.mixed.normal import MixedNormal
@@ -46,12 +45,8 @@ def configured(name):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("folder")
-    ap.add_argument("problems", nargs="*", default=PROBLEMS)
-    ap.add_argument("--method", default="blocked")
+    ap = netlib_parser(__doc__, PROBLEMS)
     ap.add_argument("--configs", default="before,after")
-    ap.add_argument("--out", default="benchmarks/results")
     args = ap.parse_args()
     ctx = glgpgpu.get_context()
     device = ctx.caps.renderer

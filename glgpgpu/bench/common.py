@@ -1,7 +1,8 @@
 """What every suite shares: the device's name in file names, best-of-n timing,
-progress bars, one result row, CSV and plot output."""
+progress bars, one result row, CSV and plot output, the NETLIB scripts' arguments."""
 from __future__ import annotations
 
+import argparse
 import csv
 import datetime as _dt
 import re
@@ -148,3 +149,14 @@ def call_inputs(rng, m: int):
     b = rng.random(m, dtype=np.float32)
     bw = rng.random(n).astype(np.float32)
     return A, d2, C, L, b, bw
+
+
+def netlib_parser(doc: str, problems: list) -> argparse.ArgumentParser:
+    """The arguments the NETLIB benchmark scripts share: the folder of MPS files, problem names
+    (default `problems`), --method (default blocked) and --out (default benchmarks/results)."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("folder")
+    ap.add_argument("problems", nargs="*", default=problems)
+    ap.add_argument("--method", default="blocked")
+    ap.add_argument("--out", default="benchmarks/results")
+    return ap
