@@ -15,7 +15,6 @@ from pathlib import Path
 
 from ..solvers.lp.problem import from_mps
 from ..solvers.lp.solver import solve_general
-from ..solvers.lp.mixed.device import HOST_FLOPS
 from .common import progress, say
 
 
@@ -173,10 +172,12 @@ def _paths(rows) -> str:
         seen = [r.get(key) for r in rows if r.get(key)]
         if seen:
             parts.append(f"{what} " + ", ".join(f"{v}: {seen.count(v)}" for v in sorted(set(seen))))
-    hosted = [r for r in rows if r.get("device_kind") == "cpu64"]
-    if hosted and any(r.get("device_kind") == "gpu" for r in rows):
-        parts.append(f"factored on the host by device='auto' (a factor of at most {HOST_FLOPS:.0e} flops): "
-                     f"{len(hosted)}")
+    # device="auto"'s host choices by their reason (device.py): a small factor, or a sparse one
+    # far below the GPU's dense factor
+    reasons = [r.get("device_reason") for r in rows if r.get("device_kind") == "cpu64"]
+    told = [(n, reasons.count(k)) for k, n in (("flops", "a small factor"), ("sparse factor", "a sparse factor"))]
+    if any(c for _, c in told):
+        parts.append("factored on the host by device='auto' for " + ", ".join(f"{n}: {c}" for n, c in told if c))
     soft = [r for r in rows if r.get("device_reason") == "software renderer"]
     if soft:
         parts.append(f"factored on the host by device='auto' as the GL renderer is software: {len(soft)}")

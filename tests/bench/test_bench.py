@@ -119,3 +119,19 @@ def test_e2e_acceptance_reads_the_staged_floor_too():
     lines = acceptance(rows)
     assert lines[0] == "e2e <= 1.25 x (kernel + floor): 2 of 2 calls"
     assert lines[1] == "e2e <= 1.25 x (kernel + staged floor): 1 of 2 calls; over: adat-blocked-full m=1024 1.31"
+
+
+def test_netlib_summary_counts_autos_host_choices_by_reason():
+    """The NETLIB table's last line says how many problems device="auto" left to the host and
+    why -- a small factor, or a sparse one far below the GPU's dense factor -- whether or not
+    any went to the GPU (blocked: all 75 on the host since the 15x line)."""
+    from glgpgpu.bench.netlib import summary
+
+    def row(kind, reason):
+        return {"status": "optimal", "rel_obj_error": 0.0, "iteration_ratio": 1.0, "seconds": 1.0,
+                "highs_s": 1.0, "device_kind": kind, "device_reason": reason}
+    rows = [row("cpu64", "flops")] * 3 + [row("cpu64", "sparse factor")] * 2
+    line = summary(rows)
+    assert "5 of 5 optimal" in line and "for a small factor: 3, a sparse factor: 2" in line
+    assert "for a small factor: 1;" in summary([row("cpu64", "flops"), row("gpu", "flops")]) + ";"
+    assert "factored on the host by device='auto' for" not in summary([row("gpu", "flops")])
