@@ -19,7 +19,8 @@ when A D A^T is singular: dependent rows, degenerate optima).
 Where the float32 factor stops carrying the solves, every solve goes through the float64
 factor from then on (normal.exact: after a refused step, after FLOAT64_AFTER iterations that
 needed it, or before a stall is taken as final); where the GPU factors M in float64 itself (the
-compute method), from the start (MixedNormal.float64_throughout).
+compute method), or device="cpu64" factors it by the multifrontal factor, from the start
+(MixedNormal.float64_throughout).
 
 Termination (like HiGHS/IPX): relative primal infeasibility, dual infeasibility
 and objective gap, all measured on the *unscaled* problem, below tol.

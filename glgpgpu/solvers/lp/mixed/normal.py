@@ -33,7 +33,9 @@ host's own LP solver, what device="auto" picks for small factors, and the yardst
 GPU's times are measured against), cpu32 a dense float32 LAPACK factor that rounds as
 the GPU's does (for tests).  cpu64 forms M's triangle on a pattern made once and keeps
 qdldl's ordering (normal_pattern.NormalPattern, host_factor.SparseLDL; long columns as a
-border), and corrects a Newton step once where A dx misses r_b (`newton`).
+border), and corrects a Newton step once where A dx misses r_b (`newton`).  Where cpu64's factor is
+the multifrontal one (dfl001-sized), every solve is one by M's own float64 factor instead, from the
+first iteration, as the exact mode's (`float64_throughout`).
 
 Where the preconditioner's substitutions run (`substitution`, in stats): the GPU
 factors, and its float32 L is read back once per factorization; the solves of a
