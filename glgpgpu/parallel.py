@@ -61,6 +61,6 @@ def blas_threads(limit: int):
     if not _blas:
         return nullcontext()
     # only ever fewer: more threads than the library runs (its cores, or the user's setting)
-    # oversubscribe -- on two cores, four BLAS threads took pilot87 from 2.3 to 66 s
+    # oversubscribe the cores, and each BLAS call then waits on threads that cannot run
     now = [lib.num_threads for lib in _blas.select(user_api="blas").lib_controllers]
     return _blas.limit(limits=min([limit] + now), user_api="blas")

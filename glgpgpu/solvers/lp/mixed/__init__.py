@@ -26,9 +26,8 @@ from .device import choose as choose_device
 from .normal import MixedNormal
 
 
-#: the BLAS threads of one solve: its host factors are many small BLAS calls (dfl001's multifrontal
-#: factor: 362 fronts), which on the H100's 16-core host took 12.9 s on all 16 threads, 6.9-7.5 s on
-#: 2-8 and 10.5 s on one (benchmarks/RESULTS.md)
+#: the BLAS threads of one solve, at most: its host factors are many small BLAS calls (a multifrontal
+#: factor's fronts), which a wide host's every thread slows (benchmarks/RESULTS.md, round 24)
 BLAS_THREADS = 4
 
 
