@@ -12,6 +12,7 @@ import scipy.optimize as so
 import glgpgpu
 from glgpgpu.bench import lp_table3, netlib
 from glgpgpu.bench.matrices import netlib_folder
+from glgpgpu.solvers.lp.mixed.host_factor import SparseLDL
 
 TOL = 1e-8
 
@@ -590,11 +591,41 @@ def test_cpu64_pcg_after_its_float64_factor_takes_few_steps():
     N = normal.MixedNormal(A.tocsc(), device="cpu64")
     d = np.exp(rng.uniform(-12, 12, 120))
     N.factor(d, 1e-10 * float(d.max()))
-    assert N._F is not None and not N._F_whole              # the pattern's factor
+    assert isinstance(N._F, SparseLDL) and N._F_whole        # the pattern's factor: M's own
     solve = N._F.solve
     N._F.solve = lambda v: solve(v) + v
     N.solve(rng.standard_normal(40), tol=1e-30)                # past reach: PCG runs to its cap
     assert 0 < N.stats["pcg_iterations"] <= normal.FLOAT64_CG
+
+
+@pytest.mark.parametrize("m", [40, 101, 256])     # (smaller M is dense by SPARSE_SHARE: no pattern)
+def test_cpu64_pattern_factor_is_of_m_scaled_by_its_own_diagonal(m):
+    """device="cpu64"'s qdldl factor on the pattern is of M = A D A^T + delta I scaled to a unit
+    diagonal by M's own diagonal, delta's part included (rows delta dominates -- an empty row of A
+    here -- scaled by A D A^T's alone got the shift out of proportion), and so it is the factor
+    _host would make: a solve that misses its tol makes no second factor."""
+    import scipy.sparse as sp
+    from glgpgpu.solvers.lp.mixed import normal
+    pytest.importorskip("qdldl")
+    rng = np.random.default_rng(m)
+    n = 3 * m + 2
+    A = (sp.random(m, n, density=1.5 / m, random_state=rng, format="lil") + sp.eye(m, n, format="lil")).tolil()
+    A[m - 1, :] = 0.0                                    # an empty row: its M entry is delta alone
+    A = A.tocsc()
+    A.eliminate_zeros()
+    N = normal.MixedNormal(A, device="cpu64")
+    d = np.exp(rng.uniform(-8, 8, n))
+    delta = 1e-6 * float(d.max())
+    N.factor(d, delta)
+    assert isinstance(N._F, SparseLDL)
+    M = (A @ sp.diags(d) @ A.T).toarray() + delta * np.eye(m)
+    np.testing.assert_allclose(N.s ** 2 * np.diag(M) / N.dmax, 1.0, rtol=1e-12)
+    made = N.stats["host_factor_sparse"]
+    solve = N._F.solve
+    N._F.solve = lambda v: 0.5 * solve(v)                # every solve misses: refinement, PCG, no fallback
+    x = N.solve(rng.standard_normal(m), tol=1e-30)
+    assert np.all(np.isfinite(x))
+    assert N.stats["host_fallbacks"] == 0 and N.stats["host_factor_sparse"] == made == 1
 
 
 @pytest.mark.parametrize("colamd", [True, False])

@@ -33,7 +33,8 @@ host's own LP solver, what device="auto" picks for small factors, and the yardst
 GPU's times are measured against), cpu32 a dense float32 LAPACK factor that rounds as
 the GPU's does (for tests).  cpu64 forms M's triangle on a pattern made once and keeps
 qdldl's ordering (normal_pattern.NormalPattern, host_factor.SparseLDL; long columns as a
-border), and corrects a Newton step once where A dx misses r_b (`newton`).  Where cpu64's factor is
+border), scaled by M's own diagonal (the factor the last resort would make: none is made again),
+and corrects a Newton step once where A dx misses r_b (`newton`).  Where cpu64's factor is
 the multifrontal one (dfl001-sized), every solve is one by M's own float64 factor instead, from the
 first iteration, as the exact mode's (`float64_throughout`).
 
@@ -164,6 +165,11 @@ class MixedNormal:
         self.dmax = float(d.max()) if d.size and d.max() > 0 else 1.0
         ds = d / self.dmax
         diag = np.asarray(self.A2 @ ds).ravel()
+        if self.device == "cpu64" and self._sparse_pattern() is not None:
+            # the qdldl factor of M scaled by M's own diagonal (delta's part included): the one
+            # _host would make, so none is made again (`_F_whole`); scaled by A D A^T's alone, rows
+            # that delta dominates got the shift out of proportion and solves missed their tol
+            diag = diag + delta / self.dmax
         self.s = 1.0 / np.sqrt(np.where(diag > 1e-300, diag, 1.0))
         self._L = None                      # the factor the host's substitutions use, if any
         self._overflowed = False            # the GPU's float32 factor is not finite
@@ -583,8 +589,10 @@ class MixedNormal:
 
     @property
     def _F_whole(self) -> bool:
-        """Whether device="cpu64"'s factor is HostFactor's of M with delta (not the pattern's)."""
-        return isinstance(self._F, HostFactor)
+        """Whether device="cpu64"'s factor is the float64 factor of M itself (delta included, scaled
+        by M's own diagonal): HostFactor's, or the pattern's qdldl one -- _host would factor the same
+        matrix again."""
+        return self._F is not None
 
     @property
     def float64_throughout(self) -> bool:
