@@ -17,7 +17,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from ..symbolic import analyze
+from ..symbolic import analyze, reamalgamated
 
 _potrf, _trsm, _syrk, _trsv = sla.lapack.dpotrf, sla.blas.dtrsm, sla.blas.dsyrk, sla.blas.dtrsv
 
@@ -79,9 +79,8 @@ class CholeskyAnalysis:
         #: multiply-adds of the numeric factorization (pivot blocks, off-diagonal blocks, updates) with
         #: CHOLMOD's amalgamation: what the choices between the host's factors compare
         self.flops = _flops(an)
-        if self.flops >= BIG_FLOPS:             # the same order again (COLAMD once: 0.2 s on maros-r7)
-            an = analyze(At, an.perm, staircases=False, singletons=False, dense_rows=None, nrelax=BIG_NRELAX,
-                         zrelax=BIG_ZRELAX)
+        if self.flops >= BIG_FLOPS:             # the same order, tree and patterns: fronts amalgamated again
+            an = reamalgamated(an, BIG_NRELAX, BIG_ZRELAX)
         self.m = A.shape[0]
         self.perm = an.perm                           # L L^T = (M + shift I)[perm][:, perm]
         self.super, self.pattern, self.children = an.super, an.pattern, an.children

@@ -58,6 +58,8 @@ class Analysis:
     flops: float = 0.0                # Householder flops on the staircases
     relax: tuple | None = (NRELAX, ZRELAX)  # the amalgamation's parameters, None when off
     n1: int = 0                       # column singletons: A P's first n1 columns, one front each
+    fundamental: tuple | None = None  # (first columns, row patterns) of the fundamental supernodes
+                                      # (kept with staircases=False: `reamalgamated`)
 
     @property
     def nfronts(self) -> int:
@@ -264,26 +266,10 @@ def analyze(A, ordering="colamd", *, relax: bool = True, nrelax=NRELAX, zrelax=Z
                 count[j] = stored[j].shape[0]
                 left[i] = j
     fund_start = np.append(np.flatnonzero(first == np.arange(n)), n)
-    if relax:
-        sup = _amalgamate(fund_start, count, col_parent, nrelax, zrelax)
-    else:
-        sup = fund_start
+    sup, pattern, parent, children = _fronts(fund_start, stored, count, col_parent,
+                                             (nrelax, zrelax) if relax else None)
     nf = sup.shape[0] - 1
     colfront = np.repeat(np.arange(nf), np.diff(sup))
-    pattern = []
-    at = np.searchsorted(fund_start, sup)          # front f's fundamental supernodes: at[f] .. at[f + 1]
-    for f in range(nf):
-        members = fund_start[at[f]:at[f + 1]]
-        pat = stored[members[0]] if members.shape[0] == 1 else _union([stored[s] for s in members])
-        pattern.append(pat.astype(np.int64))
-    parent = np.full(nf, -1, np.int64)
-    lastcol = sup[1:] - 1
-    has = col_parent[lastcol] >= 0
-    parent[has] = colfront[col_parent[lastcol][has]]
-    children = [[] for _ in range(nf)]
-    for f in range(nf):
-        if parent[f] >= 0:
-            children[parent[f]].append(f)
     fp = np.diff(sup)
     fn = np.array([p.shape[0] for p in pattern], np.int64)
     fm = np.zeros(nf, np.int64)
@@ -321,7 +307,48 @@ def analyze(A, ordering="colamd", *, relax: bool = True, nrelax=NRELAX, zrelax=Z
     return Analysis(m=m, n=n, perm=perm, ordering=name, col_parent=col_parent, col_count=count, super=sup,
                     pattern=pattern, parent=parent, children=children, fm=fm, frank=frank, cm=cm, s_rows=s_rows,
                     sources=sources, source_row=source_row, leftmost=leftmost, rjmap=rjmap, flops=flops,
-                    relax=(tuple(nrelax), tuple(zrelax)) if relax else None, n1=int(n1))
+                    relax=(tuple(nrelax), tuple(zrelax)) if relax else None, n1=int(n1),
+                    fundamental=None if staircases else (fund_start, stored))
+
+
+def _fronts(fund_start, stored, count, col_parent, relax) -> tuple:
+    """(super, pattern, parent, children) of the fronts: the fundamental supernodes (fund_start,
+    their row patterns `stored`), amalgamated with relax = (nrelax, zrelax) unless None."""
+    sup = _amalgamate(fund_start, count, col_parent, *relax) if relax is not None else fund_start
+    nf = sup.shape[0] - 1
+    colfront = np.repeat(np.arange(nf), np.diff(sup))
+    pattern = []
+    at = np.searchsorted(fund_start, sup)          # front f's fundamental supernodes: at[f] .. at[f + 1]
+    for f in range(nf):
+        members = fund_start[at[f]:at[f + 1]]
+        pat = stored[members[0]] if members.shape[0] == 1 else _union([stored[s] for s in members])
+        pattern.append(pat.astype(np.int64))
+    parent = np.full(nf, -1, np.int64)
+    lastcol = sup[1:] - 1
+    has = col_parent[lastcol] >= 0
+    parent[has] = colfront[col_parent[lastcol][has]]
+    children = [[] for _ in range(nf)]
+    for f in range(nf):
+        if parent[f] >= 0:
+            children[parent[f]].append(f)
+    return sup, pattern, parent, children
+
+
+def reamalgamated(an: Analysis, nrelax, zrelax) -> Analysis:
+    """The same order, tree and row patterns with other amalgamation parameters: what analyze
+    with `an.perm` and these would give, without the tree and patterns made again (an must come
+    from analyze(..., staircases=False, singletons=False), which keeps its fundamental supernodes)."""
+    if an.fundamental is None or an.n1:
+        raise ValueError("reamalgamated needs an analysis made with staircases=False, singletons=False")
+    fund_start, stored = an.fundamental
+    sup, pattern, parent, children = _fronts(fund_start, stored, an.col_count, an.col_parent, (nrelax, zrelax))
+    nf = sup.shape[0] - 1
+    zeros = np.zeros(nf, np.int64)
+    return Analysis(m=an.m, n=an.n, perm=an.perm, ordering=an.ordering, col_parent=an.col_parent,
+                    col_count=an.col_count, super=sup, pattern=pattern, parent=parent, children=children,
+                    fm=zeros, frank=zeros.copy(), cm=zeros.copy(), s_rows=[], sources=[], source_row=[], leftmost=[],
+                    rjmap=[None] * nf, flops=0.0, relax=(tuple(nrelax), tuple(zrelax)), n1=0,
+                    fundamental=an.fundamental)
 
 
 def _house_flops(leftmost: list, fn: np.ndarray, fm: np.ndarray, n: int) -> float:

@@ -83,9 +83,10 @@ def geometric_scaling(A, passes: int = 8, power_of_two: bool = False):
     by_col = np.argsort(cols, kind="stable")
     row_runs = _runs(rows)
     col_runs = _runs(cols[by_col])
+    a_c, rows_c, cols_c = a[by_col], rows[by_col], cols[by_col]     # the nonzeros by column
     for _ in range(passes):
         r = r / _geometric_mid(a * r[rows] * s[cols], row_runs, m)
-        s = s / _geometric_mid((a * r[rows] * s[cols])[by_col], col_runs, n)
+        s = s / _geometric_mid(a_c * r[rows_c] * s[cols_c], col_runs, n)
     if power_of_two:
         r, s = 2.0 ** np.round(np.log2(r)), 2.0 ** np.round(np.log2(s))
     return r, s

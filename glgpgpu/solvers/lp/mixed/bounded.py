@@ -16,7 +16,7 @@ matrix keeps A's size (fit2p has 13,525 bounded columns and 3,000 rows).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -34,10 +34,11 @@ class BoundedLP:
     u: np.ndarray                   # upper bounds, inf where none
     const: float = 0.0
     free: np.ndarray = None         # columns with no bound at all
-    # original x_j = shift_j + sum_k coef * x_k over the terms of j
+    # original x_j = shift_j + coef_j * x_{col_j}, or shift_j alone where col_j is -1 (fixed, removed)
     n_orig: int = 0
     shift: np.ndarray = None
-    terms: list = field(default_factory=list)
+    col: np.ndarray = None
+    coef: np.ndarray = None
     status: str = ""                # presolve's verdict: "infeasible" / "unbounded" / "" (go on)
     message: str = ""
     # scaling: A_scaled = diag(r) A diag(s), x = s * x_scaled
@@ -54,9 +55,8 @@ class BoundedLP:
     def recover(self, x: np.ndarray) -> np.ndarray:
         """Original variables from a solution of this (unscaled) formulation."""
         out = self.shift.copy()
-        for j, parts in enumerate(self.terms):
-            for k, coef in parts:
-                out[j] += coef * x[k]
+        has = self.col >= 0
+        out[has] += self.coef[has] * x[self.col[has]]
         return out
 
 
@@ -96,13 +96,14 @@ def from_general(lp) -> BoundedLP:
     cost = c_all[kept] * sign
     upper = np.where(lower[kept], col_up[kept] - col_lo[kept], INF)
     free = ~lower[kept] & ~upper_only[kept]
-    terms_all = [[] for _ in range(n_all)]
-    for k, (j, sg) in enumerate(zip(kept.tolist(), sign.tolist())):
-        terms_all[j].append((k, sg))
+    col = np.full(n_all, -1, np.int64)
+    col[kept] = np.arange(kept.shape[0])
+    coef = np.zeros(n_all)
+    coef[kept] = sign
     const = float(getattr(lp, "offset", 0.0))
     b = _minus_product(b, A_all, shift_all)
     const += float(c_all @ shift_all)
-    return BoundedLP(A, b, cost, upper, const, free, n0, shift_all[:n0], terms_all[:n0], rows=keep_rows)
+    return BoundedLP(A, b, cost, upper, const, free, n0, shift_all[:n0], col[:n0], coef[:n0], rows=keep_rows)
 
 
 def _minus_product(b: np.ndarray, A: sp.spmatrix, x: np.ndarray) -> np.ndarray:
@@ -121,7 +122,7 @@ def _minus_product(b: np.ndarray, A: sp.spmatrix, x: np.ndarray) -> np.ndarray:
 
 def _verdict(m, n, status, message):
     out = BoundedLP(sp.csc_matrix((m, 0)), np.zeros(m), np.zeros(0), np.zeros(0), 0.0, np.zeros(0, bool), n,
-                    np.zeros(n), [[] for _ in range(n)])
+                    np.zeros(n), np.full(n, -1, np.int64), np.zeros(n))
     out.status, out.message = status, message
     return out
 
@@ -147,16 +148,12 @@ def presolve(p: BoundedLP, *, rank_tol: float = 1e-9, qr_limit: float = 4e10) ->
     keep = ~empty
     p.const += float(c[empty] @ value[empty])
     # the removed columns' values enter recover(): fold them into the shifts
-    remap = -np.ones(n, int)
+    remap = np.full(n, -1, np.int64)
     remap[keep] = np.arange(int(keep.sum()))
-    for j, parts in enumerate(p.terms):
-        new = []
-        for k, coef in parts:
-            if keep[k]:
-                new.append((int(remap[k]), coef))
-            else:
-                p.shift[j] += coef * value[k]
-        p.terms[j] = new
+    has = np.flatnonzero(p.col >= 0)
+    gone = has[~keep[p.col[has]]]
+    p.shift[gone] += p.coef[gone] * value[p.col[gone]]
+    p.col[has] = remap[p.col[has]]
     A, c, u, free = A[:, keep], c[keep], u[keep], free[keep]
     zero_rows = np.bincount(A.indices, minlength=A.shape[0]) == 0
     big = 1e-9 * (1 + np.abs(b).max(initial=0))
@@ -184,7 +181,11 @@ def scale(p: BoundedLP, passes: int = 10) -> BoundedLP:
     that |a_ij| is near 1: A <- R A S, b <- R b, c <- S c, u <- u / S."""
     A = p.A
     r, s = geometric_scaling(A, passes, power_of_two=True)
-    p.A = (sp.diags(r) @ A @ sp.diags(s)).tocsc()        # powers of two: exact
+    A = sp.csc_matrix(A, dtype=np.float64, copy=True)
+    A.sort_indices()
+    A.data *= r[A.indices]                              # powers of two: exact
+    A.data *= np.repeat(s, np.diff(A.indptr))
+    p.A = A
     p.b, p.c, p.u = p.b * r, p.c * s, p.u / s
     p.row_scale, p.col_scale = r, s
     return p
