@@ -82,7 +82,7 @@ FLOAT64_FLOOR = 1e-14        # device="cpu64"'s qdldl factor: its first shift re
 FLOAT64_CG = 8               # PCG steps after refinement with cpu64's float64 factor stalls (HostFactor's or
                              # the pattern's): that factor is M's own (delta included), so what is left is
                              # rounding, which more steps do not remove (60 cost fit2p 2,214 steps, same answer)
-PRIMAL_SLACK = 0.01          # device="cpu64": an unbordered step is refined until A dx meets rb to this share
+PRIMAL_SLACK = 0.01          # an unbordered step is corrected once when A dx misses rb by more than this share
 
 
 def _plus_shift(M, shift: float):
@@ -92,58 +92,6 @@ def _plus_shift(M, shift: float):
     W = M.copy()
     W[np.diag_indices(M.shape[0])] += shift
     return W
-
-
-class _Residual:
-    """rhs - M y as a solve refines y: start(y) -> (aux, r); advance(y, aux, c) -> (y + c, aux, r);
-    moved(y0, aux0, y1) -> (aux, r) for a y1 reached from y0 another way (PCG)."""
-
-    def __init__(self, normal, rhs):
-        self.normal, self.rhs = normal, rhs
-
-    def start(self, y):
-        return None, self.rhs - self.normal.matvec(y)
-
-    def advance(self, y, aux, c):
-        y = y + c
-        return y, None, self.rhs - self.normal.matvec(y)
-
-    def moved(self, y0, aux0, y1):
-        return None, self.rhs - self.normal.matvec(y1)
-
-
-class _StepResidual(_Residual):
-    """A reduced Newton step's primal residual rb - A dx - delta dy, dx = D (A^T dy - rhat): r - M dy
-    for r = rb + A D rhat, but with dx carried along (aux) and each correction's D A^T c added to
-    it, so that it stays accurate relative to rb -- many times smaller than r late in a solve, where
-    dx recomputed from dy would carry D times A^T dy - rhat's rounding.  `slack`: the share of
-    ||rb|| the refinement also meets where it can; `final`: (dy, dx, residual) of the solve's answer."""
-
-    def __init__(self, normal, rb, rhat, D):
-        self.normal, self.rb, self.rhat, self.D = normal, rb, rhat, D
-        self.slack = PRIMAL_SLACK * np.linalg.norm(rb)
-        self.final = None
-
-    def _primal(self, dy, dx):
-        return self.rb - self.normal.A @ dx - self.normal.delta * dy
-
-    def start(self, dy):
-        dx = self.D * (self.normal.At @ dy - self.rhat)
-        return dx, self._primal(dy, dx)
-
-    def advance(self, dy, dx, c):
-        dy, dx = dy + c, dx + self.D * (self.normal.At @ c)
-        return dy, dx, self._primal(dy, dx)
-
-    def moved(self, dy0, dx0, dy1):
-        dx = dx0 + self.D * (self.normal.At @ (dy1 - dy0))
-        return dx, self._primal(dy1, dx)
-
-    def at(self, dy):
-        """(dx, residual) of dy: the solve's own where dy is its answer, else from dy afresh."""
-        if self.final is None or self.final[0] is not dy:
-            self.final = (dy, *self.start(dy))
-        return self.final[1], self.final[2]
 
 
 class MixedNormal:
@@ -331,21 +279,17 @@ class MixedNormal:
         r = rb + self.A @ (D * rhat)
         F = self.border
         if not F.size:
+            dy = self.solve(r, tol=tol)
+            dx = D * (self.At @ dy - rhat)
             # each solve is accurate relative to r, which carries A D rhat (huge late, D ~ 1/mu):
             # A dx = rb can then be off by more than rb itself, and the primal residual stalls
-            # (ganges at 5e-9).  device="cpu64" refines against the residual in the form
-            # rb - A dx - delta dy, accurate relative to rb, until A dx also meets rb
-            # (_StepResidual; a solve with that residual where refinement stalls above it).
-            # Not with the float32 factor's solves: it doubled the PCG work on the H100 --
-            # cycle 2.6 -> 4.4 s -- and changed few iteration counts, some for the worse;
-            # nor where the solves are the multifrontal factor's, once each: dfl001 255 -> 147 solves
-            if self.device != "cpu64" or self.stats["float64_throughout"]:
-                dy = self.solve(r, tol=tol)
-                return dy, D * (self.At @ dy - rhat)
-            step = _StepResidual(self, rb, rhat, D)
-            dy = self.solve(r, tol=tol, residual=step)
-            dx, e = step.at(dy)
-            if np.linalg.norm(e) > step.slack:
+            # (ganges at 5e-9); one solve with the small residual restores it
+            # (device="cpu64" only: with the float32 factor's solves it doubled the PCG work on the
+            # H100 -- cycle 2.6 -> 4.4 s -- and changed few iteration counts, some for the worse;
+            # nor where its solves are the multifrontal factor's, once each: dfl001 255 -> 147 solves)
+            correct = self.device == "cpu64" and not self.stats["float64_throughout"]
+            e = rb - self.A @ dx - self.delta * dy if correct else None
+            if e is not None and np.linalg.norm(e) > PRIMAL_SLACK * np.linalg.norm(rb):
                 c = self.solve(e, tol=tol)
                 dy = dy + c
                 dx = dx + D * (self.At @ c)
@@ -405,11 +349,8 @@ class MixedNormal:
         """Whether this factorization's solves needed the float64 factor."""
         return self._host_factor is not None
 
-    def solve(self, rhs: np.ndarray, tol: float = 1e-10, max_refine: int = 4, max_cg: int = 60,
-              residual=None) -> np.ndarray:
-        """dy with ||rhs - M dy|| <= tol ||rhs|| (float64), or the best reached.  residual: rhs - M y
-        computed another way (`_StepResidual`, the Newton step's primal residual), whose `slack` the
-        refinement also meets where it can."""
+    def solve(self, rhs: np.ndarray, tol: float = 1e-10, max_refine: int = 4, max_cg: int = 60) -> np.ndarray:
+        """dy with ||rhs - M dy|| <= tol ||rhs|| (float64), or the best reached."""
         t0 = time.perf_counter()
         self.stats["solves"] += 1
         nr = np.linalg.norm(rhs)
@@ -434,29 +375,23 @@ class MixedNormal:
             self.stats["max_rel_residual"] = max(self.stats["max_rel_residual"], res)
             self._time("refine", t0)
             return x
-        R = residual if residual is not None else _Residual(self, rhs)
-        aux, r = R.start(x)
+        r = rhs - self.matvec(x)
         res = np.linalg.norm(r) / nr
         # Algorithm 1: refine while each step gains at least a factor 4
         for _ in range(max_refine):
             if res <= tol:
                 break
-            x_new, aux_new, r_new = R.advance(x, aux, self.precond(r))
+            x_new = x + self.precond(r)
+            r_new = rhs - self.matvec(x_new)
             res_new = np.linalg.norm(r_new) / nr
             self.stats["refinement_steps"] += 1
             if not res_new < res:                # also NaN: keep what we have
                 break
-            x, aux, r, res, improved = x_new, aux_new, r_new, res_new, res_new < 0.25 * res
+            x, r, res, improved = x_new, r_new, res_new, res_new < 0.25 * res
             if not improved:
                 break
         if res > tol:
-            x0, aux0 = x, aux
             x, res = self._pcg(rhs, x, r, nr, tol, FLOAT64_CG if self._F is not None else max_cg)
-            if x is not x0:                      # the true residual: the recurrence's drifts from it
-                aux, r = R.moved(x0, aux0, x)
-                res = np.linalg.norm(r) / nr
-        if residual is not None:
-            residual.final = (x, aux, r)
         if not res <= max(tol, 1e-8) and not self._F_whole:    # (_F_whole: it is that factor already)
             x2, res2 = self._host(rhs, nr)
             if res2 < res:
@@ -466,8 +401,7 @@ class MixedNormal:
         return x
 
     def _pcg(self, rhs, x, r, nr, tol, max_cg):
-        """Preconditioned conjugate gradients on M from x (r = rhs - M x): the best x by the
-        recurrence's residual (the caller measures its true one), or x itself."""
+        """Preconditioned conjugate gradients on M from x (r = rhs - M x)."""
         z = self.precond(r)
         if not np.all(np.isfinite(z)):
             return x, np.linalg.norm(r) / nr
@@ -496,7 +430,9 @@ class MixedNormal:
                 break
             p = z + (rz_new / rz) * p
             rz = rz_new
-        return best_x, best
+        # the recurrence drifts from the true residual: recompute it
+        true = np.linalg.norm(rhs - self.matvec(best_x)) / nr
+        return best_x, true
 
     def _host(self, rhs, nr):
         """float64 factorization of M (the host's, or the GPU's where it has one): the
