@@ -221,8 +221,9 @@ class _Iteration:
 
 
 def _max_step(v, dv):
-    neg = dv < 0
-    return min(1.0, float(np.min(-v[neg] / dv[neg]))) if neg.any() else 1.0
+    """min(1, min of -v_j / dv_j over dv_j < 0): one division where dv < 0, no gathers."""
+    r = np.divide(v, dv, out=np.full(v.shape, -np.inf), where=dv < 0)
+    return min(1.0, -float(r.max(initial=-np.inf)))
 
 
 def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None, free_rho="constant") -> Outcome:

@@ -62,6 +62,7 @@ from ...sparse_cholesky import CholeskyAnalysis, qdldl_module
 from .host_factor import (LDL_FLOPS, MULTIFRONTAL_FLOPS, SPARSE_SHARE, HostFactor, SparseLDL, _regularized_cholesky,
                           shifted)
 from .normal_pattern import NormalPattern
+from .rows import rows
 
 
 _UNSET = object()
@@ -102,9 +103,9 @@ class MixedNormal:
                  device="gpu", pattern=None, counted: float = float("nan")):
         """pattern: a NormalPattern of A already made (device="auto" made one to decide);
         counted: qdldl's flop count of A A^T's factor, where device="auto" had one."""
-        self.A = sp.csr_matrix(A)
-        self.At = self.A.T.tocsr()
-        self.A2 = self.A.multiply(self.A).tocsr()     # diag(A D A^T) = A^2 d, every factorization
+        self.A = rows(A)
+        self.At = rows(self.A.T)
+        self.A2 = rows(self.A.multiply(self.A))       # diag(A D A^T) = A^2 d, every factorization
         self.m, self.n = A.shape
         self.device, self.watch = device, watch
         self.system = None
