@@ -124,7 +124,7 @@ def test_the_solver_tells_auto_whether_the_method_factors_in_float64(monkeypatch
     from glgpgpu.solvers.lp.mixed.device import Choice
     seen = []
 
-    def spy(A, counted=float("nan"), gpu_float64=False):
+    def spy(A, counted=float("nan"), gpu_float64=False, order=None):
         seen.append(gpu_float64)
         return Choice("cpu64", 1.0, None)
     monkeypatch.setattr(mixed, "choose_device", spy)
@@ -267,13 +267,41 @@ def test_auto_takes_the_presolves_count_past_count_rows(monkeypatch):
     assert presolve.clearly_full_rank(A, count)
     assert count["flops"] == auto.choose(A).flops                   # below COUNT_ROWS: the pattern's own
     with monkeypatch.context() as patch:                          # given the presolve's, no factor is made
-        patch.setattr(auto, "SparseLDL", None)
+        def refuse(self, data, floor):
+            raise AssertionError("factored")
+        patch.setattr(auto.SparseLDL, "factor", refuse)
         given = auto.choose(A, count["flops"])
     assert given.flops == count["flops"] and given.pattern is not None and given.device == "cpu64"
     monkeypatch.setattr(auto, "COUNT_ROWS", 59)
     monkeypatch.setattr(auto, "CholeskyAnalysis", None)           # no analysis may be made
     c = auto.choose(A, count["flops"])
     assert c.device == "cpu64" and c.flops == count["flops"]
+
+
+def test_the_host_factor_takes_the_presolves_ordering_where_the_structure_is_its_own():
+    """The rank check's qdldl factor of A A^T orders the same triangle the normal matrix's pattern
+    has (no long column, no row dropped): device="auto" hands it to the pattern's SparseLDL, whose
+    factors are then bit for bit a fresh one's; a triangle of another structure is not taken."""
+    from glgpgpu.solvers.lp import presolve
+    from glgpgpu.solvers.lp.mixed.host_factor import SparseLDL, ordered_on
+    rng = np.random.default_rng(11)
+    for m, n in ((2, 5), (3, 7), (41, 90), (60, 150), (131, 300)):
+        A = sp.random(m, n, density=0.02, random_state=rng, format="csc") + sp.eye(m, n, format="csc")
+        count = {}
+        assert presolve.clearly_full_rank(A, count)
+        if m <= 3:                                                # A A^T dense: LAPACK's check, no order
+            assert "order" not in count and auto.choose(A, count["flops"]).ldl is None
+            continue
+        c = auto.choose(A, count["flops"], order=count["order"])
+        assert c.ldl is not None and c.ldl._solver is count["order"][0]
+        d = np.exp(rng.uniform(-8, 8, n))
+        data = c.pattern.data(d, 1e-12)
+        b = rng.standard_normal(m)
+        fresh = SparseLDL(c.pattern).factor(data, 1e-14)
+        taken = c.ldl.factor(data, 1e-14)
+        assert np.array_equal(taken.solve(b), fresh.solve(b)) and taken.flops == fresh.flops
+        other = NormalPattern(A[:-1])                             # a row dropped: another triangle
+        assert ordered_on(count["order"], other) is None
 
 
 def test_a_bordered_pattern_counts_its_own_factor_not_the_presolves():

@@ -125,7 +125,8 @@ def clearly_full_rank(A, count: dict | None = None) -> bool:
     the multifrontal factor, in a quarter of its time (mostly its Python analysis).
     count: a dict that gets "flops", qdldl's factor's count (the sum of L's squared column
     counts), where qdldl factored, or m^3/3 where M was dense: device="auto" decides by it
-    without factoring again."""
+    without factoring again; and "order", (qdldl's factor, its triangle's indptr, indices): the
+    normal matrix's host factor takes its ordering where its pattern is the same."""
     As = sp.csr_matrix(A)
     M = As @ As.T
     s = 1.0 / np.sqrt(np.maximum(M.diagonal(), 1e-300))
@@ -146,9 +147,11 @@ def clearly_full_rank(A, count: dict | None = None) -> bool:
             U = sp.triu(M, format="csc")
             U.data *= s[U.indices]
             U.data *= np.repeat(s, np.diff(U.indptr))
-            L, pivots, _ = qdldl.Solver(U, upper=True).factors()
+            factor = qdldl.Solver(U, upper=True)
+            L, pivots, _ = factor.factors()
             if count is not None:
                 count["flops"] = ldl_flops(L)
+                count["order"] = (factor, U.indptr, U.indices)
         elif colamd_available():
             pivots = MultifrontalCholesky(CholeskyAnalysis.of(As), (sp.diags(s) @ M @ sp.diags(s)).tocsc()).pivots()
         else:

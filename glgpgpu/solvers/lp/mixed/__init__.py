@@ -49,7 +49,7 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
     asked, auto, reason = device, None, ""
     if device == "auto":                 # the host's float64 factor where it is the quicker (device.py)
         gpu_float64 = method in IMPLEMENTATIONS and implementation(method).float64_normal
-        auto = choose_device(p.A, p.normal_flops, gpu_float64)
+        auto = choose_device(p.A, p.normal_flops, gpu_float64, p.normal_order)
         device, reason = auto.device, auto.reason
     impl = None
     if device == "gpu":
@@ -75,7 +75,7 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
         with (ctx.pool.scope() if device == "gpu" else nullcontext()), blas_threads(BLAS_THREADS):
             normal = MixedNormal(p.A, impl=impl, packed=packed, variant=cholesky, ctx=ctx, watch=watch,
                                  device=device, pattern=auto.pattern if auto else None,
-                                 counted=auto.flops if auto else float("nan"))
+                                 counted=auto.flops if auto else float("nan"), ldl=auto.ldl if auto else None)
             out = mehrotra.solve(p, normal, tol=tol, max_iter=max_iter, callback=callback)
             if out.status == "numerical trouble" and p.free.any():
                 # free columns that must travel far or nearly depend on each other: again with

@@ -47,6 +47,7 @@ class BoundedLP:
     dropped_rows: int = 0
     rows: np.ndarray = None         # the GeneralLP's index of each row of A (free, empty, dependent rows gone)
     normal_flops: float = float("nan")  # qdldl's count for A A^T's factor, made by the rank check (device="auto")
+    normal_order: tuple | None = None   # that factor and its triangle's structure (host_factor.ordered_on)
 
     @property
     def shape(self):
@@ -166,6 +167,7 @@ def presolve(p: BoundedLP, *, rank_tol: float = 1e-9, qr_limit: float = 4e10) ->
         count = {}
         keep_r, consistent = dependent_rows(A, b, rank_tol, rtol=1e-9, count=count)
         p.normal_flops = count.get("flops", float("nan"))
+        p.normal_order = count.get("order")
         if len(keep_r) < A.shape[0] and consistent:
             dropped = A.shape[0] - len(keep_r)
             A, b, rows = A[keep_r], b[keep_r], rows[keep_r]

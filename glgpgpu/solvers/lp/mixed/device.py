@@ -23,7 +23,7 @@ import numpy as np
 
 from ...sparse_cholesky import CholeskyAnalysis, qdldl_module
 from ....symbolic import colamd_available
-from .host_factor import SPARSE_SHARE, SparseLDL
+from .host_factor import SPARSE_SHARE, SparseLDL, ordered_on
 from .normal_pattern import NormalPattern
 
 #: the host factors problems whose float64 factor takes at most this many flops
@@ -53,14 +53,16 @@ class Choice:
     flops: float                      # the float64 factor's count (nan: not counted)
     pattern: NormalPattern | None     # made for the count: the host path uses it
     reason: str = "flops"             # "flops" (HOST_FLOPS), or "sparse factor" (the ratios)
+    ldl: SparseLDL | None = None      # the host factor on that pattern, ordered already where it could be
 
 
-def choose(A, counted: float = float("nan"), gpu_float64: bool = False) -> Choice:
+def choose(A, counted: float = float("nan"), gpu_float64: bool = False, order=None) -> Choice:
     """Where the normal equations of A are factored (_by_count), the host's also where its sparse
     factor is FRAGMENT_SPARSE_RATIO times fewer flops than the GPU's dense one.  gpu_float64: the
     method's GPU factors in float64 itself (Method.float64_normal): GPU_FLOAT64_HOST_FLOPS is
-    the host's limit instead of HOST_FLOPS, and the ratio is SPARSE_RATIO, past COUNT_ROWS rows only."""
-    c = _by_count(A, counted, GPU_FLOAT64_HOST_FLOPS if gpu_float64 else HOST_FLOPS)
+    the host's limit instead of HOST_FLOPS, and the ratio is SPARSE_RATIO, past COUNT_ROWS rows only.
+    order: the presolve's qdldl factor of A A^T with its structure (BoundedLP.normal_order)."""
+    c = _by_count(A, counted, GPU_FLOAT64_HOST_FLOPS if gpu_float64 else HOST_FLOPS, order)
     m = A.shape[0]
     # a GPU that factors in float64 skips the tiles a fill-reducing order leaves zero: up to
     # COUNT_ROWS its factor is no longer the dense m^3/3 (d2q06c, 132x sparser than dense: 1.9x
@@ -68,14 +70,15 @@ def choose(A, counted: float = float("nan"), gpu_float64: bool = False) -> Choic
     dense_gpu = not (gpu_float64 and m <= COUNT_ROWS)
     ratio = SPARSE_RATIO if gpu_float64 else FRAGMENT_SPARSE_RATIO
     if dense_gpu and c.device == "gpu" and np.isfinite(c.flops) and m ** 3 / 3.0 > ratio * c.flops:
-        return Choice("cpu64", c.flops, c.pattern, "sparse factor")
+        return Choice("cpu64", c.flops, c.pattern, "sparse factor", c.ldl)
     return c
 
 
-def _by_count(A, counted: float = float("nan"), limit: float = HOST_FLOPS) -> Choice:
+def _by_count(A, counted: float = float("nan"), limit: float = HOST_FLOPS, order=None) -> Choice:
     """Where the normal equations of A (scaled, presolved; m x n) are factored.  counted: the
     presolve's count of A A^T's factor, if it made one (taken instead of factoring again, but
-    for a bordered pattern, whose factor is another); limit: the host's flops at most."""
+    for a bordered pattern, whose factor is another); limit: the host's flops at most; order:
+    the presolve's factor, whose ordering the pattern's SparseLDL takes where the structure is its own."""
     m = A.shape[0]
     if m > COUNT_ROWS:
         if np.isfinite(counted):                # the presolve's qdldl factor of the same A A^T
@@ -88,12 +91,13 @@ def _by_count(A, counted: float = float("nan"), limit: float = HOST_FLOPS) -> Ch
         P = NormalPattern(A)
         if P.full_nnz <= SPARSE_SHARE * m * m and not P.long.size and np.isfinite(counted):
             # the presolve factored this A A^T already (a border's count would be another's)
-            return Choice("cpu64" if counted <= limit else "gpu", counted, P)
+            return Choice("cpu64" if counted <= limit else "gpu", counted, P, ldl=SparseLDL(P, ordered_on(order, P)))
         if P.full_nnz <= SPARSE_SHARE * m * m:
+            F = SparseLDL(P, ordered_on(order, P))
             try:
-                flops = SparseLDL(P).factor(P.data(np.ones(A.shape[1])), 1e-14).flops
+                flops = F.factor(P.data(np.ones(A.shape[1])), 1e-14).flops
             except np.linalg.LinAlgError:
                 return Choice("gpu", float("nan"), P)
-            return Choice("cpu64" if flops <= limit else "gpu", flops, P)
+            return Choice("cpu64" if flops <= limit else "gpu", flops, P, ldl=F)
     flops = m ** 3 / 3.0                 # the host's factor is LAPACK's dense one
     return Choice("cpu64" if flops <= limit else "gpu", flops, None)

@@ -117,9 +117,12 @@ class SparseLDL:
 
     kind = "sparse"
 
-    def __init__(self, pattern):
+    def __init__(self, pattern, ordered=None):
+        """ordered: a qdldl Solver already made on this very triangle structure (the presolve's
+        rank check of A A^T, `ordered_on`): its ordering and tree are taken, not made again."""
         self.pattern = pattern
-        self._solver = None
+        self._solver = ordered
+        self._U = None                           # the triangle as scipy CSC, its values replaced each time
         self.flops = 0.0                         # of the last factor: sum of L's squared column counts
 
     def factor(self, data: np.ndarray, floor: float) -> "SparseLDL":
@@ -133,11 +136,16 @@ class SparseLDL:
     def _factor(self, data, shift):
         w = data.copy()
         w[self.pattern.diagonal_at] += shift
-        U = self.pattern.matrix(w)
+        if self._U is None:
+            self._U = self.pattern.matrix(w)
+        else:
+            self._U.data = w                     # the same structure: no new scipy matrix a factorization
+        U = self._U
         qdldl = qdldl_module()
         try:
             if self._solver is None:
                 self._solver = qdldl.Solver(U, upper=True)
+                self.flops = 0.0
             else:
                 self._solver.update(U, upper=True)
         except (ValueError, RuntimeError) as exc:      # a zero pivot ("not quasi-definite")
@@ -151,13 +159,25 @@ class SparseLDL:
         of_m = np.asarray(perm) < self.pattern.m
         if not (np.all(D[of_m] > PIVOT_SHARE * shift) and np.all(D[~of_m] < 0)):
             raise np.linalg.LinAlgError("LDL^T with a pivot below the shift")
-        self.flops = ldl_flops(L)
+        if not self.flops:                       # L's pattern is the ordering's: counted once
+            self.flops = ldl_flops(L)
 
     def solve(self, b: np.ndarray) -> np.ndarray:
         P = self.pattern
         if P.size == P.m:
             return self._solver.solve(b)
         return self._solver.solve(np.concatenate([b, np.zeros(P.size - P.m)]))[:P.m]
+
+
+def ordered_on(order, pattern):
+    """`order` -- (qdldl Solver, indptr, indices) of an upper triangle it was made on -- where that
+    structure is exactly the pattern's triangle, else None."""
+    if order is None:
+        return None
+    solver, indptr, indices = order
+    same = (indptr.shape == pattern.indptr.shape and indices.shape == pattern.indices.shape
+            and np.array_equal(indptr, pattern.indptr) and np.array_equal(indices, pattern.indices))
+    return solver if same else None
 
 
 def _ldl(qdldl, U):

@@ -100,9 +100,10 @@ class MixedNormal:
     SUBSTITUTION = "host"
 
     def __init__(self, A: np.ndarray, *, impl=None, packed=False, variant="outer", ctx=None, watch=None,
-                 device="gpu", pattern=None, counted: float = float("nan")):
+                 device="gpu", pattern=None, counted: float = float("nan"), ldl=None):
         """pattern: a NormalPattern of A already made (device="auto" made one to decide);
-        counted: qdldl's flop count of A A^T's factor, where device="auto" had one."""
+        counted: qdldl's flop count of A A^T's factor, where device="auto" had one; ldl: a
+        SparseLDL on that pattern (device="auto"'s, its ordering made or taken from the presolve)."""
         self.A = rows(A)
         self.At = rows(self.A.T)
         self.A2 = rows(self.A.multiply(self.A))       # diag(A D A^T) = A^2 d, every factorization
@@ -144,7 +145,8 @@ class MixedNormal:
         self._pattern = _UNSET              # NormalPattern: the float64 factors are qdldl's on it (None: not)
         self._made_pattern = pattern
         self._counted = counted
-        self._ldl = {}                      # SparseLDL by use ("pre": cpu64's per-iteration factor, "host")
+        self._ldl = {} if ldl is None or ldl.pattern is not pattern else {"pre": ldl}
+                                            # SparseLDL by use ("pre": cpu64's per-iteration factor, "host")
         self._gpu_pattern = _UNSET          # (NormalPattern, EntryPlaces): the GPU's float64 factor's M
         self._diagonal_sums = None          # the pattern's W at M's diagonal (the GPU sums M: its scaling)
 
@@ -616,8 +618,8 @@ class MixedNormal:
         refinement and PCG with a factor scaled by A D A^T's diagonal alone, whose shift is
         relative to the rows delta dominates (dfl001 on the CPU machine: 11.7 -> 8.0 s, 40
         iterations either way; benchmarks/RESULTS.md)."""
-        if self._sparse_pattern() is not None or self._dense_M:
-            return False
+        if self._sparse_pattern() is not None or self._dense_M or self.m ** 3 / 3.0 < MULTIFRONTAL_FLOPS:
+            return False                # (no factor of M takes more flops than the dense one: no analysis)
         sym = self._analysis(True)
         return sym is not None and sym.flops >= MULTIFRONTAL_FLOPS
 
