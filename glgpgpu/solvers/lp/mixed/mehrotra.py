@@ -102,6 +102,8 @@ class _Iteration:
         self.m, self.n = p.A.shape
         self.U = np.isfinite(p.u)
         self.L = ~p.free                                       # columns with a lower bound (0)
+        self.all_L = bool(self.L.all())
+        self.Ls = slice(None) if self.all_L else self.L       # what selects them: views where it is all
         self.uU = p.u[self.U]
         rs, cs = p.row_scale, p.col_scale
         b0 = p.b / rs                                          # the unscaled data, for relative measures
@@ -129,12 +131,12 @@ class _Iteration:
         return _Measures(rb, ru, rc, pinf, dinf, gap, pobj, dobj)
 
     def mu(self, st: _State) -> float:
-        L = self.L
+        L = self.Ls
         return (st.x[L] @ st.z[L] + st.s @ st.w) / max(self.N, 1)
 
     def newton(self, st, rb, ru, rc, rxz, rsw, Dinv):
         """Solve the reduced Newton system for one right-hand side."""
-        L, U = self.L, self.U
+        L, U = self.Ls, self.U
         D = 1.0 / Dinv
         rhat = rc.copy()
         rhat[L] -= rxz[L] / st.x[L]
@@ -149,7 +151,7 @@ class _Iteration:
     def steps(self, st, d):
         """The longest primal and dual steps (at most 1) keeping x, s, z, w >= 0."""
         dx, ds, _, dz, dw = d
-        L = self.L
+        L = self.Ls
         return (min(_max_step(st.x[L], dx[L]), _max_step(st.s, ds)),
                 min(_max_step(st.z[L], dz[L]), _max_step(st.w, dw)))
 
@@ -160,7 +162,7 @@ class _Iteration:
             Dinv = RHO_FREE_RELATIVE / (1.0 + np.abs(st.x)) ** 2
         else:
             Dinv = np.full(self.n, RHO_FREE)
-        Dinv[L] = st.z[L] / st.x[L] + RHO
+        Dinv[self.Ls] = st.z[self.Ls] / st.x[self.Ls] + RHO
         Dinv[U] += st.w / st.s
         self.border = _border(self.border, st, me.rc, self.p.col_scale, self.nc, L, U, tol)
         self.normal.factor(1.0 / Dinv, DELTA, border=self.border,
@@ -180,7 +182,9 @@ class _Iteration:
         """The combined direction, with the same factor."""
         dx, ds, _, dz, dw = affine
         xz, sw = st.x * st.z, st.s * st.w
-        rxz = np.where(self.L, sigma * mu - xz - dx * dz, 0.0)
+        rxz = sigma * mu - xz - dx * dz
+        if not self.all_L:
+            rxz = np.where(self.L, rxz, 0.0)
         rsw = sigma * mu - sw - ds * dw
         d = self.newton(st, me.rb, me.ru, me.rc, rxz, rsw, Dinv)
         return d, self.steps(st, d)
@@ -194,8 +198,9 @@ class _Iteration:
             vxz = (st.x + a_try * dx) * (st.z + a_try * dz)
             vsw = (st.s + a_try * ds) * (st.w + a_try * dw)
             lo, hi = 0.1 * sigma * mu, 10.0 * sigma * mu
-            txz = (np.clip(lo - vxz, 0, None) + np.clip(hi - vxz, -hi, 0) * (vxz > hi)) * self.L
-            tsw = np.clip(lo - vsw, 0, None) + np.clip(hi - vsw, -hi, 0) * (vsw > hi)
+            txz, tsw = _toward(vxz, lo, hi), _toward(vsw, lo, hi)
+            if not self.all_L:
+                txz = txz * self.L
             cx, cs_, cy, cz, cw = self.newton(st, np.zeros_like(me.rb), np.zeros_like(me.ru), np.zeros_like(me.rc),
                                               txz, tsw, Dinv)
             nd = (dx + cx, ds + cs_, dy + cy, dz + cz, dw + cw)
@@ -208,7 +213,7 @@ class _Iteration:
     def advance(self, st, d, ap, ad) -> None:
         """Take the step, kept strictly interior against rounding."""
         dx, ds, dy, dz, dw = d
-        L = self.L
+        L = self.Ls
         st.x = st.x + ap * dx
         st.s = st.s + ap * ds
         st.y = st.y + ad * dy
@@ -218,6 +223,12 @@ class _Iteration:
         st.s = np.maximum(st.s, 1e-300)
         st.z[L] = np.maximum(st.z[L], 1e-300)
         st.w = np.maximum(st.w, 1e-300)
+
+
+def _toward(v, lo, hi):
+    """Gondzio's target change of the products v: up to lo where below it, down to hi (by at most
+    hi) where above it, 0 between."""
+    return np.where(v > hi, np.maximum(hi - v, -hi), np.maximum(lo - v, 0.0))
 
 
 def _max_step(v, dv):
