@@ -1,15 +1,16 @@
 """The compute method's objects that keep a factor on the GPU: the normal equations
-(A uploaded once, A diag(d) A^T formed and factored per weight vector, solves against
-the float32 factor, float64 out), the LS-SVM kernel factor, and the all-float32 LP
+(A uploaded once, at the first float32 factorization, A diag(d) A^T formed and factored per
+weight vector, solves against the float32 factor, float64 out), the LS-SVM kernel factor, and the all-float32 LP
 solver's resident form (its vectors in textures, copied GPU-side to and from buffers)."""
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..errors import NotPositiveDefiniteError
 from ..gl import Stopwatch
 from ..methods.resident import single_factor
-from .blas import diagonal, download, lower_by_columns, require, upload, write
+from .blas import _check_bytes, diagonal, download, lower_by_columns, require, upload, write
 from .dense import adat_buffer, factor, kernel_buffer, solve_buffer
 from .float64 import EntryPlaces, Float64Cholesky, NormalValues
 
@@ -21,7 +22,9 @@ def _refuse(packed, variant="outer"):
 
 class NormalSystem:
     """A diag(d) A^T for a fixed A and changing weights d; with factor(row_scale=s),
-    S A diag(d) A^T S, the rows scaled on the GPU (A is uploaded once)."""
+    S A diag(d) A^T S, the rows scaled on the GPU.  A (dense or scipy.sparse) is uploaded once, dense,
+    at the first factor(): the mixed LP solver's float64 factor (float64_factor) needs none of it,
+    and where every solve is by that factor it is never made (dfl001's A is 297 MB dense)."""
 
     takes_row_scale = True
     assembly_name = "dense"
@@ -31,21 +34,36 @@ class NormalSystem:
         _refuse(packed, variant)
         self.ctx, self.watch = ctx, watch or Stopwatch(ctx, enabled=False)
         self.m, self.n = A32.shape
-        self.L = self.d = self.pivots = self.As = self.A_lo = None
-        with self.watch("transfer"):
-            self.A = upload(ctx, A32, "A")
+        self.L = self.d = self.pivots = self.As = self.A_lo = self.A = None
+        _check_bytes(ctx, self.m, self.n, "A")          # refused now, uploaded when first needed
+        self._host = {"A": A32}
 
     def keep_low_part(self, A_lo32) -> None:
-        """A's float64 values as A + A_lo (float32 pairs): factor(row_scale=) then rounds
-        each scaled entry once, as a float64 product would be."""
+        """A's float64 values as A + A_lo (float32 pairs, dense or scipy.sparse): factor(row_scale=)
+        then rounds each scaled entry once, as a float64 product would be."""
+        _check_bytes(self.ctx, self.m, self.n, "A's low parts")
+        self._host["A_lo"] = A_lo32
+        if self.A is not None:
+            self._upload()
+
+    def _upload(self):
+        """A (and its low parts, where kept) on the GPU: uploaded at the first call."""
         with self.watch("transfer"):
-            self.A_lo = upload(self.ctx, np.asarray(A_lo32, np.float32), "A's low parts")
+            for name, what in (("A", "A"), ("A_lo", "A's low parts")):
+                M = self._host.pop(name, None)
+                if M is not None:
+                    setattr(self, name, upload(self.ctx, M.toarray() if sp.issparse(M) else M, what))
+        return self.A
 
     def update_matrix(self, A32) -> None:
         """A new A of the same shape (the mixed LP solver scales its rows each iteration)."""
         if A32.shape != (self.m, self.n):
             raise ValueError(f"A must stay {self.m}x{self.n}, got {A32.shape}")
-        write(self.ctx, self.A, A32)
+        if self.A is None:
+            self._host["A"] = A32
+            self._upload()
+        else:
+            write(self.ctx, self.A, A32)
 
     def factor(self, d32, *, pivot_floor: float | None = None, regularize: bool = False, row_scale=None):
         """Form and factor A diag(d32) A^T (S A diag(d32) A^T S with row_scale = S's
@@ -55,7 +73,7 @@ class NormalSystem:
         with self.watch("transfer"):
             self.d = upload(ctx, np.asarray(d32, np.float32).reshape(1, -1), "d")
         with self.watch("assemble"):
-            A = self.A if row_scale is None else self._scaled(row_scale)
+            A = self._upload() if row_scale is None else self._scaled(row_scale)
             self.L = adat_buffer(ctx, A, self.d, m, self.n)
         with self.watch("factor"):
             factor(ctx, self.L, m, pivot_floor=pivot_floor, regularize=regularize)
@@ -66,6 +84,7 @@ class NormalSystem:
         """diag(row_scale) A into a work buffer kept between factorizations (row_scale
         float64 and keep_low_part given: each entry rounded once)."""
         ctx = self.ctx
+        self._upload()
         if self.As is None:
             self.As = ctx.buffers.take(self.m, self.n, "S A")
         s64 = np.asarray(row_scale, np.float64)
@@ -130,6 +149,7 @@ class NormalSystem:
             if b is not None:
                 b.give()
         self.A = self.As = self.A_lo = None
+        self._host = {}
 
 
 NormalFactor = single_factor(NormalSystem)

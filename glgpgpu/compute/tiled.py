@@ -70,10 +70,12 @@ class TiledComputeNormal(TiledNormalSystem):
 
 
 def normal_system(A32, *, packed=False, variant="outer", ctx, watch=None):
-    if sp.issparse(A32):       # storage buffers take no points: the product of the dense A
+    # storage buffers take no points: the product of the dense A (NormalSystem densifies at its upload)
+    if fits_one(ctx, A32.shape[0]) and fits_one(ctx, A32.shape[1]):
+        return normal.NormalSystem(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
+    if sp.issparse(A32):
         A32 = np.ascontiguousarray(A32.toarray(), np.float32)
-    cls = normal.NormalSystem if fits_one(ctx, A32.shape[0]) and fits_one(ctx, A32.shape[1]) else TiledComputeNormal
-    return cls(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
+    return TiledComputeNormal(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
 
 
 def normal_factor(A32, d32, *, packed=False, ctx, watch=None):

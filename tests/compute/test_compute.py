@@ -222,6 +222,37 @@ def test_rows_scaled_on_the_gpu_round_once_like_the_host(ctx, rng, m, n):
         two.release()
 
 
+@pytest.mark.parametrize("m, n", [(1, 2), (3, 5), (17, 40)])
+def test_normal_system_uploads_a_sparse_a_at_its_first_factor(ctx, rng, m, n):
+    """A sparse A (the LP's) waits on the host until the first float32 factor needs it, low parts
+    given before or after that upload; the factor is then the dense A's own.  The LP's float64
+    factor needs none of it: a system never factored in float32 uploads nothing."""
+    import scipy.sparse as sp
+    from glgpgpu.compute.normal import NormalSystem
+    A64 = sp.random(m, n, density=0.3, random_state=rng, format="csr") + sp.eye(m, n, format="csr")
+    A32 = A64.astype(np.float32)
+    low = (A64 - A32.astype(np.float64)).astype(np.float32)
+    d = rng.uniform(0.5, 2.0, n).astype(np.float32)
+    s = rng.uniform(0.5, 2.0, m)
+    lazy, eager = NormalSystem(A32, ctx=ctx), NormalSystem(A32.toarray(), ctx=ctx)
+    idle = NormalSystem(A32, ctx=ctx)
+    try:
+        lazy.keep_low_part(low)
+        idle.keep_low_part(low)
+        assert lazy.A is None and lazy.A_lo is None
+        lazy.factor(d, row_scale=s)
+        eager.factor(d, row_scale=s.astype(np.float32))
+        eager.keep_low_part(low.toarray())                        # after the upload: uploaded at once
+        assert lazy.A is not None and lazy.A_lo is not None and eager.A_lo is not None
+        assert np.array_equal(blas.download(ctx, lazy.A)[:m, :n], A32.toarray())
+        assert np.array_equal(blas.download(ctx, lazy.A_lo)[:m, :n], low.toarray())
+        assert np.abs(lazy.lower() - eager.lower()).max() <= 1e-4 * np.abs(eager.lower()).max()
+        assert idle.A is None and idle.A_lo is None
+    finally:
+        for ns in (lazy, eager, idle):
+            ns.release()
+
+
 # -- the float64 factor (compute/float64.py: the same kernels with FP64 defined)
 
 @pytest.mark.parametrize("m", [1, 2, 3, 64, 65, 130, 197, 581])     # 581: a solve step over 2+ workgroups

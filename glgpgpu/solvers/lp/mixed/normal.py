@@ -119,7 +119,7 @@ class MixedNormal:
         self.low_part = hasattr(self.system, "keep_low_part")
         if self.low_part:                               # S A rounded once on the GPU, as on the host
             A32 = self.A.astype(np.float32)
-            self.system.keep_low_part((self.A - A32.astype(np.float64)).astype(np.float32).toarray())
+            self.system.keep_low_part((self.A - A32.astype(np.float64)).astype(np.float32))
         self.substitution = ("host" if self.SUBSTITUTION == "host" and hasattr(self.system, "lower") else "gpu") \
             if device == "gpu" else "host"
         self._L = self._F = None
