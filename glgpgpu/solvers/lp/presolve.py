@@ -78,15 +78,16 @@ def geometric_scaling(A, passes: int = 8, power_of_two: bool = False):
     S.eliminate_zeros()
     if S.nnz == 0:
         return r, s
-    rows = np.repeat(np.arange(m), np.diff(S.indptr))
+    row_len = np.diff(S.indptr)
     cols, a = S.indices, np.abs(S.data)
     by_col = np.argsort(cols, kind="stable")
-    row_runs = _runs(rows)
+    row_runs = _runs(np.repeat(np.arange(m), row_len))
     col_runs = _runs(cols[by_col])
-    a_c, rows_c, cols_c = a[by_col], rows[by_col], cols[by_col]     # the nonzeros by column
-    for _ in range(passes):
-        r = r / _geometric_mid(a * r[rows] * s[cols], row_runs, m)
-        s = s / _geometric_mid(a_c * r[rows_c] * s[cols_c], col_runs, n)
+    col_len = np.bincount(cols, minlength=n)
+    a_c, rows_c = a[by_col], np.repeat(np.arange(m), row_len)[by_col]     # the nonzeros by column
+    for _ in range(passes):      # r (s) repeated over its row's (column's) run: r[rows] without a gather
+        r = r / _geometric_mid(a * np.repeat(r, row_len) * s[cols], row_runs, m)
+        s = s / _geometric_mid(a_c * r[rows_c] * np.repeat(s, col_len), col_runs, n)
     if power_of_two:
         r, s = 2.0 ** np.round(np.log2(r)), 2.0 ** np.round(np.log2(s))
     return r, s

@@ -73,9 +73,13 @@ def from_general(lp) -> BoundedLP:
     # columns: the originals, then one slack per inequality row (coefficient -1)
     n_all = n0 + len(slack_rows)
     slack_at = np.flatnonzero(~eq[keep_rows])               # their rows among the kept ones
-    slacks = sp.csr_matrix((-np.ones(len(slack_rows)), (slack_at, np.arange(len(slack_rows)))),
-                           shape=(len(keep_rows), len(slack_rows)))
-    A_all = sp.hstack([A0[keep_rows], slacks], format="csc")
+    # [A0's kept rows, slacks] by columns, the slacks' one entry each appended (what hstack gives)
+    K = A0[keep_rows].tocsc()
+    ns = len(slack_rows)
+    A_all = sp.csc_matrix((np.concatenate([K.data, -np.ones(ns)]), np.concatenate([K.indices, slack_at]),
+                           np.concatenate([K.indptr, K.indptr[-1] + np.arange(1, ns + 1)])),
+                          shape=(len(keep_rows), n_all))
+    A_all.sum_duplicates()
     col_lo = np.concatenate([np.asarray(lp.col_lo, float), lo_r[slack_rows]])
     col_up = np.concatenate([np.asarray(lp.col_up, float), up_r[slack_rows]])
     b = np.where(eq[keep_rows], lo_r[keep_rows], 0.0)
@@ -93,7 +97,8 @@ def from_general(lp) -> BoundedLP:
     sign = np.where(upper_only[kept], -1.0, 1.0)
     shift_all = np.where(fixed | lower, col_lo, np.where(upper_only, col_up, 0.0))
     shift_all = np.where(np.isfinite(shift_all), shift_all, 0.0)
-    A = (A_all[:, kept] @ sp.diags(sign)).tocsc()
+    A = A_all[:, kept]
+    A.data *= np.repeat(sign, np.diff(A.indptr))          # reflected columns: exact
     cost = c_all[kept] * sign
     upper = np.where(lower[kept], col_up[kept] - col_lo[kept], INF)
     free = ~lower[kept] & ~upper_only[kept]
