@@ -716,7 +716,8 @@ def test_auto_without_gl_takes_the_host_and_says_so(monkeypatch):
 
     def no_gl(ctx=None):
         raise GLUnavailableError("no EGL display (a stand-in)")
-    monkeypatch.setattr(mixed, "choose_device", lambda A, counted=float("nan"), gpu_float64=False, order=None: Choice("gpu", 1e12, None))
+    monkeypatch.setattr(mixed, "choose_device",
+                        lambda A, counted=float("nan"), gpu_float64=False, order=None: Choice("gpu", 1e12, None))
     monkeypatch.setattr(mixed, "resolve", no_gl)
     path = lp_table3.data_dir() / "adlittle.mps.gz"
     with pytest.warns(RuntimeWarning, match="no OpenGL context"):
@@ -735,7 +736,8 @@ def test_auto_takes_the_host_where_the_renderer_is_software(ctx, monkeypatch, so
     from glgpgpu.gl.context import Capabilities
     from glgpgpu.solvers.lp import mixed
     from glgpgpu.solvers.lp.mixed.device import Choice
-    monkeypatch.setattr(mixed, "choose_device", lambda A, counted=float("nan"), gpu_float64=False, order=None: Choice("gpu", 1e12, None))
+    monkeypatch.setattr(mixed, "choose_device",
+                        lambda A, counted=float("nan"), gpu_float64=False, order=None: Choice("gpu", 1e12, None))
     monkeypatch.setattr(Capabilities, "software", property(lambda self: software))
     path = lp_table3.data_dir() / "adlittle.mps.gz"
     res = glgpgpu.solve_mps(path, ctx=ctx)
