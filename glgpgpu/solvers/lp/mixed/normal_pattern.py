@@ -24,6 +24,8 @@ the triangle is M's own (the GPU's float64 factor scatters it into a dense matri
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -37,6 +39,34 @@ PAIRS_PER_ENTRY = 4
 #: a triangle of at most this many positions (n^2) finds its pairs' places through a map of them all
 #: (4 bytes a position); a larger one by binary search in its sorted entries
 DENSE_PLACES = 2 ** 24
+
+
+@functools.lru_cache(maxsize=256)
+def _pairs(c: int) -> tuple:
+    """np.triu_indices(c), made once per length (a few of them serve a whole problem)."""
+    return np.triu_indices(c)
+
+
+def _upper_with_diagonal(S) -> tuple:
+    """(indptr, indices) of the upper triangle of the pattern S S^T with the whole diagonal, CSC
+    with rows sorted: what sp.triu(S @ S.T + eye, format="csc") holds, without its conversions."""
+    m = S.shape[0]
+    C = (S @ S.T).tocsc()
+    C.sort_indices()
+    cols = np.repeat(np.arange(m), np.diff(C.indptr))
+    keep = C.indices <= cols
+    rows, cols = C.indices[keep].astype(np.int64), cols[keep]
+    on = np.zeros(m, bool)
+    on[rows[rows == cols]] = True
+    missing = np.flatnonzero(~on)                 # rows no short column touches: their diagonal still
+    if missing.size:
+        rows, cols = np.concatenate([rows, missing]), np.concatenate([cols, missing])
+        order = np.lexsort((rows, cols))
+        rows, cols = rows[order], cols[order]
+    kind = np.int32 if rows.size < 2 ** 31 else np.int64           # scipy's index type
+    indptr = np.zeros(m + 1, kind)
+    np.cumsum(np.bincount(cols, minlength=m), out=indptr[1:])
+    return indptr, rows.astype(kind)
 
 
 def _long_columns(counts: np.ndarray, border: bool = True) -> np.ndarray:
@@ -68,7 +98,7 @@ class NormalPattern:
             js = np.flatnonzero(short == c)
             idx = A.indptr[js][:, None] + np.arange(c)[None, :]       # each column's entries, rows sorted
             r, v = A.indices[idx].astype(kind), A.data[idx]
-            a, b = np.triu_indices(int(c))                            # a <= b: row r[a] <= row r[b]
+            a, b = _pairs(int(c))                                     # a <= b: row r[a] <= row r[b]
             at = starts[js][:, None] + np.arange(a.size)[None, :]
             keys[at] = r[:, b] * n + r[:, a]                          # (r[a], r[b]) in column r[b]
             vals[at] = v[:, a] * v[:, b]
@@ -82,11 +112,9 @@ class NormalPattern:
         # (compiled, where sorting every pair cost maros-r7's 3.2 million pairs most of this
         # constructor), then the border's columns, each its long column's rows and its -1
         S = A[:, np.flatnonzero(short)]
-        S = sp.csc_matrix((np.ones(S.nnz), S.indices, S.indptr), shape=S.shape)
-        S = sp.triu(S @ S.T + sp.eye(m), format="csc")
-        S.sort_indices()
+        S_indptr, S_indices = _upper_with_diagonal(sp.csc_matrix((np.ones(S.nnz), S.indices, S.indptr), shape=S.shape))
         tail = np.sort(np.concatenate([v_cols * n + v_rows, border * (n + 1)]))
-        key = np.concatenate([np.repeat(np.arange(m, dtype=np.int64) * n, np.diff(S.indptr)) + S.indices, tail])
+        key = np.concatenate([np.repeat(np.arange(m, dtype=np.int64) * n, np.diff(S_indptr)) + S_indices, tail])
         if n * n <= DENSE_PLACES:                                     # a place map: one gather per pair
             place = np.empty(n * n, np.int32 if key.size < 2 ** 31 else np.int64)
             place[key] = np.arange(key.size)
@@ -94,9 +122,9 @@ class NormalPattern:
             del place
         else:
             pairs = np.searchsorted(key, keys)
-        self.diagonal_at = S.indptr[1:] - 1                              # (i, i): each column's last
-        self.v_at = S.nnz + np.searchsorted(tail, v_cols * n + v_rows)
-        self.border_at = S.nnz + np.searchsorted(tail, border * (n + 1))
+        self.diagonal_at = S_indptr[1:] - 1                              # (i, i): each column's last
+        self.v_at = S_indices.size + np.searchsorted(tail, v_cols * n + v_rows)
+        self.border_at = S_indices.size + np.searchsorted(tail, border * (n + 1))
         # the sums as one sparse product W d, W[place, j] = a_ij a_kj: a compiled row-by-row sum,
         # 2-5x quicker than a weighted bincount of the pairs; built by columns as the pairs come,
         # then by rows (a counting sort: each place's terms still added in column order)
