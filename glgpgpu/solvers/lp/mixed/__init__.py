@@ -6,6 +6,8 @@ device    device="auto": the host's float64 factor or the GPU's, by the factor's
           host's always where the GL renderer is software or there is no GL: stats["device_reason"])
 normal    the normal equations: formed and factored on the GPU in float32 (the methods'
           normal_system), each solve refined to float64 (refinement, then PCG)
+normal_pattern, host_factor   M's pattern made once, and the host's float64 factors on it
+rows      A by rows, its products with a vector straight to scipy's compiled kernel
 """
 from __future__ import annotations
 
