@@ -27,7 +27,7 @@ def upload(ctx, M: np.ndarray, what: str = "matrix") -> MatrixBuffer:
     M = np.ascontiguousarray(M, np.float32)
     rows, cols = M.shape
     ctx.make_current()
-    _check_bytes(ctx, rows, cols, what)
+    check_bytes(ctx, rows, cols, what)
     out = ctx.buffers.take(rows, cols, what)
     write(ctx, out, M)
     return out
@@ -124,11 +124,12 @@ def transpose(ctx, A: MatrixBuffer, n: int) -> MatrixBuffer:
 
 def take(ctx, rows: int, cols: int, what: str = "matrix") -> MatrixBuffer:
     ctx.make_current()
-    _check_bytes(ctx, rows, cols, what)
+    check_bytes(ctx, rows, cols, what)
     return ctx.buffers.take(rows, cols, what)
 
 
-def _check_bytes(ctx, rows, cols, what):
+def check_bytes(ctx, rows, cols, what):
+    """ValueError naming `what` where a rows x cols float32 matrix exceeds one storage buffer."""
     need = 4 * rows * leading(cols)
     lim = ctx.caps.max_storage_block
     if lim and need > lim:

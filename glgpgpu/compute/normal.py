@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from ..errors import NotPositiveDefiniteError
 from ..gl import Stopwatch
 from ..methods.resident import single_factor
-from .blas import _check_bytes, diagonal, download, lower_by_columns, require, upload, write
+from .blas import check_bytes, diagonal, download, lower_by_columns, require, upload, write
 from .dense import adat_buffer, factor, kernel_buffer, solve_buffer
 from .float64 import EntryPlaces, Float64Cholesky, NormalValues
 
@@ -35,13 +35,13 @@ class NormalSystem:
         self.ctx, self.watch = ctx, watch or Stopwatch(ctx, enabled=False)
         self.m, self.n = A32.shape
         self.L = self.d = self.pivots = self.As = self.A_lo = self.A = None
-        _check_bytes(ctx, self.m, self.n, "A")          # refused now, uploaded when first needed
+        check_bytes(ctx, self.m, self.n, "A")          # refused now, uploaded when first needed
         self._host = {"A": A32}
 
     def keep_low_part(self, A_lo32) -> None:
         """A's float64 values as A + A_lo (float32 pairs, dense or scipy.sparse): factor(row_scale=)
         then rounds each scaled entry once, as a float64 product would be."""
-        _check_bytes(self.ctx, self.m, self.n, "A's low parts")
+        check_bytes(self.ctx, self.m, self.n, "A's low parts")
         self._host["A_lo"] = A_lo32
         if self.A is not None:
             self._upload()

@@ -175,8 +175,7 @@ def ordered_on(order, pattern):
     if order is None:
         return None
     solver, indptr, indices = order
-    same = (indptr.shape == pattern.indptr.shape and indices.shape == pattern.indices.shape
-            and np.array_equal(indptr, pattern.indptr) and np.array_equal(indices, pattern.indices))
+    same = np.array_equal(indptr, pattern.indptr) and np.array_equal(indices, pattern.indices)
     return solver if same else None
 
 
