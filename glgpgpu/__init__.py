@@ -17,6 +17,7 @@ The layers (docs/ARCHITECTURE.md): gl/ (the GL engine), layouts/, figures/
 paper/ and blocked/ (two implementations of it), api.py + dispatch.py
 (validation and the method= rule), solvers/, teach/, bench/, cli/.
 """
+from . import limits
 from .api import adat, apply_q, cho_solve, cholesky, kernel_matrix, qr, qr_batched, solve_triangular
 from .errors import GLUnavailableError, NotPositiveDefiniteError
 from .gl import Capabilities, Context, MatrixTexture, PingPong, TexturePool, get_context, set_context
@@ -28,6 +29,8 @@ from . import linalg  # noqa: F401 -- scipy.linalg's signatures (glgpgpu.linalg)
 from .solvers.wls import wls
 from .solvers.sparse_lstsq import sparse_lstsq, sparse_qr
 from .solvers import lp  # noqa: F401 -- glgpgpu.lp: the LP package (problem, presolve, solver)
+
+limits.from_environment()          # GLGPGPU_LIMITS: internal size limits made small (glgpgpu/limits.py)
 
 from importlib.metadata import PackageNotFoundError, version as _version
 

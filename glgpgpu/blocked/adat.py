@@ -111,7 +111,7 @@ def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, cover: Cover = LO
     # the column side through a storage buffer (A_FROM_BUFFER), unless the operand is
     # larger than one storage block (128 MiB on llvmpipe, 2 GiB on the H100): bound
     # anyway it would be read short, silently -- then the texture units read both
-    if col_tex.rows * n4 * 16 <= ctx.caps.max_storage_block:
+    if col_tex.rows * n4 * 16 <= ctx.max_storage_block:
         defines["A_FROM_BUFFER"] = 1
         buffers = {1: K.scratch_buffer("adat1", col_tex.rows * n4 * 16)}
         col_tex.copy_into_buffer(buffers[1])       # the same numbers, copied GPU-side (row-major vec4)

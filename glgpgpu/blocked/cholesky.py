@@ -18,7 +18,8 @@ import numpy as np
 from .. import figures as geo
 from ..gl import Context, engine
 from .adat import Cover, product_texture
-from .sizes import ADAT_BLOCK, UPDATE_BLOCK, P_PANEL, SLAB, SLAB_FROM, constant_d, rect_rows, require
+from . import sizes
+from .sizes import ADAT_BLOCK, UPDATE_BLOCK, P_PANEL, constant_d, rect_rows, require
 
 
 def _slab_ends(mp: int, W: int):
@@ -40,7 +41,7 @@ def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = UPDATE_BLOCK, pi
     if mp % P or P % B or P % 4:
         raise ValueError(f"blocked Cholesky needs the padded order ({mp}) a multiple of P={P}, "
                          f"and P a multiple of B={B} and of 4")
-    W = (SLAB if mp >= SLAB_FROM else 0) if slab is None else int(slab)
+    W = (sizes.SLAB if mp >= sizes.SLAB_FROM else 0) if slab is None else int(slab)
     BT = ADAT_BLOCK[0]
     if W and (W % P or W % BT or ADAT_BLOCK[0] != ADAT_BLOCK[1]):
         raise ValueError(f"slab={W} must be a multiple of P={P} and of the product's block {ADAT_BLOCK}")

@@ -9,7 +9,8 @@ import numpy as np
 
 from ..gl import Context, Stopwatch, memory, engine
 from ..gl.transfer import read_rgba_lower, upload_rgba
-from ..layouts.tiles import MAX_ONE_TILE, TileGrid, tile_order
+from ..layouts import tiles
+from ..layouts.tiles import TileGrid, tile_order
 from .adat import adat_texture, full_cover, product_texture, read_packed_lower
 from .cholesky import diagonal, factor_texture
 from .sizes import ADAT_BLOCK, P_PANEL, padded, require
@@ -104,7 +105,7 @@ class OneTextureKernelFactor:
 
 def fits_one_texture(ctx, N: int) -> bool:
     """Whether K of N points (padded to the panel) fits one texture."""
-    return padded(N, P_PANEL) <= min(ctx.max_texture_size, MAX_ONE_TILE)
+    return padded(N, P_PANEL) <= min(ctx.max_texture_size, tiles.MAX_ONE_TILE)
 
 
 class TiledKernelFactor(TiledFactor):

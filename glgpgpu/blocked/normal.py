@@ -16,7 +16,7 @@ from ..layouts.rgba import to_rgba
 from ..gl.transfer import read_rgba_lower, solve_column, upload_rgba
 from .adat import LOWER, adat_texture, product_texture
 from .cholesky import diagonal, factor_texture
-from ..layouts.tiles import MAX_ONE_TILE
+from ..layouts import tiles
 from ..tiled import TiledNormalSystem as _TiledNormal, tile_grid
 from .tile_kernels import BlockedTiles
 from .sizes import ADAT_BLOCK, padded, require, start_normal
@@ -88,7 +88,7 @@ class TiledNormalSystem(_TiledNormal):
 def fits_one_texture(ctx, m: int, n: int) -> bool:
     """A (m x n/4 RGBA) and C (padded m square) each fit one texture."""
     lim = ctx.max_texture_size
-    return padded(m) <= min(lim, MAX_ONE_TILE) and -(-n // 4) <= lim
+    return padded(m) <= min(lim, tiles.MAX_ONE_TILE) and -(-n // 4) <= lim
 
 
 def _chosen(ctx, shape):

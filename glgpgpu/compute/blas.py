@@ -100,11 +100,16 @@ def _copy(ctx, src: MatrixBuffer, dst: MatrixBuffer, rows: int | None = None, co
                          uniforms={"u_rows": rows, "u_cols": cols, "u_lds": src.ld, "u_ldd": dst.ld})
 
 
+#: workgroups along x before spread() folds a 1-D grid into y: GL guarantees 65,535 a dimension
+SPREAD_GROUPS = 65535
+
+
 def spread(count: int) -> tuple:
-    """Workgroups for `count` items, 256 a workgroup, folded into y past the 65,535 one
-    dimension may hold (a kernel's item: x + y * 65535 * 256)."""
+    """Workgroups for `count` items, 256 a workgroup, folded into y past the MAX_GROUPS one
+    dimension may hold (a kernel's item: x + y * gl_NumWorkGroups.x * 256)."""
     groups = -(-count // 256)
-    return min(groups, 65535), -(-groups // 65535), 1
+    most = SPREAD_GROUPS
+    return min(groups, most), -(-groups // most), 1
 
 
 def fill(ctx, A: MatrixBuffer, value: float = 0.0) -> MatrixBuffer:
@@ -131,7 +136,7 @@ def take(ctx, rows: int, cols: int, what: str = "matrix") -> MatrixBuffer:
 def check_bytes(ctx, rows, cols, what):
     """ValueError naming `what` where a rows x cols float32 matrix exceeds one storage buffer."""
     need = 4 * rows * leading(cols)
-    lim = ctx.caps.max_storage_block
+    lim = ctx.max_storage_block
     if lim and need > lim:
         raise ValueError(f"{what} ({rows} x {cols}) needs {need} bytes in one storage buffer, but this GPU's "
                          f"limit is {lim} ({ctx.caps.renderer}); larger matrices go as tiles")

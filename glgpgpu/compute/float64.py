@@ -33,7 +33,7 @@ class Float64Matrix:
 
     def __init__(self, ctx, rows: int, cols: int, what: str):
         self.rows, self.cols, self.ld = int(rows), int(cols), leading(cols)
-        need, lim = 8 * self.rows * self.ld, ctx.caps.max_storage_block
+        need, lim = 8 * self.rows * self.ld, ctx.max_storage_block
         if lim and need > lim:
             raise ValueError(f"{what} ({rows} x {cols}, float64) needs {need} bytes in one storage buffer, "
                              f"but this GPU's limit is {lim} ({ctx.caps.renderer})")

@@ -62,7 +62,7 @@ class FrontStore:
 
     def row_limit(self, n: int) -> int | None:
         """The most rows an n-column front can have here (one storage block)."""
-        lim = self.ctx.caps.max_storage_block
+        lim = self.ctx.max_storage_block
         return lim // (4 * (-(-n // 4) * 4)) if lim else None
 
     def round(self, fronts: list) -> list:

@@ -22,6 +22,8 @@ APPLY_GROUPS = 512
 PANEL_ROWS = 1024
 #: the chunks a tall panel's rows are split into, about one per SM of a large GPU
 PANEL_CHUNKS = 128
+#: the fewest rows one chunk of the Apply's V^T C sums (a multiple of 16)
+CHUNK_ROWS = 256
 
 
 def _panels(k: int):
@@ -31,25 +33,47 @@ def _panels(k: int):
 def _chunks(rows: int, groups: int) -> tuple:
     """(rows per chunk, chunks) for a product over `rows` rows whose other dimension
     takes `groups` workgroups: enough chunks to give the chip about APPLY_GROUPS
-    workgroups, none under 256 rows (a multiple of 16, qr_vtc's step)."""
-    nch = max(1, min(-(-APPLY_GROUPS // groups), -(-rows // 256)))
+    workgroups, none under CHUNK_ROWS rows (a multiple of 16, qr_vtc's step)."""
+    nch = max(1, min(-(-APPLY_GROUPS // groups), -(-rows // CHUNK_ROWS)))
     per = 16 * -(-rows // (16 * nch))
     return per, -(-max(rows, 1) // per)
 
 
-def _partials(rows: int, nc: int) -> int:
-    """Floats the chunk partials of V^T C take (C with nc columns, or V itself)."""
-    return NBQ * max(_chunks(rows, -(-nc // 64))[1] * nc, _chunks(rows, 1)[1] * NBQ)
+def _partial_floats(rows: int, nc: int) -> int:
+    """Floats one V^T C over `rows` rows and `nc` columns of C leaves as chunk partials."""
+    return NBQ * nc * _chunks(rows, -(-nc // 64))[1] if nc > 0 else 0
+
+
+def _partials(m: int, n: int, k: int, cols: int | None = None) -> int:
+    """Floats the chunk partials need over a whole run: every panel's Gram matrix V^T V
+    and its Apply to the `cols` columns of C, or (cols None) to the n - j0 - kb columns
+    right of the panel.  The maximum over the panels, not the first panel's: as the
+    columns left shrink, each takes more chunks (up to APPLY_GROUPS workgroups), and
+    nc x chunks can grow past the first panel's."""
+    need = 1
+    for j0, kb in _panels(k):
+        rows = m - j0                         # a staircase's panels reach fewer: fewer chunks
+        nc = n - j0 - kb if cols is None else cols
+        need = max(need, _partial_floats(rows, NBQ), _partial_floats(rows, nc))
+    return need
+
+
+def _check_partials(work, floats: int, what: str) -> None:
+    """The chunk partials must fit work.P: a kernel writing past a storage buffer's end
+    writes nothing (or another buffer), a silent wrong answer."""
+    if floats > work.P.rows * work.P.cols:
+        raise RuntimeError(f"internal error: the QR's {what} needs {floats} floats of chunk partials, "
+                           f"but {work.P.rows * work.P.cols} were reserved (compute/qr.py's _partials)")
 
 
 class _Work:
     """One factorization's scratch: the chunk partials, W2 = op(T) V^T C, T, and the
     tall panels' partial sums (at most PANEL_CHUNKS chunks, two columns' worth)."""
 
-    def __init__(self, ctx, rows: int, n: int, k: int, factoring: bool = True):
+    def __init__(self, ctx, rows: int, n: int, k: int, factoring: bool = True, cols: int | None = None):
         self.P = self.W = self.T = self.PP = None
         try:
-            self.P = take(ctx, 1, max(_partials(rows, n), 1), "QR partial sums")
+            self.P = take(ctx, 1, _partials(rows, n, k, cols), "QR partial sums")
             self.W = take(ctx, NBQ, max(n, 1), "QR W")
             self.T = take(ctx, max(1, -(-k // NBQ)) * NBQ, NBQ, "QR T")
             if factoring and rows >= PANEL_ROWS:
@@ -71,6 +95,7 @@ def _apply_panel(ctx, F, C, work, m, j0, kb, c0, nc, trans: bool) -> None:
         return
     gx = -(-nc // 64)
     per, nch = _chunks(m - j0, gx)
+    _check_partials(work, NBQ * nc * nch, "Apply")
     base = {"u_m": m, "u_ld": F.ld, "u_j0": j0, "u_kb": kb, "u_ldc": C.ld, "u_c0": c0, "u_nc": nc}
     ctx.kernels.dispatch("qr_vtc", (gx, nch, 1), buffers={0: F.buf, 1: C.buf, 2: work.P.buf},
                          uniforms=dict(base, u_rows=per), defines={"NBQ": NBQ}, work=(m - j0) * nc * kb // 4096)
@@ -103,6 +128,7 @@ def _factor_panel(ctx, F, tau, work, m, j0, kb) -> None:
 def _build_t(ctx, F, tau, work, m, j0, kb) -> None:
     """The panel's T from V^T V, summed over chunks of rows (qr_vtc's GRAM form)."""
     per, nch = _chunks(m - j0, 1)
+    _check_partials(work, NBQ * kb * nch, "Gram matrix")
     ctx.kernels.dispatch("qr_vtc", (1, nch, 1), buffers={0: F.buf, 2: work.P.buf}, defines={"NBQ": NBQ, "GRAM": 1},
                          uniforms={"u_m": m, "u_ld": F.ld, "u_j0": j0, "u_kb": kb, "u_ldc": 0, "u_c0": 0,
                                    "u_nc": kb, "u_rows": per}, work=(m - j0) * kb * kb // 4096)
@@ -164,7 +190,7 @@ def qr_batched(mats, *, ctx, stairs=None) -> list:
 
 
 def _apply(ctx, F, tau, C, m, k, p, trans: bool) -> None:
-    work = _Work(ctx, m, max(p, NBQ), k, factoring=False)
+    work = _Work(ctx, m, max(p, NBQ), k, factoring=False, cols=p)
     try:
         panels = _panels(k)
         for j0, kb in panels:

@@ -23,14 +23,14 @@ class ComputeTiles(TileKernels):
 
     def band_columns(self, t: int) -> int:
         """A band is one storage buffer: its bytes, not only its width, are bounded."""
-        lim = self.ctx.caps.max_storage_block or (1 << 27)
+        lim = self.ctx.max_storage_block or (1 << 27)
         by_bytes = (lim // (4 * t) - 8) // 4 * 4          # leading() pads a row by up to 8 floats
         return max(4, min(self.ctx.max_texture_size, by_bytes))
 
     @staticmethod
     def max_order(ctx) -> int:
         """The largest tile order one storage buffer holds (with its padded stride)."""
-        lim = ctx.caps.max_storage_block or (1 << 27)
+        lim = ctx.max_storage_block or (1 << 27)
         t = int(math.isqrt(lim // 4)) - 8
         return max(NB, (t // NB) * NB)
 

@@ -38,6 +38,12 @@ EGL_HINT = (
 )
 
 
+#: caps on what every context reports, None: the driver's (glgpgpu.limits names them;
+#: tests make them small so a 200-column matrix crosses what a GPU reaches at 16,384)
+TEXTURE_SIZE: int | None = None
+STORAGE_BLOCK: int | None = None
+
+
 @dataclass(frozen=True)
 class Capabilities:
     """What the driver reports, read once per context."""
@@ -53,6 +59,7 @@ class Capabilities:
     image_load_store: bool = False     # GL 4.3+: what the blocked kernels need
     max_storage_block: int = 0         # bytes one shader storage block may span (0: none)
     compute_shaders: bool = False      # GL 4.3+: what method="compute" needs
+    max_work_groups: tuple = (65535, 65535, 65535)   # workgroups a dispatch may have along x, y, z
 
     @property
     def software(self) -> bool:
@@ -138,12 +145,13 @@ class Context:
             image_load_store=self.gl.version_code >= 430,
             max_storage_block=int(info.get("GL_MAX_SHADER_STORAGE_BLOCK_SIZE", 0) or 0),
             compute_shaders=self.gl.version_code >= 430,
+            max_work_groups=tuple(int(g) for g in info.get("GL_MAX_COMPUTE_WORK_GROUP_COUNT", (65535,) * 3)),
         )
         if not self.caps.float_render_targets:
             raise GLUnavailableError(
                 f"{self.caps.renderer} cannot render into float32 (R32F) textures, "
                 "which every kernel here needs.")
-        self.max_texture_size = min(driver_max, max_texture_size or driver_max)
+        self._texture_cap = max_texture_size
         # bytes a call may allocate; None: ask the driver (gl/memory.py)
         self.memory_budget: int | None = None
         # The engine's parts, side by side: compiled programs, vertex data, the texture
@@ -187,6 +195,19 @@ class Context:
             self._parking[1].use()
 
     # -- limits ----------------------------------------------------------------
+    @property
+    def max_texture_size(self) -> int:
+        """The largest texture side used: the driver's, or less (the constructor's
+        max_texture_size, glgpgpu.limits' gl.context.TEXTURE_SIZE)."""
+        return min(x for x in (self.caps.max_texture_size, self._texture_cap or None, TEXTURE_SIZE) if x)
+
+    @property
+    def max_storage_block(self) -> int:
+        """Bytes one shader storage block may span (0: no storage blocks): the driver's,
+        or less (glgpgpu.limits' gl.context.STORAGE_BLOCK)."""
+        lim = self.caps.max_storage_block
+        return min(lim, STORAGE_BLOCK) if lim and STORAGE_BLOCK else lim
+
     #: the way past the limit for the paper path's square matrices
     TILED_HINT = ("use packed=False: the full layout stores larger matrices as tiles, with either method "
                   "(method='blocked', the default where the GPU supports it, is the fast one)")

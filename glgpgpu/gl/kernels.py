@@ -228,6 +228,11 @@ class Kernels:
         prog = self.programs.get(kernel, defines, compute=True)
         self._bind(prog, kernel, None, inputs, uniforms, images, buffers)
         gx, gy, gz = (tuple(groups) + (1, 1))[:3]
+        most = self.ctx.caps.max_work_groups
+        if gx > most[0] or gy > most[1] or gz > most[2]:
+            # past the driver's limit GL drops the dispatch with an error nobody reads: a wrong answer
+            raise ValueError(f"internal error: {kernel} asks for {(gx, gy, gz)} workgroups; this driver allows "
+                             f"{most} ({self.ctx.caps.renderer})")
         self.queued += max(1, int(work))
         if self.queued > self.QUEUE_LIMIT:
             self.wait()

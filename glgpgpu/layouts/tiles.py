@@ -45,11 +45,11 @@ class TileGrid:
         return len(self.lower()) * self.t * self.t * 4
 
 
-def tile_order(m: int, limit: int, *, multiple: int = 16, default: int = DEFAULT_TILE) -> int:
+def tile_order(m: int, limit: int, *, multiple: int = 16, default: int | None = None) -> int:
     """The tile order for an m x m matrix: one tile when it fits (the texture limit
     and MAX_ONE_TILE), else the default (or the limit if smaller), a multiple of
     `multiple`."""
-    cap = max(multiple, (min(limit, default) // multiple) * multiple)
+    cap = max(multiple, (min(limit, default or DEFAULT_TILE) // multiple) * multiple)
     whole = -(-m // multiple) * multiple
     return whole if whole <= min(limit, MAX_ONE_TILE) else cap
 

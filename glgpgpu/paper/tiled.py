@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..gl import Context, Stopwatch, engine
-from ..layouts.tiles import MAX_ONE_TILE
+from ..layouts import tiles
 from ..tiled import (TiledLower, TiledNormalSystem as _TiledNormal, adat_tiled, factor_and_read, solve_tiled, tile_grid,
                      upload_checked)
 from . import assemble, cholesky as one_texture, triangular
@@ -19,7 +19,7 @@ from .tile_kernels import PaperTiles
 
 def fits_one_texture(ctx, m: int, n: int = 0) -> bool:
     """C (m x m R32F) fits one texture (A's n columns are taken in column blocks, any n)."""
-    return m <= min(ctx.max_texture_size, MAX_ONE_TILE)
+    return m <= min(ctx.max_texture_size, tiles.MAX_ONE_TILE)
 
 
 def grid_for(ctx, m: int):

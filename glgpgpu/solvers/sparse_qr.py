@@ -158,7 +158,7 @@ def _row_limit(impl, ctx, n: int) -> int | None:
     if ctx is None:
         return None
     if impl.name == "compute":
-        lim = ctx.caps.max_storage_block
+        lim = ctx.max_storage_block
         return lim // (4 * (-(-n // 4) * 4)) if lim else None
     return ctx.max_texture_size
 

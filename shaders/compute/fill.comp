@@ -6,6 +6,6 @@ uniform int u_count;
 uniform float u_value;
 
 void main() {
-    int i = int(gl_GlobalInvocationID.x) + int(gl_GlobalInvocationID.y) * 65535 * 256;
+    int i = int(gl_GlobalInvocationID.x) + int(gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x);
     if (i < u_count) a[i] = u_value;
 }

@@ -20,7 +20,7 @@ uniform int u_inv;          // where inv starts in v (= n)
 uniform int u_m;
 
 void main() {
-    int e = int(gl_GlobalInvocationID.x) + int(gl_GlobalInvocationID.y) * 65535 * 256;
+    int e = int(gl_GlobalInvocationID.x) + int(gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x);
     if (e >= u_count) return;
     precise double sum = 0.0;
     for (int t = ints[u_ptr + e]; t < ints[u_ptr + e + 1]; ++t)

@@ -8,6 +8,6 @@ layout(std430, binding = 2) readonly buffer VBuf { double v[]; };
 uniform int u_count;
 
 void main() {
-    int e = int(gl_GlobalInvocationID.x) + int(gl_GlobalInvocationID.y) * 65535 * 256;
+    int e = int(gl_GlobalInvocationID.x) + int(gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x);
     if (e < u_count) a[at[e]] = v[e];
 }

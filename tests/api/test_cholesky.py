@@ -38,16 +38,17 @@ def test_blocked_cholesky(ctx, rng, m):
 
 
 @pytest.fixture
-def small_slab(monkeypatch):
+def small_slab():
     """The blocked Cholesky with slabs of 16 or 32 columns at every order (the
-    default, 512 from order 4096 on, only cuts matrices bigger than the tests use)."""
-    import importlib
-    bc = importlib.import_module("glgpgpu.blocked.cholesky")     # the module, not the function
+    default, 512 from order 4096 on, only cuts matrices bigger than the tests use),
+    through glgpgpu.limits (the documented way to shrink an internal limit)."""
+    from glgpgpu import limits
+    saved = limits.current()
 
     def use(W):
-        monkeypatch.setattr(bc, "SLAB", W)
-        monkeypatch.setattr(bc, "SLAB_FROM", 0)
-    return use
+        limits.set_limits({"blocked.sizes.SLAB": W or 16, "blocked.sizes.SLAB_FROM": 0 if W else 1 << 30})
+    yield use
+    limits.set_limits(saved)
 
 
 @pytest.mark.parametrize("m", [17, 33, 48, 100, 129])

@@ -13,6 +13,7 @@ PKG = Path(__file__).resolve().parents[2] / "glgpgpu"
 #: layer -> the layers it may import (besides itself).  Bottom first.
 ALLOWED = {
     "errors": set(),
+    "limits": set(),
     "parallel": set(),
     "validate": {"errors", "parallel"},
     "layouts": {"parallel"},
