@@ -70,3 +70,50 @@ def residual_ok(T, X, B):
     r = np.abs(B - T @ X)
     bound = gamma(T.shape[0] + 1) * (np.abs(T) @ np.abs(X))
     return (r <= bound + 1e-300).all(), (r / np.maximum(bound, 1e-300)).max()
+
+
+# -- normwise bounds for the GPU correctness sweep (benchmarks/gpu_check.py) and tests
+
+
+#: lambda of Higham and Mary's probabilistic bounds (SIAM J. Sci. Comput. 41, 2019, Thm 2.4):
+#: a constant n u becomes lambda sqrt(n) u, failing with probability at most
+#: 2 n exp(-lambda^2 (1 - u)^2 / 2) -- under 1e-6 for n up to 10^8 at lambda = 8
+LAMBDA = 8.0
+
+
+def qr_bound(m, n, u=U32):
+    """Householder QR's normwise backward error, ||A - Q R||_F <= beta ||A||_F and
+    ||Q^T Q - I||_F <= beta sqrt(n): Higham's Thm 19.4 has gamma~_{mn}, which at GPU sizes
+    passes m n u > 1; its probabilistic form lambda sqrt(m n) u (Higham and Mary 2019,
+    section 4) is used, the deterministic one where it is smaller."""
+    mn = max(int(m) * int(n), 1)
+    return min(mn * u / max(1 - mn * u, 1e-300), LAMBDA * np.sqrt(mn) * u)
+
+
+def gamma_u(n, u):
+    """gamma_n for unit roundoff u."""
+    return n * u / (1 - n * u)
+
+
+def kernel_reference(X, kernel, g, deg, c0):
+    """(K in float64 from X rounded to float32, the first-order float32 bound of |dK|):
+    the Gram entry g = x_i.x_j sums d products, |dg| <= E = gamma_{d+2} (|X||X|^T)_ij
+    (Higham, Thm 3.5).  poly: b = gamma g + coef0, |db| <= gamma E + u|b|, b^deg by deg - 1
+    products: |dK| <= deg |b|^(deg-1) (gamma E + u|b|) + deg u |b|^deg.  rbf: D = n_i + n_j - 2 g,
+    |dD| <= gamma_{d+2}(n_i + n_j + 2 (|X||X|^T)_ij) + 3u(n_i + n_j + 2|g|), exp adds a few ulps
+    of its argument: |dK| <= K (gamma |dD| + 4u (1 + gamma D))."""
+    X = X.astype(np.float32).astype(np.float64)
+    d = X.shape[1]
+    G = X @ X.T
+    E = gamma(d + 2) * (np.abs(X) @ np.abs(X).T)
+    n = np.diag(G)
+    if kernel == "linear":
+        return G, E
+    if kernel == "poly":
+        b = g * G + c0
+        return b ** deg, deg * np.abs(b) ** (deg - 1) * (g * E + U32 * np.abs(b)) + deg * U32 * np.abs(b) ** deg
+    D = n[:, None] + n[None, :] - 2 * G
+    En = gamma(d + 2) * np.diag(np.abs(X) @ np.abs(X).T)
+    dD = En[:, None] + En[None, :] + 2 * E + 3 * U32 * (n[:, None] + n[None, :] + 2 * np.abs(G))
+    K = np.exp(-g * np.maximum(D, 0))
+    return K, K * (g * dD + 4 * U32 * (1 + g * np.maximum(D, 0)))

@@ -14,6 +14,7 @@ from ..layouts.scaling import power_of_two_scale, scale_r
 from ..layouts.staircase import rows_reached
 from .blas import download, require, take, upload
 from .dense import solve_buffer
+from .float64 import Float64Matrix
 
 NBQ = 32
 #: workgroups the Apply's V^T C aims for (its chunks of rows times its columns' groups)
@@ -30,18 +31,28 @@ def _panels(k: int):
     return [(j0, min(NBQ, k - j0)) for j0 in range(0, k, NBQ)]
 
 
-def _chunks(rows: int, groups: int) -> tuple:
-    """(rows per chunk, chunks) for a product over `rows` rows whose other dimension
-    takes `groups` workgroups: enough chunks to give the chip about APPLY_GROUPS
-    workgroups, none under CHUNK_ROWS rows (a multiple of 16, qr_vtc's step)."""
-    nch = max(1, min(-(-APPLY_GROUPS // groups), -(-rows // CHUNK_ROWS)))
-    per = 16 * -(-rows // (16 * nch))
+def _most_chunks(rows: int, groups: int) -> int:
+    """The chunks a product over `rows` rows is cut into, whose other dimension takes
+    `groups` workgroups: enough to give the chip about APPLY_GROUPS workgroups, none
+    under CHUNK_ROWS rows.  Never fewer for more rows (the partial sums' sizing needs that)."""
+    return max(1, min(-(-APPLY_GROUPS // groups), -(-rows // CHUNK_ROWS)))
+
+
+def _chunks(rows: int, groups: int, span: int | None = None) -> tuple:
+    """(rows per chunk, chunks) for a product over `rows` rows: the chunk size chosen for
+    `span` rows (default: rows), a multiple of 16 (qr_vtc's step).  A staircase panel
+    passes its dense rows as span, so its chunks are the dense panel's first ones: the
+    rows it skips only add zeros there, and both give the same bits."""
+    span = max(rows, span or 0)
+    per = 16 * -(-span // (16 * _most_chunks(span, groups)))
     return per, -(-max(rows, 1) // per)
 
 
 def _partial_floats(rows: int, nc: int) -> int:
-    """Floats one V^T C over `rows` rows and `nc` columns of C leaves as chunk partials."""
-    return NBQ * nc * _chunks(rows, -(-nc // 64))[1] if nc > 0 else 0
+    """Floats one V^T C over at most `rows` rows and `nc` columns of C leaves as chunk
+    partials: bounded by _most_chunks, which (unlike the chunks counted after rounding
+    the chunk size) never drops as the rows grow."""
+    return NBQ * nc * _most_chunks(rows, -(-nc // 64)) if nc > 0 else 0
 
 
 def _partials(m: int, n: int, k: int, cols: int | None = None) -> int:
@@ -66,18 +77,27 @@ def _check_partials(work, floats: int, what: str) -> None:
                            f"but {work.P.rows * work.P.cols} were reserved (compute/qr.py's _partials)")
 
 
+def _take(ctx, rows: int, cols: int, what: str, fp64: bool):
+    """A float32 matrix buffer, or (fp64) a float64 one: the same kernels in double."""
+    return Float64Matrix(ctx, rows, cols, what) if fp64 else take(ctx, rows, cols, what)
+
+
 class _Work:
     """One factorization's scratch: the chunk partials, W2 = op(T) V^T C, T, and the
-    tall panels' partial sums (at most PANEL_CHUNKS chunks, two columns' worth)."""
+    tall panels' partial sums (at most PANEL_CHUNKS chunks, two columns' worth).
+    fp64: every buffer float64 and every kernel compiled with FP64 (`defs`)."""
 
-    def __init__(self, ctx, rows: int, n: int, k: int, factoring: bool = True, cols: int | None = None):
+    def __init__(self, ctx, rows: int, n: int, k: int, factoring: bool = True, cols: int | None = None,
+                 fp64: bool = False):
         self.P = self.W = self.T = self.PP = None
+        self.fp64 = fp64
+        self.defs = {"NBQ": NBQ, "FP64": 1} if fp64 else {"NBQ": NBQ}
         try:
-            self.P = take(ctx, 1, _partials(rows, n, k, cols), "QR partial sums")
-            self.W = take(ctx, NBQ, max(n, 1), "QR W")
-            self.T = take(ctx, max(1, -(-k // NBQ)) * NBQ, NBQ, "QR T")
+            self.P = _take(ctx, 1, _partials(rows, n, k, cols), "QR partial sums", fp64)
+            self.W = _take(ctx, NBQ, max(n, 1), "QR W", fp64)
+            self.T = _take(ctx, max(1, -(-k // NBQ)) * NBQ, NBQ, "QR T", fp64)
             if factoring and rows >= PANEL_ROWS:
-                self.PP = take(ctx, 2 * PANEL_CHUNKS, 2 * NBQ + 2, "QR panel partial sums")
+                self.PP = _take(ctx, 2 * PANEL_CHUNKS, 2 * NBQ + 2, "QR panel partial sums", fp64)
         except BaseException:
             self.give()
             raise
@@ -88,23 +108,23 @@ class _Work:
                 b.give()
 
 
-def _apply_panel(ctx, F, C, work, m, j0, kb, c0, nc, trans: bool) -> None:
+def _apply_panel(ctx, F, C, work, m, j0, kb, c0, nc, trans: bool, span: int | None = None) -> None:
     """C[:, c0:c0+nc] (rows j0..m) := (I - V op(T) V^T) C, op(T) = T^T when trans:
     W = V^T C by chunks of rows, W2 = op(T) W, C -= V W2."""
     if nc <= 0:
         return
     gx = -(-nc // 64)
-    per, nch = _chunks(m - j0, gx)
+    per, nch = _chunks(m - j0, gx, span)
     _check_partials(work, NBQ * nc * nch, "Apply")
     base = {"u_m": m, "u_ld": F.ld, "u_j0": j0, "u_kb": kb, "u_ldc": C.ld, "u_c0": c0, "u_nc": nc}
     ctx.kernels.dispatch("qr_vtc", (gx, nch, 1), buffers={0: F.buf, 1: C.buf, 2: work.P.buf},
-                         uniforms=dict(base, u_rows=per), defines={"NBQ": NBQ}, work=(m - j0) * nc * kb // 4096)
+                         uniforms=dict(base, u_rows=per), defines=work.defs, work=(m - j0) * nc * kb // 4096)
     ctx.kernels.dispatch("qr_wsum", (-(-nc // NBQ), 1, 1), buffers={0: work.P.buf, 1: work.T.buf, 2: work.W.buf},
-                         defines={"NBQ": NBQ}, work=nc * nch // 64,
+                         defines=work.defs, work=nc * nch // 64,
                          uniforms={"u_kb": kb, "u_nc": nc, "u_nch": nch, "u_toff": (j0 // NBQ) * NBQ * NBQ,
                                    "u_trans": int(trans)})
     ctx.kernels.dispatch("qr_update", (gx, -(-(m - j0) // 64), 1),
-                         buffers={0: F.buf, 1: C.buf, 2: work.W.buf}, defines={"NBQ": NBQ},
+                         buffers={0: F.buf, 1: C.buf, 2: work.W.buf}, defines=work.defs,
                          uniforms=base, work=(m - j0) * nc * kb // 4096)
 
 
@@ -112,7 +132,7 @@ def _factor_panel(ctx, F, tau, work, m, j0, kb) -> None:
     """Householder QR of F's panel (rows j0..m, columns j0..j0+kb)."""
     rows = m - j0
     if rows < PANEL_ROWS:
-        ctx.kernels.dispatch("qr_panel", (1, 1, 1), buffers={0: F.buf, 1: tau.buf}, defines={"NBQ": NBQ},
+        ctx.kernels.dispatch("qr_panel", (1, 1, 1), buffers={0: F.buf, 1: tau.buf}, defines=work.defs,
                              uniforms={"u_m": m, "u_ld": F.ld, "u_j0": j0, "u_kb": kb},
                              work=rows * kb * kb // 64)
         return
@@ -120,31 +140,32 @@ def _factor_panel(ctx, F, tau, work, m, j0, kb) -> None:
     nch = -(-rows // per)                     # at most PANEL_CHUNKS: work.PP holds them
     for jj in range(-1, kb):
         ctx.kernels.dispatch("qr_panel_rows", (nch, 1, 1), buffers={0: F.buf, 1: tau.buf, 2: work.PP.buf},
-                             defines={"NBQ": NBQ}, work=rows * kb // 64,
+                             defines=work.defs, work=rows * kb // 64,
                              uniforms={"u_m": m, "u_ld": F.ld, "u_j0": j0, "u_kb": kb, "u_jj": jj,
                                        "u_rows": per, "u_nch": nch})
 
 
-def _build_t(ctx, F, tau, work, m, j0, kb) -> None:
+def _build_t(ctx, F, tau, work, m, j0, kb, span: int | None = None) -> None:
     """The panel's T from V^T V, summed over chunks of rows (qr_vtc's GRAM form)."""
-    per, nch = _chunks(m - j0, 1)
+    per, nch = _chunks(m - j0, 1, span)
     _check_partials(work, NBQ * kb * nch, "Gram matrix")
-    ctx.kernels.dispatch("qr_vtc", (1, nch, 1), buffers={0: F.buf, 2: work.P.buf}, defines={"NBQ": NBQ, "GRAM": 1},
+    ctx.kernels.dispatch("qr_vtc", (1, nch, 1), buffers={0: F.buf, 2: work.P.buf}, defines={**work.defs, "GRAM": 1},
                          uniforms={"u_m": m, "u_ld": F.ld, "u_j0": j0, "u_kb": kb, "u_ldc": 0, "u_c0": 0,
                                    "u_nc": kb, "u_rows": per}, work=(m - j0) * kb * kb // 4096)
     ctx.kernels.dispatch("qr_t", (1, 1, 1), buffers={0: work.P.buf, 1: tau.buf, 2: work.T.buf},
-                         defines={"NBQ": NBQ},
+                         defines=work.defs,
                          uniforms={"u_j0": j0, "u_kb": kb, "u_nch": nch, "u_toff": (j0 // NBQ) * NBQ * NBQ})
 
 
-def factor_buffer(ctx, F, m: int, n: int, leftmost=None):
+def factor_buffer(ctx, F, m: int, n: int, leftmost=None, fp64: bool = False):
     """Householder QR of the m x n matrix in F, in place; returns the (tau, T) buffers.
     leftmost: the rows' leftmost nonzero columns when they form a staircase (each
-    panel then stops at the rows it reaches: the same F and tau, fewer flops)."""
+    panel then stops at the rows it reaches: the same F and tau, fewer flops).
+    fp64: F is a Float64Matrix, the factorization runs in double."""
     k = min(m, n)
-    tau = take(ctx, 1, max(k, 1), "QR tau")
+    tau = _take(ctx, 1, max(k, 1), "QR tau", fp64)
     try:
-        work = _Work(ctx, m, n, k)
+        work = _Work(ctx, m, n, k, fp64=fp64)
     except BaseException:
         tau.give()
         raise
@@ -152,8 +173,8 @@ def factor_buffer(ctx, F, m: int, n: int, leftmost=None):
         for j0, kb in _panels(k):
             mp = rows_reached(m, j0 + kb, leftmost)
             _factor_panel(ctx, F, tau, work, mp, j0, kb)
-            _build_t(ctx, F, tau, work, mp, j0, kb)
-            _apply_panel(ctx, F, F, work, mp, j0, kb, j0 + kb, n - j0 - kb, trans=True)
+            _build_t(ctx, F, tau, work, mp, j0, kb, span=m - j0)
+            _apply_panel(ctx, F, F, work, mp, j0, kb, j0 + kb, n - j0 - kb, trans=True, span=m - j0)
     except BaseException:
         tau.give()
         work.give()
@@ -189,8 +210,8 @@ def qr_batched(mats, *, ctx, stairs=None) -> list:
     return [qr_raw(A, ctx=ctx, leftmost=s) for A, s in zip(mats, stairs)]
 
 
-def _apply(ctx, F, tau, C, m, k, p, trans: bool) -> None:
-    work = _Work(ctx, m, max(p, NBQ), k, factoring=False, cols=p)
+def _apply(ctx, F, tau, C, m, k, p, trans: bool, fp64: bool = False) -> None:
+    work = _Work(ctx, m, max(p, NBQ), k, factoring=False, cols=p, fp64=fp64)
     try:
         panels = _panels(k)
         for j0, kb in panels:
@@ -213,6 +234,52 @@ def apply_q(F32: np.ndarray, tau32: np.ndarray, C32: np.ndarray, *, trans: bool 
     try:
         _apply(ctx, F, tau, C, m, k, p, trans)
         return download(ctx, C)
+    finally:
+        F.give()
+        tau.give()
+        C.give()
+
+
+def qr_raw64(A: np.ndarray, *, ctx):
+    """(F, tau) in geqrf's layout, float64 throughout (the same kernels in double; A
+    scaled by a power of two first, exact)."""
+    require(ctx)
+    m, n = A.shape
+    A = np.asarray(A, np.float64)
+    amax = float(np.abs(A).max(initial=0.0))
+    e = int(np.frexp(amax)[1]) if amax > 0 else 0
+    A = np.ldexp(A, -e)                       # max |A| in [0.5, 1), exact (as the float32 path)
+    F = Float64Matrix(ctx, m, n, "the float64 QR factorization")
+    try:
+        F.put(ctx, A)
+        tau, T = factor_buffer(ctx, F, m, n, fp64=True)
+        try:
+            out = F.get(ctx).copy()
+            taus = tau.get(ctx)[0, :min(m, n)].copy()
+        finally:
+            tau.give()
+            T.give()
+    finally:
+        F.give()
+    for i in range(min(m, n)):
+        out[i, i:] = np.ldexp(out[i, i:], e)
+    return out, taus
+
+
+def apply_q64(F64: np.ndarray, tau64: np.ndarray, C64: np.ndarray, *, trans: bool = False, ctx) -> np.ndarray:
+    """Q C or Q^T C in float64 for (F, tau) in geqrf's layout, C (m, p)."""
+    require(ctx)
+    m, n = F64.shape
+    k, p = tau64.shape[0], C64.shape[1]
+    F = Float64Matrix(ctx, m, n, "the float64 reflectors")
+    tau = Float64Matrix(ctx, 1, max(k, 1), "tau")
+    C = Float64Matrix(ctx, m, p, "C")
+    try:
+        F.put(ctx, F64)
+        tau.put(ctx, np.asarray(tau64, np.float64).reshape(1, -1) if k else np.zeros((1, 1)))
+        C.put(ctx, C64)
+        _apply(ctx, F, tau, C, m, k, p, trans, fp64=True)
+        return C.get(ctx).copy()
     finally:
         F.give()
         tau.give()

@@ -8,11 +8,17 @@
 // part below the diagonal with the panel's later columns, and the pivot row's
 // entries in those columns -- so no workgroup reads an entry another one writes in
 // the same dispatch.  Sums run in a fixed order: the result does not depend on timing.
-layout(local_size_x = 128) in;
+// FP64: the same in double (64 threads: the reductions' shared memory).
+#include "real.glsl"
+#ifdef FP64
+#define T 64
+#else
 #define T 128
-layout(std430, binding = 0) buffer ABuf { float qa[]; };
-layout(std430, binding = 1) buffer TauBuf { float tau[]; };
-layout(std430, binding = 2) buffer PartBuf { float part[]; };      // [2][chunks][PW]
+#endif
+layout(local_size_x = T) in;
+layout(std430, binding = 0) buffer ABuf { real qa[]; };
+layout(std430, binding = 1) buffer TauBuf { real tau[]; };
+layout(std430, binding = 2) buffer PartBuf { real part[]; };      // [2][chunks][PW]
 #include "qr_common.glsl"
 #define PW (2 * NBQ + 2)
 #define SIGMA 0
@@ -26,12 +32,12 @@ uniform int u_kb;
 uniform int u_jj;            // the column finished here (-1: none, only the first partials)
 uniform int u_rows;          // rows per chunk (a multiple of T)
 uniform int u_nch;           // chunks
-shared float red[NBQ + 1][T];
-shared float s_sum[PW];
-shared float s_w[NBQ];
-shared float s_scale;
-shared float s_beta;
-shared float s_live;
+shared real red[NBQ + 1][T];
+shared real s_sum[PW];
+shared real s_w[NBQ];
+shared real s_scale;
+shared real s_beta;
+shared real s_live;
 
 void main() {
     int t = int(gl_LocalInvocationIndex);
@@ -41,25 +47,18 @@ void main() {
     int nq = u_kb - u_jj - 1;            // the panel's columns right of c
     if (u_jj >= 0) {
         int base = (u_jj & 1) * u_nch * PW;
-        if (t < PW) {
-            float s = 0.0;
-            for (int k = 0; k < u_nch; ++k) s += part[base + k * PW + t];
-            s_sum[t] = s;
+        for (int e = t; e < PW; e += T) {
+            real s = real(0.0);
+            for (int k = 0; k < u_nch; ++k) s += part[base + k * PW + e];
+            s_sum[e] = s;
         }
         barrier();
         if (t == 0) {
-            float sigma = s_sum[SIGMA], alpha = s_sum[ALPHA];
-            // sigma under 2^-80 counts as zero (H = I), as in qr_panel.comp
-            if (sigma < 8.2718061e-25) {
-                s_live = 0.0;
-                s_scale = 0.0;
-                s_beta = alpha;
-            } else {
-                float beta = -sign(alpha == 0.0 ? 1.0 : alpha) * sqrt(alpha * alpha + sigma);
-                s_live = (beta - alpha) / beta;
-                s_scale = 1.0 / (alpha - beta);
-                s_beta = beta;
-            }
+            real beta, live, scale;
+            householder(s_sum[ALPHA], s_sum[SIGMA], beta, live, scale);
+            s_live = live;
+            s_scale = scale;
+            s_beta = beta;
             if (ch == 0) tau[c] = s_live;
         }
         barrier();
@@ -67,32 +66,32 @@ void main() {
         if (t < nq) s_w[t] = s_live * (s_sum[PIVOT + t] + s_scale * s_sum[DOT + t]);
         barrier();
     }
-    float sq = 0.0;
-    float acc[NBQ];
-    for (int q = 0; q < NBQ; ++q) acc[q] = 0.0;
+    real sq = real(0.0);
+    PRIV acc[NBQ];
+    for (int q = 0; q < NBQ; ++q) acc[q] = TO_PRIV(real(0.0));
     int cn = c + 1;                       // the column whose partials are summed next
     int nqn = nq - 1;
     bool next = cn < u_j0 + u_kb;
-    float scale = s_scale, beta = s_beta;
+    real scale = s_scale, beta = s_beta;
     for (int i = r0 + t; i < r1; i += T) {
         int row = i * u_ld;
         if (u_jj >= 0 && i >= c) {
-            float v = 1.0;
+            real v = real(1.0);
             if (i == c) qa[row + c] = beta;
             else { v = qa[row + c] * scale; qa[row + c] = v; }
             for (int q = 0; q < NBQ; ++q)
                 if (q < nq) qa[row + c + 1 + q] -= v * s_w[q];
         }
         if (next && i > cn) {
-            float x = qa[row + cn];
+            real x = qa[row + cn];
             sq += x * x;
             for (int q = 0; q < NBQ; ++q)
-                if (q < nqn) acc[q] += x * qa[row + cn + 1 + q];
+                if (q < nqn) acc[q] = TO_PRIV(FROM_PRIV(acc[q]) + x * qa[row + cn + 1 + q]);
         }
     }
     if (!next) return;
     memoryBarrierBuffer();                // the pivot row, updated above, is read below
-    for (int q = 0; q < NBQ; ++q) red[q][t] = acc[q];
+    for (int q = 0; q < NBQ; ++q) red[q][t] = FROM_PRIV(acc[q]);
     red[NBQ][t] = sq;
     barrier();
     for (int s = T / 2; s > 0; s >>= 1) {
@@ -105,10 +104,10 @@ void main() {
     int dst = ((u_jj + 1) & 1) * u_nch * PW + ch * PW;
     if (t == 0) {
         part[dst + SIGMA] = red[NBQ][0];
-        part[dst + ALPHA] = mine ? qa[cn * u_ld + cn] : 0.0;
+        part[dst + ALPHA] = mine ? qa[cn * u_ld + cn] : real(0.0);
     }
     if (t < NBQ) {
-        part[dst + DOT + t] = t < nqn ? red[t][0] : 0.0;
-        part[dst + PIVOT + t] = (mine && t < nqn) ? qa[cn * u_ld + cn + 1 + t] : 0.0;
+        part[dst + DOT + t] = t < nqn ? red[t][0] : real(0.0);
+        part[dst + PIVOT + t] = (mine && t < nqn) ? qa[cn * u_ld + cn + 1 + t] : real(0.0);
     }
 }

@@ -3,10 +3,12 @@
 // T of Yeralan et al., 2015, section 3.2): H_0 ... H_{kb-1} = I - V T V^T with T upper
 // triangular, T(a, a) = tau_a, T(0:b, b) = -tau_b T(0:b, 0:b) V(:, 0:b)^T v_b.
 // One workgroup: G = V^T V from qr_vtc.comp's partials (GRAM), then T column by column.
+// FP64: the same in double.
 layout(local_size_x = 256) in;
-layout(std430, binding = 0) readonly buffer GBuf { float gp[]; };     // qr_vtc.comp's GRAM partials
-layout(std430, binding = 1) readonly buffer TauBuf { float tau[]; };
-layout(std430, binding = 2) writeonly buffer TBuf { float tt[]; };
+#include "real.glsl"
+layout(std430, binding = 0) readonly buffer GBuf { real gp[]; };     // qr_vtc.comp's GRAM partials
+layout(std430, binding = 1) readonly buffer TauBuf { real tau[]; };
+layout(std430, binding = 2) writeonly buffer TBuf { real tt[]; };
 #ifndef NBQ
 #define NBQ 32
 #endif
@@ -14,27 +16,24 @@ uniform int u_j0;
 uniform int u_kb;
 uniform int u_nch;           // chunks of partials
 uniform int u_toff;          // where this panel's NBQ x NBQ T goes in TBuf
-shared float G[NBQ][NBQ + 1];
-shared float Ts[NBQ][NBQ + 1];
+shared real G[NBQ][NBQ + 1];
+shared real Ts[NBQ][NBQ + 1];
 
 void main() {
     int t = int(gl_LocalInvocationIndex);
     // G(a, b) = V(:, a)^T V(:, b), a < b: the chunks' partials added in order
-    float g[4] = float[4](0.0, 0.0, 0.0, 0.0);
     for (int s = 0; s < 4; ++s) {
         int e = t + 256 * s, a = e / NBQ, b = e % NBQ;
+        real g = real(0.0);
         if (a < b && b < u_kb)
-            for (int k = 0; k < u_nch; ++k) g[s] += gp[(k * NBQ + a) * u_kb + b];
+            for (int k = 0; k < u_nch; ++k) g += gp[(k * NBQ + a) * u_kb + b];
+        G[a][b] = g;
     }
-    for (int s = 0; s < 4; ++s) {
-        int e = t + 256 * s;
-        G[e / NBQ][e % NBQ] = g[s];
-    }
-    for (int e = t; e < NBQ * NBQ; e += 256) Ts[e / NBQ][e % NBQ] = 0.0;
+    for (int e = t; e < NBQ * NBQ; e += 256) Ts[e / NBQ][e % NBQ] = real(0.0);
     barrier();
     for (int b = 0; b < u_kb; ++b) {
-        float tb = tau[u_j0 + b];
-        float s = 0.0;
+        real tb = tau[u_j0 + b];
+        real s = real(0.0);
         if (t < b)
             for (int c = t; c < b; ++c) s += Ts[t][c] * G[c][b];
         barrier();

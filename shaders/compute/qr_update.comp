@@ -1,11 +1,13 @@
 #version 430
 // method="compute": the Apply's last step, C -= V W2 (W2 = op(T) V^T C from
 // qr_wsum.comp): one workgroup per 64 rows x 64 columns of C, 4 x 4 entries per thread
-// with V's rows and W2's columns from shared memory.
+// with V's rows and W2's columns from shared memory.  FP64: the same in double, W2 read
+// from the buffer (both blocks in doubles would pass llvmpipe's 32 KiB of shared memory).
 layout(local_size_x = 256) in;
-layout(std430, binding = 0) readonly buffer ABuf { float qa[]; };
-layout(std430, binding = 1) buffer CBuf { float cc[]; };
-layout(std430, binding = 2) readonly buffer WBuf { float w2[]; };
+#include "real.glsl"
+layout(std430, binding = 0) readonly buffer ABuf { real qa[]; };
+layout(std430, binding = 1) buffer CBuf { real cc[]; };
+layout(std430, binding = 2) readonly buffer WBuf { real w2[]; };
 #include "qr_common.glsl"
 uniform int u_m;
 uniform int u_ld;
@@ -15,12 +17,19 @@ uniform int u_ldc;
 uniform int u_c0;
 uniform int u_nc;
 #define RB 64
-shared float Vs[RB][NBQ + 1];
-shared vec4 Ws[NBQ][16];
+shared real Vs[RB][NBQ + 1];
 
-float w_at(int a, int q) {
-    return (a < u_kb && q < u_nc) ? w2[a * u_nc + q] : 0.0;
+real w_at(int a, int q) {
+    return (a < u_kb && q < u_nc) ? w2[a * u_nc + q] : real(0.0);
 }
+
+#ifdef FP64
+#define W_AT(a_, j_) real4(w_at(a_, q0 + 4 * (j_)), w_at(a_, q0 + 4 * (j_) + 1), w_at(a_, q0 + 4 * (j_) + 2), \
+                           w_at(a_, q0 + 4 * (j_) + 3))
+#else
+shared vec4 Ws[NBQ][16];
+#define W_AT(a_, j_) Ws[a_][j_]
+#endif
 
 void main() {
     int t = int(gl_LocalInvocationIndex);
@@ -29,23 +38,29 @@ void main() {
     int i0 = u_j0 + int(gl_WorkGroupID.y) * RB;
     for (int e = t; e < RB * NBQ; e += 256) {
         int r = e / NBQ, a = e % NBQ, i = i0 + r;
-        Vs[r][a] = (i < u_m && a < u_kb) ? v_at(i, a, u_j0, u_ld) : 0.0;
+        Vs[r][a] = (i < u_m && a < u_kb) ? v_at(i, a, u_j0, u_ld) : real(0.0);
     }
+#ifndef FP64
     for (int e = t; e < NBQ * 16; e += 256) {
         int a = e >> 4, q = q0 + 4 * (e & 15);
         Ws[a][e & 15] = vec4(w_at(a, q), w_at(a, q + 1), w_at(a, q + 2), w_at(a, q + 3));
     }
+#endif
     barrier();
-    vec4 acc[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
+    real4 acc0 = real4(0.0), acc1 = real4(0.0), acc2 = real4(0.0), acc3 = real4(0.0);
     for (int a = 0; a < NBQ; ++a) {
-        vec4 w = Ws[a][tq];
-        for (int l = 0; l < 4; ++l) acc[l] += Vs[4 * tr + l][a] * w;
+        real4 w = W_AT(a, tq);
+        acc0 += Vs[4 * tr][a] * w;
+        acc1 += Vs[4 * tr + 1][a] * w;
+        acc2 += Vs[4 * tr + 2][a] * w;
+        acc3 += Vs[4 * tr + 3][a] * w;
     }
     for (int l = 0; l < 4; ++l) {
         int i = i0 + 4 * tr + l;
         if (i >= u_m) break;
+        real4 acc = l == 0 ? acc0 : (l == 1 ? acc1 : (l == 2 ? acc2 : acc3));
         int base = i * u_ldc + u_c0 + q0 + 4 * tq;
         for (int x = 0; x < 4; ++x)
-            if (q0 + 4 * tq + x < u_nc) cc[base + x] -= acc[l][x];
+            if (q0 + 4 * tq + x < u_nc) cc[base + x] -= acc[x];
     }
 }

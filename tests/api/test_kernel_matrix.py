@@ -12,27 +12,12 @@ import numpy as np
 import pytest
 
 import glgpgpu
-from bounds import U32, gamma as gam
+from bounds import kernel_reference
 
 SIZES = [1, 2, 3, 7, 8, 33]
 
 
-def reference(X, kernel, g, deg, c0):
-    X = X.astype(np.float32).astype(np.float64)
-    d = X.shape[1]
-    G = X @ X.T
-    E = gam(d + 2) * (np.abs(X) @ np.abs(X).T)
-    n = np.diag(G)
-    if kernel == "linear":
-        return G, E
-    if kernel == "poly":
-        b = g * G + c0
-        return b ** deg, deg * np.abs(b) ** (deg - 1) * (g * E + U32 * np.abs(b)) + deg * U32 * np.abs(b) ** deg
-    D = n[:, None] + n[None, :] - 2 * G
-    En = gam(d + 2) * np.diag(np.abs(X) @ np.abs(X).T)
-    dD = En[:, None] + En[None, :] + 2 * E + 3 * U32 * (n[:, None] + n[None, :] + 2 * np.abs(G))
-    K = np.exp(-g * np.maximum(D, 0))
-    return K, K * (g * dD + 4 * U32 * (1 + g * np.maximum(D, 0)))
+reference = kernel_reference
 
 
 @pytest.mark.parametrize("N", SIZES)

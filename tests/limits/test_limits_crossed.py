@@ -177,6 +177,29 @@ def test_qr_apply_chunks(ctx, rng, m, n):
         assert np.linalg.norm(back - C) <= gamma(16 * m) * np.linalg.norm(C) * np.sqrt(m)
 
 
+@crosses("compute.qr.APPLY_GROUPS", "compute.qr.CHUNK_ROWS")
+@pytest.mark.parametrize("groups, rows", [(8, 16), (8, 32), (3, 16)])
+def test_qr_apply_chunks_on_staircases(ctx, groups, rows):
+    """The sparse QR's fronts stop each panel at the rows its staircase reaches: after the
+    chunk size is rounded, fewer rows can take more chunks than the dense panel's (a front
+    of ch4-5-b2 needed 10,752 floats of partials where 9,408 were reserved), and the chunks
+    are the dense panel's first ones, so the staircase's R is the dense R bit for bit."""
+    import glgpgpu.compute.qr as cq
+    from glgpgpu.bench.matrices import chessboard, grid
+    with limits.override({"compute.qr.APPLY_GROUPS": groups, "compute.qr.CHUNK_ROWS": rows,
+                          "compute.fronts.SMALL": 0}):
+        for A in (chessboard(4, 5, 2), grid(5, 3)):
+            stairs = glgpgpu.sparse_qr(A, method="compute", tol=-1)
+            assert _sparse_backward_error(A, stairs) <= 1e-5
+            real = cq.rows_reached
+            cq.rows_reached = lambda m, end, leftmost: m
+            try:
+                dense = glgpgpu.sparse_qr(A, method="compute", tol=-1)
+            finally:
+                cq.rows_reached = real
+            assert (stairs.R != dense.R).nnz == 0
+
+
 # -- the compute method's float64 sums and sparse fronts ---------------------------
 
 @crosses("compute.float64.SUM_TERMS")
