@@ -213,7 +213,8 @@ def sizes(quick):
                 qr_paper=[(3, 2), (1025, 1025), (4099, 257), (257, 4099)],
                 adat=[(1025, 4097), (4097, 1025), (8193, 3001), (301, 40000)],
                 tiled=[16385, 20011], lstsq=[(20000, 1000), (4099, 4097)], lssvm=[4097, 16384],
-                sparse=[(150, 2), (40, 3)], lp=["afiro", "sc50b", "adlittle", "blend", "e226", "bandm", "25fv47", "scsd8", "ship04s", "degen2"],
+                sparse=[(150, 2), (40, 3)],
+                lp=["afiro", "sc50b", "adlittle", "blend", "e226", "bandm", "25fv47", "scsd8", "ship04s", "degen2"],
                 linalg=[37, 300, 4096], kernel=[4097, 16385])
 
 

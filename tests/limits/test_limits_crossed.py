@@ -7,7 +7,6 @@ at 100-300.  CROSSED maps each limit to its test; tests/limits/test_limits.py ch
 that none is missing."""
 import numpy as np
 import pytest
-import scipy.linalg as sla
 import scipy.sparse as sp
 
 import glgpgpu
