@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .dispatch import METHODS, choose, implementation
+from .dispatch import METHODS, choose, float64_kernels, implementation
 from .gl import Context, resolve
 from .layouts.scaling import exponent, scaled, unscaled
 from .paper.cholesky import VARIANTS
@@ -243,3 +243,58 @@ def qr_batched(mats, *, method: str = "auto", ctx: Context | None = None) -> lis
     for i, (F, _) in enumerate(out):
         check.finite_result(F, f"the QR factorization of mats[{i}]")
     return out
+
+
+# -- float64: the factorizations glgpgpu.linalg runs for float64 input ------------------------
+
+def _float64(ctx, what: str):
+    """(ctx, the float64 kernels or None): None where the driver has no compute shaders,
+    after a warning that names where the factorization runs instead (the host's LAPACK)."""
+    ctx = resolve(check.context(ctx))
+    ops = float64_kernels(ctx)
+    if ops is None:
+        import warnings
+        warnings.warn(f"{what} in float64 needs OpenGL 4.3 compute shaders (double precision kernels); "
+                      f"{ctx.caps.renderer} offers {ctx.caps.version}: computed by the host's LAPACK instead",
+                      RuntimeWarning, stacklevel=3)
+    return ctx, ops
+
+
+def cholesky64(C, *, ctx: Context | None = None) -> np.ndarray:
+    """L (float64, lower, upper part zero) with L L^T = C, C's lower triangle read: the
+    Cholesky kernels in double on the GPU.  numpy.linalg.LinAlgError
+    (NotPositiveDefiniteError) naming the first failed pivot."""
+    C = np.asarray(C, np.float64)
+    if C.ndim != 2 or C.shape[0] != C.shape[1]:
+        raise ValueError(f"C must be a square matrix, got shape {C.shape}")
+    ctx, ops = _float64(ctx, "the Cholesky factorization")
+    if ops is None:
+        import scipy.linalg
+        return scipy.linalg.cholesky(np.tril(C) + np.tril(C, -1).T, lower=True, check_finite=False)
+    return ops.cholesky(C, ctx=ctx)
+
+
+def qr_raw64(A, *, ctx: Context | None = None):
+    """(F, tau) of A (m, n) in LAPACK geqrf's layout, float64: the Householder QR kernels
+    in double on the GPU (numpy float64 in and out)."""
+    A = np.asarray(A, np.float64)
+    if A.ndim != 2:
+        raise ValueError(f"A must be a 2-D array, got shape {A.shape}")
+    ctx, ops = _float64(ctx, "the QR factorization")
+    if ops is None:
+        import scipy.linalg
+        (F, tau), _ = scipy.linalg.qr(A, mode="raw", check_finite=False)
+        return np.ascontiguousarray(F), tau
+    return ops.qr_raw(A, ctx=ctx)
+
+
+def apply_q64(F, tau, C, *, trans: bool = False, ctx: Context | None = None) -> np.ndarray:
+    """Q C or Q^T C (float64, C (m, p)) for qr_raw64's (F, tau), on the GPU."""
+    F, tau = np.asarray(F, np.float64), np.asarray(tau, np.float64)
+    C = np.asarray(C, np.float64)
+    ctx, ops = _float64(ctx, "applying Q")
+    if ops is None:
+        import scipy.linalg.lapack as lapack
+        out, _, info = lapack.dormqr("L", "T" if trans else "N", F, tau, C, max(1, C.shape[1]) * 64)
+        return out
+    return ops.apply_q(F, tau, C, trans=trans, ctx=ctx)

@@ -336,3 +336,23 @@ class Float64Cholesky:
         if getattr(self, "_sync", None) is not None:
             self._sync.give()
             self._sync = None
+
+
+def cholesky64(C: np.ndarray, *, ctx) -> np.ndarray:
+    """L with L L^T = C (its lower triangle read) in float64, dense, on the GPU: the
+    Cholesky kernels in double.  C is scaled by an even power of two first (exact; L by
+    its root) so that squares of its entries neither overflow nor underflow.  Raises
+    NotPositiveDefiniteError (a numpy.linalg.LinAlgError) naming the first failed pivot."""
+    require(ctx)
+    C = np.asarray(C, np.float64)
+    m = C.shape[0]
+    if m == 0:
+        return np.zeros((0, 0))
+    amax = float(np.abs(np.tril(C)).max())
+    k = (int(np.frexp(amax)[1]) // 2) if amax > 0 else 0
+    F = Float64Cholesky(ctx, np.ldexp(C, -2 * k))
+    try:
+        L = np.tril(F.L.get(ctx))
+    finally:
+        F.release()
+    return np.ldexp(L, k)

@@ -1,0 +1,184 @@
+"""glgpgpu.linalg keeps the input's dtype and its accuracy: float64 in, float64 accuracy out
+(the GPU's Cholesky and Householder QR kernels in double), within float64 bounds --
+Higham's theorems with u = 2^-53 -- at sizes 1 ... 300, odd, even, prime; scipy's
+behaviour for singular and ill-conditioned systems, assume_a and its triangle, batched
+(broadcast) and empty input, lstsq's cond, and one factorization for many right-hand
+sides."""
+import warnings
+
+import numpy as np
+import pytest
+import scipy.linalg as sla
+
+from bounds import U64, gamma64, qr_bound
+from glgpgpu import api, linalg
+
+SIZES = [1, 2, 3, 37, 64, 97, 130, 300]
+
+
+def spd(n, rng, cond=1e6):
+    q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    A = (q * np.logspace(0, -np.log10(cond), n)) @ q.T if n > 1 else np.ones((1, 1))
+    return (A + A.T) / 2                                 # symmetric exactly: either triangle is A
+
+
+def solve_error(A, x, b):
+    """Normwise backward error ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf) (Rigal-Gaches).
+    The residual is computed in float64 too, which adds up to gamma_{n+1} of the same
+    scale: the bounds below allow for it (gamma_{4n+2} for a solve's gamma_{3n+1})."""
+    return np.abs(b - A @ x).max() / (np.abs(A).sum(1).max() * np.abs(x).max() + np.abs(b).max())
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("lower", [False, True])
+def test_cholesky_in_float64(ctx, n, lower):
+    """|U^T U - A| <= gamma_{n+1} |U^T||U| elementwise in float64 (Higham, Thm 10.3); the
+    check's own float64 product and difference add gamma_{n+1} |U^T||U| + u |A| at most."""
+    rng = np.random.default_rng(n)
+    A = spd(n, rng)
+    U = linalg.cholesky(A, lower=lower)
+    L = U if lower else U.T
+    assert U.dtype == np.float64 and not (np.triu(L, 1)).any()
+    err = np.abs(np.tril(L @ L.T - A))                 # the triangle read (A is symmetric to rounding)
+    assert (err <= 2 * gamma64(n + 1) * (np.abs(L) @ np.abs(L).T) + U64 * np.abs(A) + 1e-300).all()
+    b = rng.standard_normal((n, 3))
+    x = linalg.cho_solve(linalg.cho_factor(A, lower=lower), b)
+    assert solve_error(A, x, b) <= gamma64(4 * n + 2)
+    assert solve_error(A, linalg.solve(A, b, assume_a="pos"), b) <= gamma64(4 * n + 2)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (2, 3), (3, 2), (37, 37), (97, 64), (64, 97), (300, 130), (130, 300)])
+def test_qr_in_float64(ctx, shape):
+    rng = np.random.default_rng(sum(shape))
+    A = rng.standard_normal(shape)
+    Q, R = linalg.qr(A, mode="economic")
+    assert Q.dtype == R.dtype == np.float64
+    beta = qr_bound(*shape, u=U64)
+    assert np.linalg.norm(Q @ R - A) <= beta * np.linalg.norm(A)
+    assert np.linalg.norm(Q.T @ Q - np.eye(Q.shape[1])) <= beta * np.sqrt(Q.shape[1])
+    Qf, Rf = linalg.qr(A, mode="full")
+    assert np.linalg.norm(Qf @ Rf - A) <= beta * np.linalg.norm(A)
+    (F, tau), Rr = linalg.qr(A, mode="raw")
+    F0, tau0 = sla.qr(A, mode="raw")[0]
+    assert np.abs(np.abs(np.triu(F)) - np.abs(np.triu(F0))).max() <= 8 * beta * np.abs(A).max() * np.sqrt(shape[1])
+    c = rng.standard_normal((3, shape[0]))
+    got, _ = linalg.qr_multiply(A, c, mode="right")
+    assert np.abs(got - c @ Q).max() <= beta * np.abs(c).sum(1).max()
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_solve_and_lstsq_in_float64(ctx, n):
+    rng = np.random.default_rng(n + 7)
+    A = rng.standard_normal((n, n)) + np.sqrt(n) * np.eye(n)
+    B = rng.standard_normal((n, 4))
+    assert solve_error(A, linalg.solve(A, B), B) <= gamma64(4 * n + 2)
+    assert solve_error(A.T, linalg.solve(A, B, transposed=True), B) <= gamma64(4 * n + 2)
+    M = rng.standard_normal((2 * n + 3, n))
+    b = rng.standard_normal(2 * n + 3)
+    x, res, rank, s = linalg.lstsq(M, b)
+    want, wres, wrank, _ = sla.lstsq(M, b)
+    kappa = np.linalg.cond(M)
+    assert rank == wrank == n and s is None and np.shape(res) == np.shape(wres)
+    assert np.linalg.norm(x - want) <= 16 * n * U64 * kappa ** 2 * np.linalg.norm(want)
+    assert abs(res - wres) <= 1e-12 * wres
+
+
+def test_float64_accuracy_where_float32_would_lose_it(ctx):
+    """kappa = 1e8: a float32 factor loses every digit; the float64 kernels keep 1e-8 x's."""
+    rng = np.random.default_rng(3)
+    A = spd(80, rng, cond=1e8)
+    x0 = rng.standard_normal(80)
+    b = A @ x0
+    for x in (linalg.cho_solve(linalg.cho_factor(A), b), linalg.solve(A, b, assume_a="pos"), linalg.solve(A, b)):
+        assert np.linalg.norm(x - x0) <= 1e8 * 1e-13 * np.linalg.norm(x0)
+
+
+def test_singular_systems_raise_and_ill_conditioned_ones_warn(ctx):
+    with pytest.raises(np.linalg.LinAlgError, match="singular"):
+        linalg.solve([[0.0]], [1.0])
+    S = np.arange(1.0, 82.0).reshape(9, 9)             # rank 2, exactly singular in its LU
+    with pytest.raises(np.linalg.LinAlgError, match="singular"):
+        linalg.solve(S, np.ones(9))
+    with pytest.raises(np.linalg.LinAlgError):
+        linalg.solve(-np.eye(3), np.ones(3), assume_a="pos")
+    with pytest.raises(np.linalg.LinAlgError, match="diagonal 1"):
+        linalg.solve_triangular(np.array([[1.0, 2.0], [0.0, 0.0]]), np.ones(2))
+    a = np.array([[1, 1], [1 + 1e-16, 1 - 1e-16]])
+    with pytest.warns(sla.LinAlgWarning):
+        linalg.solve(a, [1.0, 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        linalg.solve(np.eye(3) + 0.1, np.ones(3))
+
+
+def test_assume_a_reads_only_the_chosen_triangle(ctx):
+    a = np.array([[9.0, 100, 200], [1, 5, 300], [1, 1, 1]])        # lower triangle: a symmetric SPD-ish matrix
+    b = np.array([10.0, 6, 0.2])
+    for assume in ("sym", "her"):
+        for lower in (True, False):
+            want = sla.solve(a, b, assume_a=assume, lower=lower)
+            assert np.allclose(linalg.solve(a, b, assume_a=assume, lower=lower), want, rtol=1e-12)
+    spd3 = np.array([[4.0, np.nan, np.nan], [1, 3, np.nan], [0.5, 1, 2]])    # NaN where nothing is read
+    want = sla.solve(np.nan_to_num(spd3), b, assume_a="pos", lower=True, check_finite=False)
+    assert np.allclose(linalg.solve(spd3, b, assume_a="pos", lower=True, check_finite=False), want, rtol=1e-12)
+    for kind, T in (("upper triangular", np.triu(a) + 3 * np.eye(3)), ("lower triangular", np.tril(a)),
+                    ("diagonal", np.diag([2.0, 4, 8]))):
+        assert np.allclose(linalg.solve(T, b, assume_a=kind), sla.solve(T, b, assume_a=kind), rtol=1e-12)
+
+
+@pytest.mark.parametrize("bshape", [(5,), (5, 1), (5, 3), (2, 5, 3), (1, 5, 2)])
+def test_batched_inputs_broadcast_as_scipys(ctx, bshape):
+    rng = np.random.default_rng(len(bshape))
+    a = rng.standard_normal((2, 5, 5)) + 4 * np.eye(5)
+    b = rng.standard_normal(bshape)
+    for fn, args in ((linalg.solve, {}), (linalg.solve_triangular, {"lower": True})):
+        got, want = fn(a, b, **args), getattr(sla, fn.__name__)(a, b, **args)
+        assert got.shape == want.shape and np.allclose(got, want, rtol=1e-10, atol=1e-12)
+    c = linalg.cho_factor(a @ np.swapaxes(a, -1, -2) + 0.0)[0]
+    got = linalg.cho_solve((c, False), b)
+    want = np.stack([sla.cho_solve((c[i], False), np.broadcast_to(b, (2,) + b.shape[-(1 if b.ndim == 1 else 2):])[i])
+                     for i in range(2)])
+    assert got.shape == want.shape and np.allclose(got, want, rtol=1e-10)
+    got = linalg.lstsq(a, b)
+    want = sla.lstsq(a, b)
+    assert got[0].shape == want[0].shape and np.allclose(got[0], want[0], rtol=1e-10, atol=1e-12)
+    assert np.shape(got[1]) == np.shape(want[1]) and np.shape(got[2]) == np.shape(want[2])
+
+
+def test_empty_inputs(ctx):
+    for n, k in ((0, 0), (0, 2)):
+        a, b = np.empty((n, n)), np.empty((n, k))
+        assert linalg.solve(a, b).shape == sla.solve(a, b).shape
+        assert linalg.solve_triangular(a, b).shape == sla.solve_triangular(a, b).shape
+        assert linalg.cho_solve((a, False), b).shape == sla.cho_solve((a, False), b).shape
+        assert linalg.cholesky(a).shape == (0, 0)
+    got, want = linalg.lstsq(np.empty((0, 3)), np.empty(0)), sla.lstsq(np.empty((0, 3)), np.empty(0))
+    assert got[0].shape == want[0].shape and not got[0].any()
+
+
+def test_lstsq_cond_wide_and_rank_deficient(ctx):
+    rng = np.random.default_rng(11)
+    D = rng.standard_normal((30, 5)) @ rng.standard_normal((5, 12))       # rank 5
+    b = rng.standard_normal(30)
+    x, res, rank, _ = linalg.lstsq(D, b)
+    want = sla.lstsq(D, b)
+    assert rank == want[2] == 5 and np.allclose(x, want[0], atol=1e-12)    # the minimum-norm solution
+    s = np.linalg.svd(D[:, :6], compute_uv=False)
+    A = D[:, :6] + 1e-9 * rng.standard_normal((30, 6))                   # kappa ~ 1e9
+    assert linalg.lstsq(A, b)[2] == 6 and linalg.lstsq(A, b, cond=1e-6)[2] == sla.lstsq(A, b, cond=1e-6)[2] == 5
+    assert s[0] > 0
+    W = rng.standard_normal((7, 20))
+    bw = rng.standard_normal(7)
+    assert np.allclose(linalg.lstsq(W, bw)[0], sla.lstsq(W, bw)[0], atol=1e-12)
+
+
+def test_one_factorization_for_many_right_hand_sides(ctx, monkeypatch):
+    calls = []
+    real = api.qr_raw64
+    monkeypatch.setattr(api, "qr_raw64", lambda *a, **k: calls.append(1) or real(*a, **k))
+    rng = np.random.default_rng(2)
+    A = rng.standard_normal((40, 40)) + 7 * np.eye(40)
+    B = rng.standard_normal((40, 20))
+    linalg.solve(A, B)
+    linalg.lstsq(A, B)
+    assert len(calls) == 2
