@@ -53,13 +53,20 @@ def main():
     # -- the product's kernel alone --------------------------------------------------------
     A = rng.standard_normal((g, g)).astype(np.float32)
     a, c = blas.upload(ctx, A), blas.take(ctx, g, g)
+    rows_probe = rng.choice(g, 64, replace=False)             # the answer probed on 64 rows, float64
+    A64 = A.astype(np.float64)
     for lower, name in ((False, "gemm"), (True, "syrk")):
         def run():
             blas.gemm(ctx, c, a, a, m=g, n=g, k=g, lower=lower)
             ctx.finish()
         t = best(run)
         flops = (2 if not lower else 1) * g ** 3
-        row(f"{name} kernel", "compute", g, t, tflop_s=flops / t / 1e12)
+        got = blas.download(ctx, c)[rows_probe].astype(np.float64)
+        want = A64[rows_probe] @ A64.T
+        keep = np.tril(np.ones((g, g), bool))[rows_probe] if lower else np.ones_like(want, bool)
+        bound = g * 2.0 ** -24 * (np.abs(A64[rows_probe]) @ np.abs(A64).T)
+        row(f"{name} kernel", "compute", g, t, tflop_s=flops / t / 1e12,
+            error_of_bound=float((np.abs(got - want) / bound)[keep].max()))
     a.give()
     c.give()
     try:
@@ -81,17 +88,29 @@ def main():
         t = best(lambda: glgpgpu.cholesky(C, method=method))
         L = glgpgpu.cholesky(C, method=method).astype(np.float64)
         row("cholesky e2e", method, m, t, rel_residual=float(np.abs(L @ L.T - C).max() / np.abs(C).max()))
-    row("cholesky e2e", "host spotrf", m, best(lambda: lapack.spotrf(C, lower=1)))
+    def chol_residual(L):
+        L = np.tril(L).astype(np.float64)
+        return float(np.abs(np.tril(L @ L.T - C)).max() / np.abs(C).max())
+    row("cholesky e2e", "host spotrf", m, best(lambda: lapack.spotrf(C, lower=1)),
+        rel_residual=chol_residual(lapack.spotrf(C, lower=1)[0]))
     if torch is not None and torch.cuda.is_available():
-        row("cholesky e2e", "torch", m, best(lambda: torch.linalg.cholesky(torch.from_numpy(C).cuda()).cpu().numpy()))
+        run_torch = lambda: torch.linalg.cholesky(torch.from_numpy(C).cuda()).cpu().numpy()      # noqa: E731
+        row("cholesky e2e", "torch", m, best(run_torch), rel_residual=chol_residual(run_torch()))
     # -- QR end to end -------------------------------------------------------------------------
     Q = rng.standard_normal((m, m)).astype(np.float32)
+
+    def qr_error(F, tau):
+        """||Q R - A||_F / ||A||_F of a geqrf-layout (F, tau), in float64 on the host."""
+        F = np.asarray(F, np.float64)
+        out, _, _ = lapack.dormqr("L", "N", F, np.asarray(tau, np.float64), np.triu(F), 64 * m)
+        return float(np.linalg.norm(out - Q) / np.linalg.norm(Q))
     for method in ("compute", "blocked"):
-        row("qr raw e2e", method, m, best(lambda: glgpgpu.qr(Q, mode="raw", method=method), 2))
-    row("qr raw e2e", "host sgeqrf", m, best(lambda: lapack.sgeqrf(Q), 2))
+        row("qr raw e2e", method, m, best(lambda: glgpgpu.qr(Q, mode="raw", method=method), 2),
+            rel_residual=qr_error(*glgpgpu.qr(Q, mode="raw", method=method)))
+    row("qr raw e2e", "host sgeqrf", m, best(lambda: lapack.sgeqrf(Q), 2), rel_residual=qr_error(*lapack.sgeqrf(Q)[:2]))
     if torch is not None and torch.cuda.is_available():
-        row("qr raw e2e", "torch geqrf", m,
-            best(lambda: [v.cpu() for v in torch.geqrf(torch.from_numpy(Q).cuda())], 2))
+        run_torch = lambda: [v.cpu().numpy() for v in torch.geqrf(torch.from_numpy(Q).cuda())]    # noqa: E731
+        row("qr raw e2e", "torch geqrf", m, best(run_torch, 2), rel_residual=qr_error(*run_torch()))
     # -- LS-SVM ------------------------------------------------------------------------------------
     N, d = (2048, 32) if args.quick else (16384, 32)
     Xs = rng.standard_normal((N, d))
