@@ -260,18 +260,19 @@ def _float64(ctx, what: str):
     return ctx, ops
 
 
-def cholesky64(C, *, ctx: Context | None = None) -> np.ndarray:
-    """L (float64, lower, upper part zero) with L L^T = C, C's lower triangle read: the
-    Cholesky kernels in double on the GPU.  numpy.linalg.LinAlgError
-    (NotPositiveDefiniteError) naming the first failed pivot."""
+def cholesky64(C, *, lower: bool = True, ctx: Context | None = None) -> np.ndarray:
+    """The float64 Cholesky factor of C on the GPU (the Cholesky kernels in double): lower
+    L with L L^T = C from C's lower triangle, or (lower=False) upper U with U^T U = C from
+    its upper triangle; the other part zero.  C must be finite where it is read (the caller
+    checks).  numpy.linalg.LinAlgError (NotPositiveDefiniteError) naming the first failed pivot."""
     C = np.asarray(C, np.float64)
     if C.ndim != 2 or C.shape[0] != C.shape[1]:
         raise ValueError(f"C must be a square matrix, got shape {C.shape}")
     ctx, ops = _float64(ctx, "the Cholesky factorization")
     if ops is None:
         import scipy.linalg
-        return scipy.linalg.cholesky(np.tril(C) + np.tril(C, -1).T, lower=True, check_finite=False)
-    return ops.cholesky(C, ctx=ctx)
+        return scipy.linalg.cholesky(C, lower=lower, check_finite=False)
+    return ops.cholesky(C, lower=lower, ctx=ctx)
 
 
 def qr_raw64(A, *, ctx: Context | None = None):

@@ -114,19 +114,11 @@ def _stack(results, empty=False):
 
 # -- Cholesky ---------------------------------------------------------------------------
 
-def _factor_lower(m: np.ndarray, method, ctx) -> np.ndarray:
-    """The lower Cholesky factor of the symmetric matrix whose lower triangle is m's: float32
-    by `method`'s kernels, float64 by the kernels in double."""
-    if _single(m.dtype):
-        return api.cholesky(m, method=method, ctx=ctx)
-    return api.cholesky64(m, ctx=ctx)
-
-
 def cholesky(a, lower=False, overwrite_a=False, check_finite=True, *, method="auto", ctx=None):
     """The Cholesky factor of a symmetric positive definite matrix: upper U with U^T U = a
     (lower=False, scipy's default; the upper triangle of a is read) or lower L with
-    L L^T = a (the lower triangle).  float64 in: the factor in float64 (the GPU's kernels in
-    double).  numpy.linalg.LinAlgError if not positive definite."""
+    L L^T = a (the lower triangle).  float32: `method`'s kernels; float64: the kernels in
+    double on the GPU.  numpy.linalg.LinAlgError if not positive definite."""
     a = _asarray(a, "a", False)
     _square(a, "a")
     dt = _out_dtype(a)
@@ -134,10 +126,13 @@ def cholesky(a, lower=False, overwrite_a=False, check_finite=True, *, method="au
         return np.empty(a.shape, dt)
 
     def one(m):
-        used = np.tril(m) if lower else np.triu(m).T        # only this triangle is read: NaN elsewhere is fine
-        if check_finite and not np.isfinite(used).all():
-            raise ValueError("array must not contain infs or NaNs (in the triangle of a that is read)")
-        L = _factor_lower(used.astype(dt), method, ctx).astype(dt)
+        if check_finite and not np.isfinite(m).all():      # only the triangle read must be finite
+            if not np.isfinite(np.tril(m) if lower else np.triu(m)).all():
+                raise ValueError("array must not contain infs or NaNs (in the triangle of a that is read)")
+        if not _single(dt):
+            return api.cholesky64(m, lower=bool(lower), ctx=ctx)
+        used = np.tril(m) if lower else np.triu(m).T
+        L = api.cholesky(used, method=method, ctx=ctx)
         return L if lower else np.ascontiguousarray(L.T)
     return _each(one, a, dt)
 
@@ -414,11 +409,66 @@ def _warn_ill(rcond: float) -> None:
                       _sla.LinAlgWarning, stacklevel=3)
 
 
-def _solve_general(A: np.ndarray, B: np.ndarray, ctx) -> np.ndarray:
-    """A X = B, A square float64: its QR in double on the GPU.  Singular (a zero pivot of
-    A's LU, as LAPACK's gesv finds it, checked where R's condition is below eps):
-    LinAlgError; ill-conditioned: LinAlgWarning."""
+#: LAPACK's dsgesv / dsposv: refinement steps before the float64 factorization takes over
+REFINE_MAX = 30
+
+
+def _pow2(A: np.ndarray):
+    """(A scaled by a power of two to max |A| in [0.5, 1), the power): exact, so float32
+    holds as much of A's range as it can."""
+    amax = float(np.abs(A).max(initial=0.0))
+    e = int(np.frexp(amax)[1]) if amax > 0 else 0
+    return np.ldexp(A, -e), e
+
+
+def _refined_solve(A: np.ndarray, B: np.ndarray, solve32):
+    """LAPACK's mixed-precision iteration (dsgesv, dsposv): X = solve32(B), then X +=
+    solve32(B - A X) with the residuals in float64, until every column's ||r||_inf <=
+    ||x||_inf ||A||_inf eps sqrt(n) -- float64's backward error --, at most REFINE_MAX
+    steps.  solve32: a float32 factor's solve (its right-hand sides scaled by powers of two:
+    small residuals would underflow float32).  None where it does not get there (the float32
+    factor too far from A: kappa(A) u32 near 1 or beyond)."""
     n = A.shape[0]
+    limit = float(np.abs(A).sum(axis=1).max(initial=0.0)) * _EPS * np.sqrt(n)
+
+    def solve(R):
+        Rs, e = _pow2(R)
+        return np.ldexp(np.asarray(solve32(Rs.astype(np.float32)), np.float64), e)
+    with np.errstate(all="ignore"):
+        X = solve(B)
+        for _ in range(REFINE_MAX + 1):
+            if not np.isfinite(X).all():
+                return None
+            R = B - A @ X
+            if np.all(np.abs(R).max(axis=0) <= np.abs(X).max(axis=0) * limit):
+                return X
+            X = X + solve(R)
+    return None
+
+
+def _solve_general(A: np.ndarray, B: np.ndarray, method, ctx) -> np.ndarray:
+    """A X = B, A square float64: as LAPACK's dsgesv, the GPU's float32 factorization (QR
+    here, by `method`'s kernels) refined in float64; where that does not reach float64's
+    backward error, A's QR in double on the GPU.  Singular (a zero pivot of A's LU, as
+    LAPACK's gesv finds it, checked where R's condition is below eps): LinAlgError;
+    ill-conditioned: LinAlgWarning."""
+    import scipy.linalg.lapack as lapack
+    n = A.shape[0]
+    As, e = _pow2(A)
+    try:
+        F32, tau32 = api.qr(As.astype(np.float32), mode="raw", method=method, ctx=ctx)
+    except (np.linalg.LinAlgError, ValueError, FloatingPointError):
+        F32 = None
+    # a float32 R whose condition passes sqrt(u32) goes to float64 at once: refinement would
+    # hardly converge, and a singular A (solvable or not) must be found singular there
+    if F32 is not None and np.all(np.diagonal(F32)) and \
+            float(_lapack.strcon(np.triu(F32[:n]), norm="1", uplo="U")[0]) >= np.sqrt(np.finfo(np.float32).eps):
+        def solve32(R):
+            QtR, _, _ = lapack.sormqr("L", "T", F32, tau32, R, max(1, R.shape[1]) * 64)
+            return _sla.solve_triangular(F32, QtR, lower=False, check_finite=False)
+        X = _refined_solve(As, B, solve32)
+        if X is not None:
+            return np.ldexp(X, -e)
     F, tau = api.qr_raw64(A, ctx=ctx)
     R = np.triu(F)
     rcond = float(_lapack.dtrcon(R, norm="1", uplo="U")[0]) if n else 1.0
@@ -431,12 +481,23 @@ def _solve_general(A: np.ndarray, B: np.ndarray, ctx) -> np.ndarray:
     return _sla.solve_triangular(R, QtB, lower=False, check_finite=False)
 
 
-def _solve_pos(A: np.ndarray, B: np.ndarray, lower: bool, ctx) -> np.ndarray:
-    """A X = B, A symmetric positive definite given by its `lower` (or upper) triangle:
-    its Cholesky in double on the GPU, LAPACK's potrs; LinAlgWarning where ill-conditioned."""
-    used = np.tril(A) if lower else np.triu(A).T
-    L = api.cholesky64(used, ctx=ctx)
-    full = used + np.tril(used, -1).T
+def _solve_pos(A: np.ndarray, B: np.ndarray, lower: bool, method, ctx) -> np.ndarray:
+    """A X = B, A symmetric positive definite given by its `lower` (or upper) triangle: as
+    LAPACK's dsposv, the GPU's float32 Cholesky (`method`'s kernels) refined in float64;
+    where that does not reach float64's backward error (or float32 finds A not positive
+    definite), A's Cholesky in double on the GPU, with LinAlgWarning where ill-conditioned."""
+    full = np.tril(A) + np.tril(A, -1).T if lower else np.triu(A) + np.triu(A, 1).T
+    As, e = _pow2(full)
+    try:
+        L32 = api.cholesky(As.astype(np.float32), method=method, ctx=ctx)
+    except (np.linalg.LinAlgError, ValueError, FloatingPointError):
+        L32 = None
+    anorm = float(np.abs(As).sum(axis=0).max(initial=0.0))
+    if L32 is not None and float(_lapack.spocon(L32, anorm, uplo="L")[0]) >= np.sqrt(np.finfo(np.float32).eps):
+        X = _refined_solve(As, B, lambda R: _sla.cho_solve((L32, True), R, check_finite=False))
+        if X is not None:
+            return np.ldexp(X, -e)
+    L = api.cholesky64(full, ctx=ctx)
     anorm = float(np.abs(full).sum(axis=0).max(initial=0.0))
     rcond = float(_lapack.dpocon(L, anorm, uplo="L")[0]) if A.shape[0] else 1.0
     _warn_ill(rcond)
@@ -473,10 +534,10 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         if transposed and kind == "gen":
             A = A.T
         if kind == "pos":
-            X = _solve_pos(A, B, lower, ctx)
+            X = _solve_pos(A, B, lower, method, ctx)
         elif kind == "sym":
             S = np.tril(A) + np.tril(A, -1).T if lower else np.triu(A) + np.triu(A, 1).T
-            X = _solve_general(S, B, ctx)
+            X = _solve_general(S, B, method, ctx)
         elif kind == "diagonal":
             d = np.diagonal(A)
             if not np.all(d):
@@ -487,7 +548,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
             _singular_diagonal(T, False)
             X = _sla.solve_triangular(T, B, trans=int(bool(transposed)), lower=kind == "lower", check_finite=False)
         else:
-            X = _solve_general(A, B, ctx)
+            X = _solve_general(A, B, method, ctx)
         return X.reshape(bm.shape).astype(dt)
     return _pairs(one, a, b, "a")
 

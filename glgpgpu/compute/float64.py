@@ -16,6 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import NotPositiveDefiniteError
+from ..validate import finite_magnitude
 from ..gl.buffers import leading
 from .blas import NB, download, fill, require, spread, write
 from .dense import factor
@@ -41,13 +42,17 @@ class Float64Matrix:
         self.buf = self._mb.buf
 
     def put(self, ctx, values: np.ndarray) -> None:
-        """values (rows x cols float64) in, padded to the row stride on the host."""
-        a = np.zeros((self.rows, self.ld))
-        a[:, :self.cols] = values
+        """values (rows x cols float64) in, as they are (their bytes, two floats a double),
+        laid out at the row stride on the GPU (blas.write); the padding is not written."""
+        a = np.ascontiguousarray(values, np.float64).reshape(self.rows, self.cols)
         write(ctx, self._mb, a.view(np.float32))
 
-    def get(self, ctx) -> np.ndarray:
-        return download(ctx, self._mb).view(np.float64)[:, :self.cols]
+    def get(self, ctx, out: np.ndarray | None = None) -> np.ndarray:
+        """The rows x cols float64 values, compacted on the GPU and read straight into out."""
+        if out is None:
+            out = np.empty((self.rows, self.cols), np.float64)
+        download(ctx, self._mb, out=out.view(np.float32), rows=self.rows, cols=2 * self.cols)
+        return out
 
     def give(self) -> None:
         if self._mb is not None:
@@ -338,21 +343,54 @@ class Float64Cholesky:
             self._sync = None
 
 
-def cholesky64(C: np.ndarray, *, ctx) -> np.ndarray:
-    """L with L L^T = C (its lower triangle read) in float64, dense, on the GPU: the
-    Cholesky kernels in double.  C is scaled by an even power of two first (exact; L by
-    its root) so that squares of its entries neither overflow nor underflow.  Raises
+def cholesky64(C: np.ndarray, *, lower: bool = True, ctx) -> np.ndarray:
+    """The Cholesky factor of C in float64, dense, on the GPU (the kernels in double):
+    lower L with L L^T = C reading C's lower triangle, or (lower=False) upper U with
+    U^T U = C reading its upper triangle -- turned on the GPU, so the host passes C's
+    bytes once each way.  C far from 1 in size is scaled by an even power of two first
+    (exact; the factor by its root) so that no square over- or underflows.  Raises
     NotPositiveDefiniteError (a numpy.linalg.LinAlgError) naming the first failed pivot."""
     require(ctx)
     C = np.asarray(C, np.float64)
     m = C.shape[0]
     if m == 0:
         return np.zeros((0, 0))
-    amax = float(np.abs(np.tril(C)).max())
-    k = (int(np.frexp(amax)[1]) // 2) if amax > 0 else 0
-    F = Float64Cholesky(ctx, np.ldexp(C, -2 * k))
+    amax = finite_magnitude(C) or 0.0       # None where the unread triangle holds NaN: no scaling then
+    k = int(np.frexp(amax)[1]) // 2 if amax > 0 and not 2.0 ** -400 < amax < 2.0 ** 400 else 0
+    M = Float64Matrix(ctx, m, m, "the float64 factor")
+    T = None
     try:
-        L = np.tril(F.L.get(ctx))
+        M.put(ctx, np.ldexp(C, -2 * k) if k else C)
+        if not lower:                               # the upper triangle read as the lower one of C^T
+            T = Float64Matrix(ctx, m, m, "the float64 factor")
+            _transpose64(ctx, M, T, m)
+            M, T = T, M
+        factor(ctx, M, m, pivot_floor=0.0, fp64=True)
+        piv = _diagonal64(ctx, M, m)
+        NotPositiveDefiniteError.check(np.where(piv >= DROPPED, -1.0, piv), m, "float64")
+        ctx.kernels.dispatch("zero_upper", (-(-m // 16), -(-m // 16)), buffers={0: M.buf},
+                             defines={"FP64": 1}, uniforms={"u_m": m, "u_ld": M.ld})
+        if not lower:
+            _transpose64(ctx, M, T, m)
+            M, T = T, M
+        L = M.get(ctx)
     finally:
-        F.release()
-    return np.ldexp(L, k)
+        M.give()
+        if T is not None:
+            T.give()
+    return np.ldexp(L, k) if k else L
+
+
+def _transpose64(ctx, src: Float64Matrix, dst: Float64Matrix, m: int) -> None:
+    ctx.kernels.dispatch("transpose", (-(-m // 16), -(-m // 16)), buffers={0: src.buf, 1: dst.buf},
+                         defines={"FP64": 1}, uniforms={"u_n": m, "u_lds": src.ld, "u_ldd": dst.ld})
+
+
+def _diagonal64(ctx, A: Float64Matrix, m: int) -> np.ndarray:
+    d = Float64Matrix(ctx, 1, m, "the pivots")
+    try:
+        ctx.kernels.dispatch("diagonal", (-(-m // 256), 1, 1), buffers={0: A.buf, 1: d.buf},
+                             defines={"FP64": 1}, uniforms={"u_m": m, "u_ld": A.ld})
+        return d.get(ctx)[0].copy()
+    finally:
+        d.give()

@@ -254,7 +254,7 @@ def qr_raw64(A: np.ndarray, *, ctx):
         F.put(ctx, A)
         tau, T = factor_buffer(ctx, F, m, n, fp64=True)
         try:
-            out = F.get(ctx).copy()
+            out = F.get(ctx)
             taus = tau.get(ctx)[0, :min(m, n)].copy()
         finally:
             tau.give()
@@ -279,7 +279,7 @@ def apply_q64(F64: np.ndarray, tau64: np.ndarray, C64: np.ndarray, *, trans: boo
         tau.put(ctx, np.asarray(tau64, np.float64).reshape(1, -1) if k else np.zeros((1, 1)))
         C.put(ctx, C64)
         _apply(ctx, F, tau, C, m, k, p, trans, fp64=True)
-        return C.get(ctx).copy()
+        return C.get(ctx)
     finally:
         F.give()
         tau.give()

@@ -173,9 +173,12 @@ def test_lstsq_cond_wide_and_rank_deficient(ctx):
 
 
 def test_one_factorization_for_many_right_hand_sides(ctx, monkeypatch):
+    """solve (a float32 QR refined in float64, as LAPACK's dsgesv) and lstsq (a float64 QR)
+    factor A once for all of B's columns."""
     calls = []
-    real = api.qr_raw64
-    monkeypatch.setattr(api, "qr_raw64", lambda *a, **k: calls.append(1) or real(*a, **k))
+    for name in ("qr_raw64", "qr"):
+        real = getattr(api, name)
+        monkeypatch.setattr(api, name, lambda *a, real=real, **k: calls.append(1) or real(*a, **k))
     rng = np.random.default_rng(2)
     A = rng.standard_normal((40, 40)) + 7 * np.eye(40)
     B = rng.standard_normal((40, 20))
