@@ -50,7 +50,8 @@ def main():
         X = rng.standard_normal((n, n)) / np.sqrt(n)
         A = X @ X.T + np.eye(n)                       # SPD, kappa ~ 5
         A = (A + A.T) / 2
-        G = rng.standard_normal((n, n)) + np.sqrt(n) * np.eye(n)
+        G = rng.standard_normal((n, n)) + 2 * np.sqrt(n) * np.eye(n)      # kappa ~ 3
+        H = rng.standard_normal((n, n)) + np.sqrt(n) * np.eye(n)          # eigenvalues near 0: kappa ~ 1e4 and more
         b = rng.standard_normal(n)
 
         def chol_err(U):
@@ -60,6 +61,7 @@ def main():
             ("cho_factor+cho_solve", lambda lib: lib.cho_solve(lib.cho_factor(A), b), lambda x: solve_error(A, x, b)),
             ("solve pos", lambda lib: lib.solve(A, b, assume_a="pos"), lambda x: solve_error(A, x, b)),
             ("solve", lambda lib: lib.solve(G, b), lambda x: solve_error(G, x, b)),
+            ("solve, kappa large", lambda lib: lib.solve(H, b), lambda x: solve_error(H, x, b)),
             ("qr economic", lambda lib: lib.qr(G, mode="economic"),
              lambda QR: float(np.linalg.norm(QR[0] @ QR[1] - G) / np.linalg.norm(G))),
             ("lstsq", lambda lib: lib.lstsq(G[:, : n // 2], b)[0], None),

@@ -177,13 +177,16 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True, *, precision
                         (b.shape[-1:] if b.ndim == 1 else b.shape[-2:]), dt)
 
     def one(cm, bm):
-        L = np.tril(cm) if low else np.triu(cm).T
         if _single(dt) or precision == "single":
+            L = np.tril(cm) if low else np.triu(cm).T
             L64 = L.astype(np.float64)
             x = _refined(lambda r: api.cho_solve(L, r, method=method, ctx=ctx),
                          lambda x: L64 @ (L64.T @ x), bm.astype(dt), precision)
             return x.astype(dt)
-        return _sla.cho_solve((L.astype(np.float64), True), bm.astype(np.float64), check_finite=False)
+        # LAPACK's potrs reads only the factor's triangle; c's bytes in Fortran order are c^T,
+        # whose other triangle holds the same factor: no copy
+        return _sla.cho_solve((np.asarray(cm, np.float64).T, not low), np.asarray(bm, np.float64),
+                              check_finite=False)
     return _pairs(one, c, b, "c")
 
 
@@ -216,6 +219,10 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
                         (b.shape[-1:] if b.ndim == 1 else b.shape[-2:]), dt)
 
     def one(am, bm):
+        if not (_single(dt) or precision == "single"):      # LAPACK's trtrs reads the triangle only
+            _singular_diagonal(am, unit_diagonal)
+            return _sla.solve_triangular(np.asarray(am, np.float64), np.asarray(bm, np.float64), trans=int(t),
+                                         lower=lower, unit_diagonal=unit_diagonal, check_finite=False)
         T = np.tril(am) if lower else np.triu(am)
         if unit_diagonal:
             T = T.copy()
@@ -228,8 +235,6 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
                                                         method=method, ctx=ctx),
                          lambda x: op64 @ x, bm.astype(dt), precision)
             return x.astype(dt)
-        return _sla.solve_triangular(T.astype(np.float64), bm.astype(np.float64), trans=int(t), lower=lower,
-                                     check_finite=False)
     return _pairs(one, a, b, "a")
 
 
@@ -413,37 +418,63 @@ def _warn_ill(rcond: float) -> None:
 REFINE_MAX = 30
 
 
-def _pow2(A: np.ndarray):
-    """(A scaled by a power of two to max |A| in [0.5, 1), the power): exact, so float32
-    holds as much of A's range as it can."""
-    amax = float(np.abs(A).max(initial=0.0))
-    e = int(np.frexp(amax)[1]) if amax > 0 else 0
-    return np.ldexp(A, -e), e
+#: data within this range goes to float32 as it is; outside it, scaled by a power of two first
+_SAFE32 = (2.0 ** -60, 2.0 ** 60)
+_BAND = 1024          # rows a band: the host's passes over one triangle keep their temporaries small
 
 
-def _refined_solve(A: np.ndarray, B: np.ndarray, solve32):
-    """LAPACK's mixed-precision iteration (dsgesv, dsposv): X = solve32(B), then X +=
-    solve32(B - A X) with the residuals in float64, until every column's ||r||_inf <=
-    ||x||_inf ||A||_inf eps sqrt(n) -- float64's backward error --, at most REFINE_MAX
-    steps.  solve32: a float32 factor's solve (its right-hand sides scaled by powers of two:
-    small residuals would underflow float32).  None where it does not get there (the float32
-    factor too far from A: kappa(A) u32 near 1 or beyond)."""
+def _pow2(amax: float) -> int:
+    """The power of two e with amax 2^-e in [0.5, 1) where amax lies outside _SAFE32, else 0:
+    float32 holds as much of the data's range as it can, and most data is not copied."""
+    return int(np.frexp(amax)[1]) if amax > 0 and not _SAFE32[0] <= amax <= _SAFE32[1] else 0
+
+
+def _sym_norm(A: np.ndarray, lower: bool) -> float:
+    """||S||_inf (= ||S||_1) of the symmetric S whose `lower` (or upper) triangle is A's,
+    reading that triangle once by bands of rows (LAPACK's dlansy)."""
+    T = A if lower else A.T
     n = A.shape[0]
-    limit = float(np.abs(A).sum(axis=1).max(initial=0.0)) * _EPS * np.sqrt(n)
+    sums = np.zeros(n)
+    for r0 in range(0, n, _BAND):
+        r1 = min(n, r0 + _BAND)
+        block = np.abs(T[r0:r1, :r1])
+        block[:, r0:] = np.tril(block[:, r0:])            # the triangle only
+        sums[r0:r1] += block.sum(axis=1)
+        np.fill_diagonal(block[:, r0:], 0.0)
+        sums[:r1] += block.sum(axis=0)
+    return float(sums.max(initial=0.0))
+
+
+def _refined_solve(apply, anorm: float, B: np.ndarray, solve32):
+    """LAPACK's mixed-precision iteration (dsgesv, dsposv): X = solve32(B), then X +=
+    solve32(B - A X) with the residuals in float64 (apply: X -> A X), until every column's
+    ||r||_inf <= ||x||_inf ||A||_inf eps sqrt(n) -- float64's backward error --, at most
+    REFINE_MAX steps.  solve32: a float32 factor's solve (its right-hand sides scaled by
+    powers of two: small residuals would underflow float32).  None where it does not get
+    there (the float32 factor too far from A: kappa(A) u32 near 1 or beyond)."""
+    n = B.shape[0]
+    limit = anorm * _EPS * np.sqrt(n)
 
     def solve(R):
-        Rs, e = _pow2(R)
-        return np.ldexp(np.asarray(solve32(Rs.astype(np.float32)), np.float64), e)
+        amax = float(np.abs(R).max(initial=0.0))
+        e = int(np.frexp(amax)[1]) if amax > 0 else 0
+        return np.ldexp(np.asarray(solve32(np.ldexp(R, -e).astype(np.float32)), np.float64), e)
     with np.errstate(all="ignore"):
         X = solve(B)
         for _ in range(REFINE_MAX + 1):
             if not np.isfinite(X).all():
                 return None
-            R = B - A @ X
+            R = B - apply(X)
             if np.all(np.abs(R).max(axis=0) <= np.abs(X).max(axis=0) * limit):
                 return X
             X = X + solve(R)
     return None
+
+
+#: the float32 factor is refined only where its condition estimate stays under 1 / sqrt(u32):
+#: refinement would hardly converge past it, and a singular A (solvable or not) must be
+#: found singular by the float64 factorization
+_RCOND32 = float(np.sqrt(np.finfo(np.float32).eps))
 
 
 def _solve_general(A: np.ndarray, B: np.ndarray, method, ctx) -> np.ndarray:
@@ -452,23 +483,21 @@ def _solve_general(A: np.ndarray, B: np.ndarray, method, ctx) -> np.ndarray:
     backward error, A's QR in double on the GPU.  Singular (a zero pivot of A's LU, as
     LAPACK's gesv finds it, checked where R's condition is below eps): LinAlgError;
     ill-conditioned: LinAlgWarning."""
-    import scipy.linalg.lapack as lapack
     n = A.shape[0]
-    As, e = _pow2(A)
+    anorm = float(_lapack.dlange("I", A))
+    e = _pow2(float(np.abs(A).max(initial=0.0)))
     try:
-        F32, tau32 = api.qr(As.astype(np.float32), mode="raw", method=method, ctx=ctx)
+        F32, tau32 = api.qr((np.ldexp(A, -e) if e else A).astype(np.float32), mode="raw", method=method, ctx=ctx)
     except (np.linalg.LinAlgError, ValueError, FloatingPointError):
         F32 = None
-    # a float32 R whose condition passes sqrt(u32) goes to float64 at once: refinement would
-    # hardly converge, and a singular A (solvable or not) must be found singular there
     if F32 is not None and np.all(np.diagonal(F32)) and \
-            float(_lapack.strcon(np.triu(F32[:n]), norm="1", uplo="U")[0]) >= np.sqrt(np.finfo(np.float32).eps):
+            float(_lapack.strcon(np.triu(F32[:n]), norm="1", uplo="U")[0]) >= _RCOND32:
         def solve32(R):
-            QtR, _, _ = lapack.sormqr("L", "T", F32, tau32, R, max(1, R.shape[1]) * 64)
-            return _sla.solve_triangular(F32, QtR, lower=False, check_finite=False)
-        X = _refined_solve(As, B, solve32)
+            QtR, _, _ = _lapack.sormqr("L", "T", F32, tau32, R, max(1, R.shape[1]) * 64)
+            return np.ldexp(_sla.solve_triangular(F32, QtR, lower=False, check_finite=False), -e)
+        X = _refined_solve(lambda X: A @ X, anorm, B, solve32)
         if X is not None:
-            return np.ldexp(X, -e)
+            return X
     F, tau = api.qr_raw64(A, ctx=ctx)
     R = np.triu(F)
     rcond = float(_lapack.dtrcon(R, norm="1", uplo="U")[0]) if n else 1.0
@@ -483,22 +512,29 @@ def _solve_general(A: np.ndarray, B: np.ndarray, method, ctx) -> np.ndarray:
 
 def _solve_pos(A: np.ndarray, B: np.ndarray, lower: bool, method, ctx) -> np.ndarray:
     """A X = B, A symmetric positive definite given by its `lower` (or upper) triangle: as
-    LAPACK's dsposv, the GPU's float32 Cholesky (`method`'s kernels) refined in float64;
-    where that does not reach float64's backward error (or float32 finds A not positive
-    definite), A's Cholesky in double on the GPU, with LinAlgWarning where ill-conditioned."""
-    full = np.tril(A) + np.tril(A, -1).T if lower else np.triu(A) + np.triu(A, 1).T
-    As, e = _pow2(full)
+    LAPACK's dsposv, the GPU's float32 Cholesky (`method`'s kernels) refined in float64, the
+    residuals by BLAS's dsymm from that triangle; where that does not reach float64's
+    backward error (or float32 finds A not positive definite), A's Cholesky in double on the
+    GPU, with LinAlgWarning where ill-conditioned."""
+    import scipy.linalg.blas as blas
+    T = A if lower else A.T                             # the triangle read is T's lower one
+    anorm = _sym_norm(A, lower)
+
+    def apply(X):                                       # S X; A.T is A's bytes in Fortran order
+        return blas.dsymm(1.0, A.T, np.asfortranarray(X), lower=0 if lower else 1)
+    e = _pow2(anorm)
     try:
-        L32 = api.cholesky(As.astype(np.float32), method=method, ctx=ctx)
+        L32 = api.cholesky((np.ldexp(T, -e) if e else T).astype(np.float32), method=method, ctx=ctx)
     except (np.linalg.LinAlgError, ValueError, FloatingPointError):
         L32 = None
-    anorm = float(np.abs(As).sum(axis=0).max(initial=0.0))
-    if L32 is not None and float(_lapack.spocon(L32, anorm, uplo="L")[0]) >= np.sqrt(np.finfo(np.float32).eps):
-        X = _refined_solve(As, B, lambda R: _sla.cho_solve((L32, True), R, check_finite=False))
+    if L32 is not None and float(_lapack.spocon(L32, anorm * 2.0 ** -e, uplo="L")[0]) >= _RCOND32:
+        X = _refined_solve(apply, anorm, B,
+                           lambda R: np.ldexp(_sla.cho_solve((L32, True), R, check_finite=False), -e))
         if X is not None:
-            return np.ldexp(X, -e)
-    L = api.cholesky64(full, ctx=ctx)
-    anorm = float(np.abs(full).sum(axis=0).max(initial=0.0))
+            return X
+    L = api.cholesky64(A, lower=lower, ctx=ctx)
+    if not lower:
+        L = L.T
     rcond = float(_lapack.dpocon(L, anorm, uplo="L")[0]) if A.shape[0] else 1.0
     _warn_ill(rcond)
     return _sla.cho_solve((L, True), B, check_finite=False)
@@ -529,7 +565,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
                         (b.shape[-1:] if b.ndim == 1 else b.shape[-2:]), dt)
 
     def one(am, bm):
-        A = am.astype(np.float64)
+        A = np.asarray(am, np.float64)
         B = (bm[:, None] if bm.ndim == 1 else bm).astype(np.float64)
         if transposed and kind == "gen":
             A = A.T
