@@ -490,8 +490,11 @@ def _solve_general(A: np.ndarray, B: np.ndarray, method, ctx) -> np.ndarray:
         F32, tau32 = api.qr((np.ldexp(A, -e) if e else A).astype(np.float32), mode="raw", method=method, ctx=ctx)
     except (np.linalg.LinAlgError, ValueError, FloatingPointError):
         F32 = None
-    if F32 is not None and np.all(np.diagonal(F32)) and \
-            float(_lapack.strcon(np.triu(F32[:n]), norm="1", uplo="U")[0]) >= _RCOND32:
+    if F32 is not None:
+        F32 = np.asfortranarray(F32)                    # LAPACK's order, once: each call below reads it
+        if not np.all(np.diagonal(F32)) or float(_lapack.strcon(F32, norm="1", uplo="U")[0]) < _RCOND32:
+            F32 = None
+    if F32 is not None:
         def solve32(R):
             QtR, _, _ = _lapack.sormqr("L", "T", F32, tau32, R, max(1, R.shape[1]) * 64)
             return np.ldexp(_sla.solve_triangular(F32, QtR, lower=False, check_finite=False), -e)
@@ -527,9 +530,10 @@ def _solve_pos(A: np.ndarray, B: np.ndarray, lower: bool, method, ctx) -> np.nda
         L32 = api.cholesky((np.ldexp(T, -e) if e else T).astype(np.float32), method=method, ctx=ctx)
     except (np.linalg.LinAlgError, ValueError, FloatingPointError):
         L32 = None
-    if L32 is not None and float(_lapack.spocon(L32, anorm * 2.0 ** -e, uplo="L")[0]) >= _RCOND32:
+    U32 = None if L32 is None else L32.T                # L's bytes in Fortran order: U = L^T, no copy
+    if U32 is not None and float(_lapack.spocon(U32, anorm * 2.0 ** -e, uplo="U")[0]) >= _RCOND32:
         X = _refined_solve(apply, anorm, B,
-                           lambda R: np.ldexp(_sla.cho_solve((L32, True), R, check_finite=False), -e))
+                           lambda R: np.ldexp(_sla.cho_solve((U32, False), R, check_finite=False), -e))
         if X is not None:
             return X
     L = api.cholesky64(A, lower=lower, ctx=ctx)
