@@ -98,6 +98,8 @@ def _pairs(fn, a, b, name: str):
         raise ValueError(f"the batch dimensions of {name} {a.shape} and b {b.shape} do not broadcast") from None
     if not batch:
         return fn(a, b)
+    if not int(np.prod(batch)):                          # an empty batch: nothing to solve
+        return np.empty(batch + (n,) + core[1:], _out_dtype(a, b))
     A = np.broadcast_to(a, batch + a.shape[-2:])
     B = np.broadcast_to(b, batch + core)
     outs = [fn(A[i], B[i]) for i in np.ndindex(batch)]
@@ -536,7 +538,11 @@ def _solve_pos(A: np.ndarray, B: np.ndarray, lower: bool, method, ctx) -> np.nda
                            lambda R: np.ldexp(_sla.cho_solve((U32, False), R, check_finite=False), -e))
         if X is not None:
             return X
-    L = api.cholesky64(A, lower=lower, ctx=ctx)
+    try:
+        L = api.cholesky64(A, lower=lower, ctx=ctx)
+    except np.linalg.LinAlgError as exc:
+        raise np.linalg.LinAlgError(f"{exc} The matrix is singular or indefinite; assume_a='pos' needs a "
+                                    "positive definite one.") from None
     if not lower:
         L = L.T
     rcond = float(_lapack.dpocon(L, anorm, uplo="L")[0]) if A.shape[0] else 1.0
@@ -562,8 +568,14 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     kind = ASSUME_A[assume_a]
     a = _asarray(a, "a", check_finite)
     b = _asarray(b, "b", check_finite)
-    _square(a, "a")
     dt = _out_dtype(a, b)
+    if a.ndim == 0 or (a.shape == (1, 1) and b.ndim <= 1):     # scipy: a scalar (or 1 x 1) a divides b
+        if a.ravel()[0] == 0:
+            raise np.linalg.LinAlgError("A singular matrix detected.")
+        return (b / a.ravel()[0]).astype(dt)
+    _square(a, "a")
+    if b.ndim == 0:
+        b = b.reshape(1)
     if b.size == 0 or a.shape[-1] == 0:
         return np.empty(np.broadcast_shapes(a.shape[:-2], b.shape[:-1] if b.ndim == 1 else b.shape[:-2]) +
                         (b.shape[-1:] if b.ndim == 1 else b.shape[-2:]), dt)
@@ -579,13 +591,15 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
             S = np.tril(A) + np.tril(A, -1).T if lower else np.triu(A) + np.triu(A, 1).T
             X = _solve_general(S, B, method, ctx)
         elif kind == "diagonal":
-            d = np.diagonal(A)
+            d = np.abs(np.diagonal(A))
             if not np.all(d):
                 raise np.linalg.LinAlgError("A singular matrix detected.")
-            X = B / d[:, None]
+            _warn_ill(float(d.min() / d.max()))
+            X = B / np.diagonal(A)[:, None]
         elif kind in ("upper", "lower"):
             T = np.tril(A) if kind == "lower" else np.triu(A)
             _singular_diagonal(T, False)
+            _warn_ill(float(_lapack.dtrcon(T, norm="1", uplo="L" if kind == "lower" else "U")[0]))
             X = _sla.solve_triangular(T, B, trans=int(bool(transposed)), lower=kind == "lower", check_finite=False)
         else:
             X = _solve_general(A, B, method, ctx)
