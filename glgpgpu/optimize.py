@@ -128,14 +128,20 @@ def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None), met
     status = STATUS.get(res.status, 4)
     solved = status in (0, 1, 4)
     x = res.x if solved else None
-    slack = b_ub - A_ub @ x if (x is not None and A_ub is not None) else np.zeros(0)
-    con = b_eq - A_eq @ x if (x is not None and A_eq is not None) else np.zeros(0)
+    if x is None:                   # infeasible or unbounded: scipy's HiGHS result has no point, only Nones
+        slack = con = None
+    else:
+        slack = b_ub - A_ub @ x if A_ub is not None else np.zeros(0)
+        con = b_eq - A_eq @ x if A_eq is not None else np.zeros(0)
     message = MESSAGES[status] + (f" ({res.message})" if res.message else "")
     out = OptimizeResult(x=x, fun=float(res.objective) if solved else None, slack=slack, con=con,
                          success=status == 0, status=status, message=message, nit=int(res.iterations),
                          crossover_nit=0, glgpgpu=res)          # no crossover: the interior point's x
     if solved:
         out.update(_marginals(res, lp, x, slack, con))
+    else:
+        out.update({key: OptimizeResult(residual=None, marginals=None)
+                    for key in ("ineqlin", "eqlin", "lower", "upper")})
     return out
 
 

@@ -95,3 +95,17 @@ def test_callback_once_per_iteration(ctx):
     assert res.status == 0 and res.crossover_nit == 0
     assert [nit for nit, _ in seen] == list(range(res.nit + 1))
     assert abs(seen[-1][1] - res.fun) <= 1e-8 * (1 + abs(res.fun))
+
+
+@pytest.mark.parametrize("A_ub, b_ub, c, status", [([[1, 1]], [-1], [1, 1], 2), ([[1, -1]], [1], [-1, -1], 3)])
+def test_infeasible_and_unbounded_results_have_scipys_keys(ctx, A_ub, b_ub, c, status):
+    """As scipy's HiGHS methods: no point, so x, fun, slack, con and every marginal are None,
+    and the four dual entries are there."""
+    import scipy.optimize
+    want = scipy.optimize.linprog(c, A_ub=A_ub, b_ub=b_ub, method="highs-ipm")
+    got = glgpgpu.optimize.linprog(c, A_ub=A_ub, b_ub=b_ub)
+    assert got.status == want.status == status
+    for key in ("x", "fun", "slack", "con"):
+        assert got[key] is None and want[key] is None, key
+    for key in ("ineqlin", "eqlin", "lower", "upper"):
+        assert got[key].residual is None and got[key].marginals is None, key
