@@ -51,10 +51,11 @@ def sparse_qr(A, b=None, *, ordering="colamd", tol=None, method: str = "auto", m
               keep_h: bool = False, ctx=None) -> SparseQRFactor:
     """Multifrontal QR of a sparse A (m x n) on the GPU: A[:, E] = Q R, float32.
 
-    Returns a SparseQRFactor: `R` (n x n, CSC), `E` (the column order), `rank` and
+    Returns a SparseQRFactor: `R` (rank x n, CSC, upper trapezoidal: the dependent
+    columns last, as SuiteSparseQR's; `R11` its triangle), `E` (the column order), `rank` and
     `dead` (columns with |R_kk| <= tol, Heath's rule; default tol =
     20 (m + n) eps32 max_j ||A_j||; tol < 0 keeps every column, as the paper's GPU
-    path), `qtb` ((Q^T b)[:n] when b (m,) or (m, k) is given: b is factored as the
+    path), `qtb` ((Q^T b)[:rank] when b (m,) or (m, k) is given: b is factored as the
     last columns of [A b], as SuiteSparseQR does) and `info` (ordering, fronts,
     rounds, flops, intensity, the path taken, phase times).
     ordering: "colamd" (default), "natural" or a permutation.  method: "auto"
@@ -133,59 +134,100 @@ def _optimality(A, r) -> float:
 
 
 def sparse_lstsq(A, b, *, atol: float = 1e-12, tol=None, max_iter: int = 100, ordering="colamd",
-                 method: str = "auto", memory_budget=None, ctx=None):
-    """min_x ||b - A x||_2 for a sparse A (m x n, m >= n or rank deficient), float64.
+                 method: str = "auto", memory_budget=None, solution: str = "basic", ctx=None):
+    """min_x ||b - A x||_2 for a sparse A (m x n: tall, square, wide or rank deficient), float64.
 
     Factors [A b] by sparse_qr (float32, GPU or host per `method`), then LSMR in
     float64 preconditioned by R until ||A^T r|| <= atol ||A||_F ||r|| (or r = 0), or
     below what float64 can certify when x is large (info.floor: u64 (1 + ||A|| ||x|| /
     ||r||), the rounding of r itself).
-    Columns found dependent (|R_kk| <= tol) are dropped and x is the basic solution,
-    zero there.  Returns (x, SparseLstsqInfo).
+    solution="basic" (default): columns found dependent (|R_kk| <= tol, and pivots a
+    wide or rank-deficient front has no row for) are dropped and x is the basic
+    solution, zero there (as SuiteSparseQR's default).  "minimum-norm": the x of least
+    norm among the minimisers, by LSMR on A itself from x = 0 (scipy's lsmr converges to
+    it), started from nothing the float32 factor knows; it warns where it does not settle.
+    b: (m,), (m, 1) -- x (n,), as lsqr and lsmr take it -- or (m, k): x (n, k), one
+    factorization for all columns.  Returns (x, SparseLstsqInfo) (info of the last column).
     """
     A = _sparse(A)
     m, n = A.shape
-    b = check.array(b, "b", 1, dtype=np.float64)
-    if b.shape[0] != m:
-        raise ValueError(f"b has {b.shape[0]} entries but A has {m} rows")
+    B = np.asarray(b, dtype=np.float64) if not sp.issparse(b) else b.toarray().astype(np.float64)
+    if B.ndim == 0 and m == 1:
+        B = B.reshape(1)
+    B = check.array(B, "b", (1, 2), dtype=np.float64)
+    if B.shape[0] != m:
+        raise ValueError(f"b has {B.shape[0]} entries but A has {m} rows")
+    cols_out = B.ndim == 2 and B.shape[1] != 1
+    B = B.reshape(m, -1)
     atol = check.real(atol, "atol", 0.0, 1.0, open_lo=False)
     max_iter = check.integer(max_iter, "max_iter", lo=1)
+    solution = check.choice(solution, "solution", ("basic", "minimum-norm"))
+    if solution == "minimum-norm":
+        return _minimum_norm(A, B, atol, max_iter, cols_out)
     tol, memory_budget, engine = _options(A, tol, memory_budget, method, ctx)
     info = SparseLstsqInfo()
     t0 = time.perf_counter()
-    fac = factorize_rank(A, b[:, None], ordering=ordering, tol=tol, engine=engine, memory_budget=memory_budget)
+    fac = factorize_rank(A, B, ordering=ordering, tol=tol, engine=engine, memory_budget=memory_budget)
     info.factor = fac
     info.refactorizations = fac.info["passes"] - 1
     info.times["factor"] = time.perf_counter() - t0
     cols = fac.perm[:fac.rank]                  # A's independent columns, in R's order
-    x = np.zeros(n)
+    X = np.zeros((n, B.shape[1]))
     info.rank, info.dead = fac.rank, fac.dead
     if cols.size == 0:
-        info.status, info.optimality = "converged", _optimality(A, b)
-        return x, info
+        info.status, info.optimality = "converged", max(_optimality(A, B[:, j]) for j in range(B.shape[1]))
+        return (X if cols_out else X[:, 0]), info
     t1 = time.perf_counter()
     AP = A[:, cols].tocsc()
-    op, solve = preconditioned(AP, fac.R)
-    z = solve(fac.qtb[:, 0])
-    for _ in range(4):
-        y, _istop, itn = lsmr(op, b - AP @ z, atol=atol * 0.1, btol=atol * 0.1, maxiter=max_iter)[:3]
-        info.iterations += int(itn)
-        z = z + solve(y)
-        r = b - AP @ z
-        info.optimality = _optimality(AP, r)
-        if info.optimality <= atol or np.linalg.norm(r) <= atol * np.linalg.norm(b):
-            info.status = "converged"
-            break
-    if not info.converged:
-        # r = b - A x itself carries rounding of u64 ||A|| ||x||: below that the
-        # optimality cannot be certified (an ill-conditioned basis with a large x)
-        nr = np.linalg.norm(b - AP @ z)
-        info.floor = float(np.finfo(float).eps * (1 + sp.linalg.norm(AP) * np.linalg.norm(z) / max(nr, 1e-300)))
-        if info.optimality <= info.floor:
-            info.status = "converged"
-    x[cols] = z
+    op, solve = preconditioned(AP, fac.R11)
+    statuses = []
+    for j in range(B.shape[1]):
+        b, z = B[:, j], solve(fac.qtb[:, j])
+        info.status = "iteration limit"
+        for _ in range(4):
+            y, _istop, itn = lsmr(op, b - AP @ z, atol=atol * 0.1, btol=atol * 0.1, maxiter=max_iter)[:3]
+            info.iterations += int(itn)
+            z = z + solve(y)
+            r = b - AP @ z
+            info.optimality = _optimality(AP, r)
+            if info.optimality <= atol or np.linalg.norm(r) <= atol * np.linalg.norm(b):
+                info.status = "converged"
+                break
+        if not info.converged:
+            # r = b - A x itself carries rounding of u64 ||A|| ||x||: below that the
+            # optimality cannot be certified (an ill-conditioned basis with a large x)
+            nr = np.linalg.norm(b - AP @ z)
+            info.floor = float(np.finfo(float).eps * (1 + sp.linalg.norm(AP) * np.linalg.norm(z) / max(nr, 1e-300)))
+            if info.optimality <= info.floor:
+                info.status = "converged"
+        statuses.append(info.status)
+        X[cols, j] = z
+    info.status = "converged" if all(st == "converged" for st in statuses) else "iteration limit"
     info.times["refine"] = time.perf_counter() - t1
     if not info.converged:
         warnings.warn(f"sparse_lstsq: ||A^T r|| / (||A|| ||r||) = {info.optimality:.3g} after {info.iterations} "
                       f"LSMR iterations, above atol={atol:g}", RuntimeWarning, stacklevel=2)
-    return x, info
+    return (X if cols_out else X[:, 0]), info
+
+
+def _minimum_norm(A: sp.csc_matrix, B: np.ndarray, atol: float, max_iter: int, cols_out: bool):
+    """The least-norm minimiser of each column by scipy's LSMR on A from x = 0 (its iterates
+    stay in the row space of A, so it converges to that one), float64."""
+    m, n = A.shape
+    info = SparseLstsqInfo()
+    X = np.zeros((n, B.shape[1]))
+    t0 = time.perf_counter()
+    done = True
+    for j in range(B.shape[1]):
+        x, istop, itn = lsmr(A, B[:, j], atol=atol * 0.1, btol=atol * 0.1, maxiter=max(max_iter, 20 * min(m, n)))[:3]
+        X[:, j] = x
+        info.iterations += int(itn)
+        info.optimality = _optimality(A, B[:, j] - A @ x)
+        done = done and (istop in (1, 2, 4, 5) or info.optimality <= atol)
+    info.status = "converged" if done else "iteration limit"
+    info.rank = -1                               # not decided: no factorization
+    info.times["lsmr"] = time.perf_counter() - t0
+    if not done:
+        warnings.warn(f"sparse_lstsq(solution='minimum-norm'): LSMR did not settle in {info.iterations} "
+                      f"iterations (||A^T r|| / (||A|| ||r||) = {info.optimality:.3g})", RuntimeWarning, stacklevel=3)
+    return (X if cols_out else X[:, 0]), info

@@ -57,8 +57,11 @@ class HostQR:
 
 @dataclass
 class SparseQRFactor:
-    """R (n x n, CSC, float32 values) with A[:, perm] = Q R; `rank` from R's diagonal
-    (the columns in `dead` are declared dependent); `qtb` = (Q^T b)[:n] when b was given."""
+    """R (rank x n, CSC, float32 values, upper trapezoidal) with A[:, perm] = Q R, as
+    SuiteSparseQR returns it: its first `rank` columns the triangle of the independent
+    columns, then the columns in `dead` (declared dependent by R's diagonal, Heath's rule),
+    last, their coefficients in Q's first rank columns; `qtb` = (Q^T b)[:rank] when b was
+    given.  R11 = R[:, :rank] is the triangle the solves use."""
     R: sp.csc_matrix
     perm: np.ndarray
     rank: int
@@ -85,6 +88,11 @@ class SparseQRFactor:
     def E(self) -> np.ndarray:
         """The column permutation as scipy/SPQR name it (A[:, E] = Q R)."""
         return self.perm
+
+    @property
+    def R11(self) -> sp.csc_matrix:
+        """The rank x rank upper triangle of the independent columns (R's first columns)."""
+        return self.R[:, :self.rank].tocsc()
 
 
 def _assemble(an: Analysis, f: int, AP: sp.csr_matrix, blocks: dict) -> np.ndarray:
@@ -360,11 +368,24 @@ DENSE_TRIANGLE = 2048
 DENSE_DISTANCE = 2 * 10 ** 7
 
 
+def _nonsingular(R: sp.spmatrix, S: sp.spmatrix) -> sp.spmatrix:
+    """R with each zero (or underflowed) pivot replaced by its column's norm in S: a pivot a
+    dense front had no row for (a wide or rank-deficient front) leaves R singular where S
+    is not, and any nonsingular triangle is a preconditioner for LSMR."""
+    d = R.diagonal().astype(np.float64)
+    norms = np.sqrt(np.asarray(S.multiply(S).sum(axis=0)).ravel()) if S.shape[1] == R.shape[0] else np.ones(d.size)
+    bad = np.abs(d) <= np.finfo(np.float32).tiny * np.maximum(norms, 1.0)
+    if not bad.any():
+        return R
+    return (R.astype(np.float64) + sp.diags(np.where(bad, np.maximum(norms, 1.0) - d, 0.0))).tocsc()
+
+
 def preconditioned(S: sp.spmatrix, R: sp.spmatrix) -> tuple:
     """(S R^-1 as a LinearOperator, y -> R^-1 y), float64: LSMR on S R^-1 converges in
     a few iterations when R is a QR factor of S, even a float32 one.  R of at most
     DENSE_TRIANGLE columns is solved dense (LAPACK's trsv: scipy's sparse triangular
     solve costs ~2 ms a call in overhead alone, and the rank decision makes thousands)."""
+    R = _nonsingular(R, S)
     if R.shape[0] <= DENSE_TRIANGLE:
         Rd = np.asarray(R.astype(np.float64).toarray())
 
@@ -484,7 +505,7 @@ def factorize(A: sp.spmatrix, B: np.ndarray | None, *, ordering, tol: float, eng
     qtb = None
     if B is not None:
         cols = an.perm[n:] - n              # B's columns after the analysis' postorder
-        qtb = R[:n, n:].toarray()[:, np.argsort(cols)].astype(np.float64)
+        qtb = R[:n, n:].tocsc()[:, np.argsort(cols)]
         R = R[:n, :n].tocsc()
     t0 = time.perf_counter()
     dead = dependent(an, R, A[:, perm].tocsc(), column_norms(A)[perm], tol) if tol >= 0 else np.zeros(0, np.int64)
@@ -498,14 +519,52 @@ def factorize(A: sp.spmatrix, B: np.ndarray | None, *, ordering, tol: float, eng
     return SparseQRFactor(R=R, perm=perm, rank=n - dead.shape[0], dead=dead, analysis=an, qtb=qtb, info=info, Q=Q)
 
 
+#: entries (rows x columns) of the dependent columns Q^T is applied to at once
+QT_CHUNK = 2 * 10 ** 7
+
+
+def _with_dependent(A: sp.csc_matrix, B, live: np.ndarray, dead: np.ndarray, *, engine, memory_budget,
+                    keep_h: bool, times: dict):
+    """One more factorization of the independent columns A[:, live] in their order, Q kept
+    as the fronts' reflectors, and the dependent columns' rows of R from it: R12 =
+    (Q^T A[:, dead])[:rank], as SuiteSparseQR's R holds them -- Householder's backward
+    stability covers [R11 R12] as it does R11.  Returns (R, perm, qtb, Q)."""
+    t0 = time.perf_counter()
+    fh = factorize(A[:, live], None, ordering=np.arange(live.size), tol=-1.0, engine=engine,
+                   memory_budget=memory_budget, keep_h=True)
+    r, m = live.size, A.shape[0]
+    step = max(1, QT_CHUNK // max(m, 1))
+    try:
+        blocks = [sp.csc_matrix(fh.qt(A[:, dead[k:k + step]].toarray())[:r].astype(np.float32))
+                  for k in range(0, dead.size, step)]
+        qtb = fh.qt(np.asarray(B, np.float64).reshape(m, -1))[:r] if B is not None else None
+        R, live, Q = sp.hstack([fh.R] + blocks, format="csc"), live[fh.perm], (fh.Q if keep_h else None)
+    except ValueError:
+        # fronts with fewer rows than pivots (zero rows of R) can leave the kept reflectors
+        # without a slot for every row: A's independent columns then by LAPACK's float64 QR
+        if m * r > DENSE_DISTANCE:
+            raise
+        import scipy.linalg
+        (F, tau), _ = scipy.linalg.qr(A[:, live].toarray(), mode="raw")
+        Qt = lambda C: scipy.linalg.lapack.dormqr("L", "T", F, tau, C, max(1, C.shape[1]) * 64)[0]  # noqa: E731
+        R = sp.hstack([sp.csc_matrix(np.triu(F[:r]).astype(np.float32)),
+                       sp.csc_matrix(Qt(A[:, dead].toarray())[:r].astype(np.float32))], format="csc")
+        qtb = Qt(np.asarray(B, np.float64).reshape(m, -1))[:r] if B is not None else None
+        Q = None
+    times["dependent columns"] = times.get("dependent columns", 0.0) + time.perf_counter() - t0
+    return R, live, qtb, Q
+
+
 def factorize_rank(A: sp.spmatrix, B, *, ordering, tol: float, engine, memory_budget=None,
                    keep_h: bool = False) -> SparseQRFactor:
     """factorize, then drop the columns found dependent and factor the rest again
     until none is (Heath's rule, decided on re-factored fronts).  The result's R is
-    rank x rank for A[:, E[:rank]]; `dead` = E[rank:], A's dependent columns."""
+    rank x n, [R11 R12]: R11 the triangle of A[:, E[:rank]], R12 the rows of the
+    dependent columns `dead` = E[rank:] (SuiteSparseQR's form)."""
     n = A.shape[1]
     cols = np.arange(n)
     passes, total, order, name = 0, {}, ordering, None
+    A = sp.csc_matrix(A)
     while True:
         fac = factorize(A[:, cols] if cols.size < n else A, B, ordering=order, tol=tol, engine=engine,
                         memory_budget=memory_budget, keep_h=keep_h)
@@ -514,6 +573,10 @@ def factorize_rank(A: sp.spmatrix, B, *, ordering, tol: float, engine, memory_bu
             name = fac.info["ordering"]             # later passes' order is "given": this one's
         for k, v in fac.info["times"].items():
             total[k] = total.get(k, 0.0) + v
+        if fac.dead.size == 0 and tol >= 0 and cols.size > A.shape[0]:
+            # more independent columns than rows cannot be: pivots whose float64 distance LSMR
+            # could not settle stayed undecided; the smallest of them beyond the row count are dead
+            fac.dead = np.sort(np.argsort(np.abs(fac.R.diagonal()), kind="stable")[:cols.size - A.shape[0]])
         if fac.dead.size == 0 or tol < 0:
             break
         if fac.dead.size == cols.size:              # nothing independent: A is zero
@@ -527,7 +590,18 @@ def factorize_rank(A: sp.spmatrix, B, *, ordering, tol: float, engine, memory_bu
         order = np.searchsorted(np.sort(cols[alive]), cols[alive])   # SuiteSparseQR keeps its order)
         cols = np.sort(cols[alive])
     dead = np.setdiff1d(np.arange(n), cols)
-    fac.perm = np.concatenate([cols[fac.perm], dead])
-    fac.dead, fac.rank = dead, int(cols.size)
+    r = int(cols.size)
+    live = cols[fac.perm]
+    if fac.qtb is not None:
+        fac.qtb = fac.qtb.toarray().astype(np.float64)
+    if dead.size and r:                              # R = [R11 R12], rank x n, as SuiteSparseQR's
+        fac.R, live, qtb, Q = _with_dependent(A, B, live, dead, engine=engine, memory_budget=memory_budget,
+                                              keep_h=keep_h, times=total)
+        fac.qtb = qtb if B is not None else None
+        fac.Q = Q if keep_h else fac.Q
+    else:
+        fac.R = sp.hstack([fac.R, sp.csc_matrix((r, dead.size), dtype=np.float32)], format="csc")
+    fac.perm = np.concatenate([live, dead])
+    fac.dead, fac.rank = dead, r
     fac.info.update(passes=passes, times=total, ordering=name)
     return fac

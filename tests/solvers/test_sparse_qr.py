@@ -189,12 +189,13 @@ def test_compute_small_fronts_in_one_dispatch_and_large_by_panels_agree(ctx, sma
 def test_keep_h_gives_q_with_ap_equal_qr(ctx, method, name):
     """keep_h: Q as the fronts' reflectors, ||A P - Q [R; 0]|| / ||A|| <= 1e-5 (the
     issue's line; float32 reflectors), Q orthogonal, Q^T A P = [R; 0] -- rank-deficient
-    and wide matrices included (R is rank x rank for the independent columns)."""
+    and wide matrices included (R is rank x n: the dependent columns last, as SuiteSparseQR)."""
     A = CASES[name]
     fac = glgpgpu.sparse_qr(A, method=method, keep_h=True)
-    m, r = A.shape[0], fac.rank
-    AP = A[:, fac.perm[:r]].toarray()
-    Rm = np.zeros((m, r))
+    (m, n), r = A.shape, fac.rank
+    assert fac.R.shape == (r, n)
+    AP = A[:, fac.perm].toarray()
+    Rm = np.zeros((m, n))
     Rm[:r] = fac.R.toarray()
     scale = np.linalg.norm(A.toarray())
     assert np.linalg.norm(AP - fac.q(Rm)) <= 1e-5 * scale
@@ -338,7 +339,7 @@ def test_a_zero_matrix_has_rank_zero():
     x, info = glgpgpu.sparse_lstsq(sp.csc_matrix((5, 3)), np.ones(5), method="host")
     assert info.rank == 0 and list(info.dead) == [0, 1, 2] and np.all(x == 0) and info.converged
     fac = glgpgpu.sparse_qr(sp.csc_matrix((5, 3)), method="host")
-    assert fac.rank == 0 and fac.R.shape == (0, 0)
+    assert fac.rank == 0 and fac.R.shape == (0, 3)             # rank x n, as SuiteSparseQR
 
 
 def test_staircase_skips_rows_and_keeps_r_bit_identical(ctx, monkeypatch):
