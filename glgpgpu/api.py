@@ -272,7 +272,7 @@ def cholesky64(C, *, lower: bool = True, ctx: Context | None = None) -> np.ndarr
     if ops is None:
         import scipy.linalg
         return scipy.linalg.cholesky(C, lower=lower, check_finite=False)
-    return ops.cholesky(C, lower=lower, ctx=ctx)
+    return ops.cholesky(C, lower=lower, amax=check.finite_magnitude(C), ctx=ctx)
 
 
 def qr_raw64(A, *, ctx: Context | None = None):

@@ -103,12 +103,9 @@ def write_csv(rows: list, path: Path) -> Path:
 
 
 def plot(rows: list, path: Path, title: str, host_keys: dict) -> Path:
-    import matplotlib
+    from ..teach.plotting import subplots
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    fig, ax = subplots(figsize=(6.4, 4.4))
     for v in dict.fromkeys(r["variant"] for r in rows):
         pts = [(r["m"], r["seconds"]) for r in rows if r["variant"] == v]
         ax.plot(*zip(*pts), "o-", label=f"GPU {v}")
@@ -126,14 +123,12 @@ def plot(rows: list, path: Path, title: str, host_keys: dict) -> Path:
 
 
 def save_figure(fig, path: Path, rect=(0, 0, 1, 1)) -> Path:
-    """Write a matplotlib figure as PNG (folders made) and close it; rect: the part of the
+    """Write a matplotlib figure as PNG (folders made); rect: the part of the
     figure the axes may fill (room left for a legend below them)."""
-    import matplotlib.pyplot as plt
 
     fig.tight_layout(rect=rect)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
-    plt.close(fig)
     return path
 
 

@@ -165,12 +165,9 @@ def dataset(name: str = "digits", *, C: float = 10.0, cg_tol: float = 1e-3, ctx=
 
 def _lines(series: dict, path, *, xlabel, ylabel, title, log2x=True):
     """One log-scale line plot: series = {label: [(x, y), ...]}."""
-    import matplotlib
+    from ..teach.plotting import subplots
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    fig, ax = subplots(figsize=(6.4, 4.4))
     for label, pts in series.items():
         ax.plot(*zip(*pts), "o-" if len(pts) < 40 else "-", label=label)
     if log2x:

@@ -155,12 +155,9 @@ def format_tables(rows, ceil) -> str:
 
 
 def plot_tables(rows, path):
-    import matplotlib
+    from ..teach.plotting import subplots
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    fig, axes = subplots(1, 2, figsize=(10, 4))
     for ax, t in zip(axes, (1, 2)):
         sel = [r for r in rows if r["table"] == t]
         if not sel:

@@ -77,12 +77,9 @@ def format_table4(rows) -> str:
 def plot_fig15(rows, path) -> Path:
     """Fig. 15: speedup over SuiteSparseQR against intensity (log scale), the threshold at 10."""
     optional_import("matplotlib", "demo", "plotting Fig. 15")
-    import matplotlib
+    from ..teach.plotting import subplots
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = subplots(figsize=(6, 4))
     x = [r["intensity"] for r in rows]
     y = [r["speedup"] for r in rows]
     ax.scatter(x, y, s=12)

@@ -16,7 +16,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import NotPositiveDefiniteError
-from ..validate import finite_magnitude
 from ..gl.buffers import leading
 from .blas import NB, download, fill, require, spread, write
 from .dense import factor
@@ -343,19 +342,22 @@ class Float64Cholesky:
             self._sync = None
 
 
-def cholesky64(C: np.ndarray, *, lower: bool = True, ctx) -> np.ndarray:
+def cholesky64(C: np.ndarray, *, lower: bool = True, amax: float | None = None, ctx) -> np.ndarray:
     """The Cholesky factor of C in float64, dense, on the GPU (the kernels in double):
     lower L with L L^T = C reading C's lower triangle, or (lower=False) upper U with
     U^T U = C reading its upper triangle -- turned on the GPU, so the host passes C's
     bytes once each way.  C far from 1 in size is scaled by an even power of two first
-    (exact; the factor by its root) so that no square over- or underflows.  Raises
-    NotPositiveDefiniteError (a numpy.linalg.LinAlgError) naming the first failed pivot."""
+    (exact; the factor by its root) so that no square over- or underflows (amax: max |C|
+    where the caller knows it, else measured).  Raises NotPositiveDefiniteError (a
+    numpy.linalg.LinAlgError) naming the first failed pivot."""
     require(ctx)
     C = np.asarray(C, np.float64)
     m = C.shape[0]
     if m == 0:
         return np.zeros((0, 0))
-    amax = finite_magnitude(C) or 0.0       # None where the unread triangle holds NaN: no scaling then
+    if amax is None:
+        amax = float(np.nanmax(np.abs(C)))
+    amax = amax if np.isfinite(amax) else 0.0     # NaN or inf in the unread triangle: no scaling then
     k = int(np.frexp(amax)[1]) // 2 if amax > 0 and not 2.0 ** -400 < amax < 2.0 ** 400 else 0
     M = Float64Matrix(ctx, m, m, "the float64 factor")
     T = None

@@ -34,17 +34,14 @@ def _label(corner, names, n):
 def render_pass(draw, image, path: Path, title: str, explain: str):
     """One picture of one draw; returns the number of texels the numpy rasterizer
     says the draw covered (the caller checks it against the GPU's count)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from .plotting import subplots
     from matplotlib import patheffects
     from matplotlib.patches import Polygon, Rectangle
 
     w, h = draw.size
     count, (x0, x1, y0, y1) = runs.coverage_and_view(draw, .8)
     scale = 0.55
-    fig, ax = plt.subplots(figsize=(max(4.0, (x1 - x0) * scale + 1.5) + 1.3, max(3.5, (y1 - y0) * scale + 1.2)))
+    fig, ax = subplots(figsize=(max(4.0, (x1 - x0) * scale + 1.5) + 1.3, max(3.5, (y1 - y0) * scale + 1.2)))
     finite = np.where(np.isfinite(image), image, np.nan)
     ax.imshow(finite, cmap="viridis", extent=(0, w, h, 0), interpolation="nearest", alpha=.85)
     for y in range(h):
@@ -79,7 +76,6 @@ def render_pass(draw, image, path: Path, title: str, explain: str):
              color="0.25")
     fig.tight_layout(rect=(0, 0.07, 1, 1))
     fig.savefig(path, dpi=90)
-    plt.close(fig)
     return int(count.sum())
 
 

@@ -51,9 +51,7 @@ def write(out: Path, A, title: str = "A") -> list:
     returns [(file name, caption), ...].  title: what A is, for the first picture.
     The columns in COLAMD's order, as sparse_qr orders them; in A's own where the
     system has no COLAMD (the caption says which)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from .plotting import colormap, subplots
     from matplotlib.patches import Rectangle
 
     out.mkdir(parents=True, exist_ok=True)
@@ -67,8 +65,8 @@ def write(out: Path, A, title: str = "A") -> list:
 
     # 1. the tree: x = postorder position, y = depth, size ~ front columns, colour = round
     depth = depths(an)
-    fig, ax = plt.subplots(figsize=(9, 4.5))
-    cmap = plt.get_cmap("viridis", len(rounds))
+    fig, ax = subplots(figsize=(9, 4.5))
+    cmap = colormap("viridis", len(rounds))
     for f in range(an.nfronts):
         if an.parent[f] >= 0:
             ax.plot([f, an.parent[f]], [-depth[f], -depth[an.parent[f]]], color="#bbb", lw=0.6, zorder=1)
@@ -80,7 +78,6 @@ def write(out: Path, A, title: str = "A") -> list:
     ax.set_title(f"{title}: {an.nfronts} fronts in {len(rounds)} rounds")
     fig.tight_layout()
     fig.savefig(out / "sparse-qr-tree.png", dpi=90)
-    plt.close(fig)
     made.append(("sparse-qr-tree.png",
                  f"The column elimination tree, grouped into {an.nfronts} fronts ({ordering} order, relaxed supernodes). "
                  f"A front waits only for its own children: fronts of different subtrees and depths share a round, "
@@ -95,7 +92,7 @@ def write(out: Path, A, title: str = "A") -> list:
     kids = {c: i + 1 for i, c in enumerate(an.children[f])}
     for r, (lo, src) in enumerate(zip(an.leftmost[f], an.sources[f])):
         img[r, lo:] = 1 + (kids[src] if src >= 0 else 0)
-    fig, ax = plt.subplots(figsize=(6, 6 * fm / max(fn, 1) if fm < 2 * fn else 8))
+    fig, ax = subplots(figsize=(6, 6 * fm / max(fn, 1) if fm < 2 * fn else 8))
     ax.imshow(np.ma.masked_equal(img, 0), cmap="tab10", vmin=1, vmax=10, interpolation="nearest", aspect="equal")
     ax.axvline(fp - 0.5, color="red", ls="--", lw=1)
     ax.axhline(min(fm, fp) - 0.5, color="red", ls=":", lw=1)
@@ -105,7 +102,6 @@ def write(out: Path, A, title: str = "A") -> list:
     ax.set_ylabel("row (sorted by leftmost column)")
     fig.tight_layout()
     fig.savefig(out / "sparse-qr-staircase.png", dpi=90)
-    plt.close(fig)
     made.append(("sparse-qr-staircase.png",
                  f"Front {f}'s staircase (Fig. 4): blue rows are rows of A, the other colours the contribution blocks "
                  f"of its {len(an.children[f])} children (colours repeat past nine), each row from its leftmost "
@@ -114,8 +110,8 @@ def write(out: Path, A, title: str = "A") -> list:
 
     # 3. the same front assembled by drawing: points for its rows of A, a rectangle per run of block rows
     points, rects = assembly(an, A, f)
-    fig, ax = plt.subplots(figsize=(6, 6 * fm / max(fn, 1) if fm < 2 * fn else 8))
-    tab = plt.get_cmap("tab10")
+    fig, ax = subplots(figsize=(6, 6 * fm / max(fn, 1) if fm < 2 * fn else 8))
+    tab = colormap("tab10")
     if rects is not None:
         c = rects.corners.reshape(-1, 4, rects.corners.shape[1])
         for q in c:
@@ -132,7 +128,6 @@ def write(out: Path, A, title: str = "A") -> list:
     ax.set_ylabel("row")
     fig.tight_layout()
     fig.savefig(out / "sparse-qr-assembly.png", dpi=90)
-    plt.close(fig)
     made.append(("sparse-qr-assembly.png",
                  f"Front {f} assembled on the GPU (section 3.3.1): each nonzero of its rows of A is one point, added "
                  f"into the cleared front; each child's contribution block is gathered by {nrect} rectangles, one per "
@@ -146,7 +141,7 @@ def write(out: Path, A, title: str = "A") -> list:
     atlas, rects = launch(an, np.array(busiest), step)
     W = max(fr.ox + fr.n for _, fr in atlas)
     H = max(fr.m for _, fr in atlas)
-    fig, ax = plt.subplots(figsize=(10, 3.5))
+    fig, ax = subplots(figsize=(10, 3.5))
     for g, fr in atlas:
         ax.add_patch(Rectangle((fr.ox, 0), fr.n, fr.m, fill=False, ec="k", lw=0.6))
     for x0, y0, x1, y1, g in rects:
@@ -160,7 +155,6 @@ def write(out: Path, A, title: str = "A") -> list:
                  f"covers {len(rects)} rectangles", fontsize=10)
     fig.tight_layout()
     fig.savefig(out / "sparse-qr-launch.png", dpi=90)
-    plt.close(fig)
     made.append(("sparse-qr-launch.png",
                  f"The {len(atlas)} fronts of round {rounds.index(busiest)} side by side in one texture (black), and "
                  f"the {len(rects)} rectangles (orange) of the single draw that applies reflection {step} in every one "

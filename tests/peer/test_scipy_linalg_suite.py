@@ -134,21 +134,27 @@ class TestCholesky(tdc.TestCholesky):
             npt.assert_allclose(L @ L.T, x, atol=8 * U32 * 5)
 
 
-class TestChoFactor(tdc.TestChoFactor):
+def _scipys(module, name):
+    """scipy's test class `name`, or an empty stand-in where the installed scipy has none
+    (older releases: the minimum versions' environment runs these files too)."""
+    return getattr(module, name, object)
+
+
+class TestChoFactor(_scipys(tdc, "TestChoFactor")):
     pass
 
 
-class TestSolveTriangular(tb.TestSolveTriangular):
+class TestSolveTriangular(_scipys(tb, "TestSolveTriangular")):
     pass
 
 
-class TestQR(td.TestQR):
+class TestQR(_scipys(td, "TestQR")):
     pass
 
 
-class TestSolve(tb.TestSolve):
+class TestSolve(_scipys(tb, "TestSolve")):
     pass
 
 
-class TestLstsq(tb.TestLstsq):
+class TestLstsq(_scipys(tb, "TestLstsq")):
     pass
