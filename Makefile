@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint check-egl check-xvfb check-colamd check-chromium venv bench-cpu clean help
+.PHONY: demo test test-floors lint check-egl check-xvfb check-colamd check-chromium venv bench-cpu clean help
 
 help:
 	@echo "make demo   - set up .venv and run the main example headless"
@@ -83,8 +83,20 @@ demo: check-egl $(STAMP)
 test: check-egl check-xvfb check-colamd check-chromium $(STAMP)
 	$(PY) -m pytest -q
 
+# The dependency floors pyproject.toml states, pinned in a second environment, and the
+# peers' suites (tests/peer) run there: a floor is only stated if the code meets it.
+FLOORS := .venv-floors
+test-floors: check-egl check-colamd
+	@echo "== the stated minimum versions: $$($(PYTHON) .ci/floors.py | tr '\n' ' ')"
+	$(PYTHON) -m venv $(FLOORS)
+	$(FLOORS)/bin/python -m pip install -q --upgrade pip
+	$(FLOORS)/bin/python -m pip install -q $$($(PYTHON) .ci/floors.py) pytest hypothesis
+	$(FLOORS)/bin/python -m pip install -q --no-deps -e .
+	$(FLOORS)/bin/python -m pytest -q -p no:cacheprovider tests/peer --ignore=tests/peer/test_scipy_linalg_suite.py \
+	  --ignore=tests/peer/test_scipy_linprog_suite.py        # scipy's own classes change from release to release
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
 clean:
-	rm -rf $(VENV) demo_out out .pytest_cache
+	rm -rf $(VENV) $(FLOORS) demo_out out .pytest_cache

@@ -410,6 +410,27 @@ def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=Tr
     return x, res, rank, None
 
 
+def _trcon(T: np.ndarray, lower: bool = False) -> float:
+    """The reciprocal 1-norm condition number of a triangular T, estimated: LAPACK's trcon
+    where the installed scipy wraps it (1.12 on), else Hager's estimator (onenormest) on
+    T^-1 by triangular solves -- O(n^2) either way."""
+    uplo = "L" if lower else "U"
+    trcon = getattr(_lapack, "strcon" if T.dtype == np.float32 else "dtrcon", None)
+    if trcon is not None:
+        return float(trcon(T, norm="1", uplo=uplo)[0])
+    from scipy.sparse.linalg import LinearOperator, onenormest
+    n = T.shape[0]
+    if n == 0:
+        return 1.0
+    Tt = np.tril(T) if lower else np.triu(T)
+    if not np.all(np.diagonal(Tt)):
+        return 0.0
+    inv = LinearOperator((n, n), dtype=np.float64,
+                         matvec=lambda x: _sla.solve_triangular(Tt, x, lower=lower, check_finite=False),
+                         rmatvec=lambda x: _sla.solve_triangular(Tt, x, lower=lower, trans=1, check_finite=False))
+    return float(1.0 / (np.abs(Tt).sum(axis=0).max() * onenormest(inv)))
+
+
 def _warn_ill(rcond: float) -> None:
     if rcond < _EPS:
         warnings.warn(f"Ill-conditioned matrix (rcond={rcond:.6g}): result may not be accurate.",
@@ -494,7 +515,7 @@ def _solve_general(A: np.ndarray, B: np.ndarray, method, ctx) -> np.ndarray:
         F32 = None
     if F32 is not None:
         F32 = np.asfortranarray(F32)                    # LAPACK's order, once: each call below reads it
-        if not np.all(np.diagonal(F32)) or float(_lapack.strcon(F32, norm="1", uplo="U")[0]) < _RCOND32:
+        if not np.all(np.diagonal(F32)) or _trcon(F32) < _RCOND32:
             F32 = None
     if F32 is not None:
         def solve32(R):
@@ -505,7 +526,7 @@ def _solve_general(A: np.ndarray, B: np.ndarray, method, ctx) -> np.ndarray:
             return X
     F, tau = api.qr_raw64(A, ctx=ctx)
     R = np.triu(F)
-    rcond = float(_lapack.dtrcon(R, norm="1", uplo="U")[0]) if n else 1.0
+    rcond = _trcon(R) if n else 1.0
     if not rcond >= _EPS:
         lu, piv, info = _lapack.dgetrf(A)
         if info > 0 or not np.all(np.diagonal(R)):
@@ -599,7 +620,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         elif kind in ("upper", "lower"):
             T = np.tril(A) if kind == "lower" else np.triu(A)
             _singular_diagonal(T, False)
-            _warn_ill(float(_lapack.dtrcon(T, norm="1", uplo="L" if kind == "lower" else "U")[0]))
+            _warn_ill(_trcon(T, lower=kind == "lower"))
             X = _sla.solve_triangular(T, B, trans=int(bool(transposed)), lower=kind == "lower", check_finite=False)
         else:
             X = _solve_general(A, B, method, ctx)

@@ -25,6 +25,15 @@ try:
     HAVE_SKLEARN = True
 except ImportError:                              # the lean install: the same estimators, plainer
     HAVE_SKLEARN = False
+    try:                                         # installed, but older than the estimators need
+        import sklearn as _sk
+        import warnings as _w
+        _w.warn(f"scikit-learn {_sk.__version__} is installed, but glgpgpu's LSSVC / LSSVR need scikit-learn "
+                ">= 1.6 (sklearn.utils.validation.validate_data): they run without scikit-learn's machinery, "
+                "so its tools (cross_val_score, GridSearchCV, Pipeline) will not work with them. "
+                "Upgrade: pip install 'scikit-learn>=1.6' (or glgpgpu[ml]).", RuntimeWarning, stacklevel=2)
+    except ImportError:
+        pass
 
     class BaseEstimator:
         """get_params / set_params from __init__'s signature, as scikit-learn's."""
