@@ -76,12 +76,34 @@ def cholesky(C, *, packed: bool = False, variant: str = "outer", method: str = "
                         "pass the symmetric matrix (or its lower triangle), e.g. C + np.triu(C, 1).T")
     ctx = _options(packed, method, ctx)
     impl = implementation(choose(method, ctx, packed=packed, variant=variant))
+    k = _equilibration(C)
+    if k is not None:                  # D C D with D = 2^k on the diagonal: L = D^-1 L', exact
+        Cs = np.ldexp(np.ldexp(np.tril(C), k[:, None]), k[None, :]).astype(np.float32)
+        with ctx.pool.scope():
+            L = impl.cholesky(Cs, packed=packed, variant=variant, ctx=ctx)
+        return check.finite_result(np.ldexp(L, -k[:, None]).astype(np.float32), "the Cholesky factor")
     e = exponent(top[0] if top else 0.0, even=True)      # C 4^-k: L 2^-k, exact
     if e:                                                  # the triangle read decides, not the other one
         e = exponent(float(np.abs(np.tril(C)).max()), even=True)
     with ctx.pool.scope():
         L = impl.cholesky(scaled(C, e), packed=packed, variant=variant, ctx=ctx)
     return check.finite_result(unscaled(L, e // 2), "the Cholesky factor")
+
+
+#: a diagonal whose entries span more than this ratio is equilibrated before the float32 factor
+EQUILIBRATE_RANGE = 2.0 ** 40
+
+
+def _equilibration(C: np.ndarray):
+    """The powers k (D = diag(2^k)) that bring C's diagonal near 1 -- D C D's entries then lie
+    within [-1, 1] where C is SPD (|c_ij| <= sqrt(c_ii c_jj)) -- where the diagonal spans more
+    than EQUILIBRATE_RANGE (one common power of two would flush its smallest entries in
+    float32, refusing a matrix that is SPD: diag(1e-30, 1, 1e30)); None otherwise."""
+    d = np.diagonal(C).astype(np.float64)
+    pos = d[d > 0]
+    if pos.size < 2 or pos.max() <= EQUILIBRATE_RANGE * pos.min():
+        return None
+    return -np.round(0.5 * np.log2(np.where(d > 0, d, 1.0))).astype(np.int64)
 
 
 def _solve(L_lower: np.ndarray, B, steps, packed: bool, ctx, method: str, lmax: float = 0.0):

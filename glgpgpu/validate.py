@@ -18,7 +18,8 @@ from .errors import NonFiniteResultError, SingularMatrixError
 F32_MAX = float(np.finfo(np.float32).max)
 
 
-def array(x, name: str, ndim: int | tuple, dtype=np.float32, magnitude: list | None = None) -> np.ndarray:
+def array(x, name: str, ndim: int | tuple, dtype=np.float32, magnitude: list | None = None,
+          any_range: bool = False) -> np.ndarray:
     """`x` as an array of `dtype` with ndim in `ndim`; refuses what would be lost.
 
     float32 input comes back as is (no copy); other real dtypes are converted once.
@@ -49,7 +50,8 @@ def array(x, name: str, ndim: int | tuple, dtype=np.float32, magnitude: list | N
         top = finite_magnitude(arr)            # float32 cannot exceed float32's range: one pass
         if top is None:
             raise _non_finite(arr, name)
-        if top > F32_MAX:                      # every array here reaches the GPU in float32
+        if top > F32_MAX and not any_range:    # every array here reaches the GPU in float32 (any_range:
+                                               # the caller scales by powers of two first)
             raise ValueError(f"{name} holds values beyond float32's range (|x| > {F32_MAX:.3g}); "
                              "scale the problem before solving it in single precision")
     else:

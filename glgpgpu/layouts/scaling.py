@@ -12,16 +12,16 @@ def power_of_two_scale(A: np.ndarray):
     if amax == 0.0:
         return A, 1.0
     e = int(np.frexp(amax)[1])
-    return (A * np.float32(np.ldexp(1.0, -e))).astype(np.float32), float(np.ldexp(1.0, e))
+    # scaled in float64: 2^-e itself passes float32's range for data near its ends (1e-45)
+    return np.ldexp(np.asarray(A, np.float64), -e).astype(np.float32), float(np.ldexp(1.0, e))
 
 
 def scale_r(F: np.ndarray, scale: float) -> np.ndarray:
     """Multiply the upper trapezoid of F (R of a QR in geqrf's layout) by `scale`, in
     place, row by row: exact for a power of two, and without np.triu_indices's index
     arrays (tens of ms for a 384 x 6144 F on the GPU machine's host)."""
-    s = np.float32(scale)
-    for i in range(min(F.shape)):
-        F[i, i:] *= s
+    for i in range(min(F.shape)):               # in float64: the scale may pass float32's range
+        F[i, i:] = np.ldexp(F[i, i:].astype(np.float64), int(np.frexp(scale)[1]) - 1) if scale != 1 else F[i, i:]
     return F
 
 

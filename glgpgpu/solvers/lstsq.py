@@ -145,8 +145,8 @@ def lstsq(A, b, *, tol: float = 1e-12, max_iter: int = 30, method: str = "auto",
     method: "paper" (the unblocked kernels), "blocked" (Yeralan et al.'s tile kernels)
     or "auto".
     """
-    A = check.array(A, "A", 2, np.float64)
-    b = check.array(b, "b", 1, np.float64)
+    A = check.array(A, "A", 2, np.float64, any_range=True)
+    b = check.array(b, "b", 1, np.float64, any_range=True)
     m, n = A.shape
     if m < n:
         raise ValueError(f"A is {m} x {n} with fewer rows than columns: the least-squares solution is not "
@@ -159,8 +159,28 @@ def lstsq(A, b, *, tol: float = 1e-12, max_iter: int = 30, method: str = "auto",
     ctx = resolve(check.context(ctx))
     impl = implementation(choose(method, ctx))
     watch = Stopwatch(ctx)
+    # A 2^-ea x' = b 2^-eb, x = x' 2^(eb - ea): exact, and float32 holds A's and the residuals' sizes
+    ea, eb = _exponent(A), _exponent(b)
+    x, info = _lstsq_scaled(impl, np.ldexp(A, -ea), np.ldexp(b, -eb), tol, max_iter, ctx, watch)
+    x = np.ldexp(x, eb - ea)
+    if not np.isfinite(x).all():
+        raise OverflowError(f"the least-squares solution's entries pass float64's range (the scaled solution "
+                            f"times 2^{eb - ea}): scale A up or b down")
+    if not info.converged and max_iter > 0 and info.status != "rank deficient":
+        warnings.warn(info.message, RuntimeWarning, stacklevel=2)
+    return x, info
+
+
+def _exponent(X: np.ndarray) -> int:
+    """e with max |X| 2^-e in [0.5, 1) (0 for a zero X)."""
+    top = float(np.abs(X).max(initial=0.0))
+    return int(np.frexp(top)[1]) if top > 0 else 0
+
+
+def _lstsq_scaled(impl, A, b, tol, max_iter, ctx, watch):
+    m, n = A.shape
     with ctx.pool.scope():
-        fac, msg = qr_factor(impl, A.astype(np.float32), ctx, watch, stacklevel=2)
+        fac, msg = qr_factor(impl, A.astype(np.float32), ctx, watch, stacklevel=3)
         if fac is None:
             # the GPU's QR has no column pivoting to find a basis: the minimum-norm solution
             # comes from the host's float64 SVD, as numpy.linalg.lstsq gives it, with the rank
@@ -174,10 +194,10 @@ def lstsq(A, b, *, tol: float = 1e-12, max_iter: int = 30, method: str = "auto",
         finally:
             fac.release()
     if max_iter == 0:
-        info.status = "converged"
-    if not info.converged:
+        info.status = "not refined"
+        info.message = "max_iter=0: the float32 QR's solution, not refined (float32 accuracy)"
+    elif not info.converged:
         info.message = (f"refinement stopped ({info.status}) after {info.iterations} steps with a last "
                         f"correction of {info.corrections[-1] if info.corrections else float('nan'):.3g} ||x|| "
                         f"> tol = {tol:g}")
-        warnings.warn(info.message, RuntimeWarning, stacklevel=2)
     return x, info

@@ -32,11 +32,13 @@ def _sparse(A, name="A") -> sp.csc_matrix:
     if sp.issparse(A):
         if A.ndim != 2:
             raise ValueError(f"{name} must be 2-D, got {A.ndim}-D")
-        if np.iscomplexobj(A.data if hasattr(A, "data") else np.zeros(0)):
+        if np.dtype(A.dtype).kind == "c":             # any format: lil and dok hold their values elsewhere
             raise ValueError(f"{name} is complex; sparse QR here is real (float32 on the GPU)")
+        if np.dtype(A.dtype).kind not in "biuf":
+            raise ValueError(f"{name} must hold real numbers, got dtype {A.dtype}")
         M = sp.csc_matrix(A, dtype=np.float64)
     else:
-        M = sp.csc_matrix(check.array(A, name, 2, dtype=np.float64))
+        M = sp.csc_matrix(check.array(A, name, 2, dtype=np.float64, any_range=True))
     M.sum_duplicates()
     if not np.all(np.isfinite(M.data)):
         bad = int(np.count_nonzero(~np.isfinite(M.data)))
@@ -45,6 +47,13 @@ def _sparse(A, name="A") -> sp.csc_matrix:
     if m == 0 or n == 0:
         raise ValueError(f"{name} is {m} x {n}: it needs at least one row and one column")
     return M
+
+
+def _pow2(A: sp.csc_matrix) -> int:
+    """The power of two e with max |A| 2^-e in [0.5, 1) where A's size is far from 1 (0 else):
+    the float32 factorization then neither under- nor overflows, and scaling by 2^-e is exact."""
+    amax = float(np.abs(A.data).max(initial=0.0))
+    return int(np.frexp(amax)[1]) if amax > 0 and not 2.0 ** -30 <= amax <= 2.0 ** 30 else 0
 
 
 def sparse_qr(A, b=None, *, ordering="colamd", tol=None, method: str = "auto", memory_budget=None,
@@ -77,9 +86,21 @@ def sparse_qr(A, b=None, *, ordering="colamd", tol=None, method: str = "auto", m
         if B.shape[0] != m:
             raise ValueError(f"b has {B.shape[0]} rows but A has {m}")
         B = B.reshape(m, -1)
-    tol, memory_budget, engine = _options(A, tol, memory_budget, method, ctx)
+    e = _pow2(A)                            # A 2^-e is factored: R scales back by 2^e, Q^T b does not change
+    A = A * 2.0 ** -e if e else A
+    tol, memory_budget, engine = _options(A, tol if tol is None or tol < 0 else tol * 2.0 ** -e, memory_budget,
+                                          method, ctx)
     fac = factorize_rank(A, B, ordering=ordering, tol=tol, engine=engine, memory_budget=memory_budget,
                          keep_h=keep_h)
+    if e:
+        top = float(np.abs(fac.R.data).max(initial=0.0)) * 2.0 ** e
+        low = float(np.abs(fac.R.data[fac.R.data != 0]).min(initial=np.inf)) * 2.0 ** e
+        if top > np.finfo(np.float32).max or (np.isfinite(low) and low < np.finfo(np.float32).tiny):
+            raise ValueError(f"R's entries (up to {top:.3g}, down to {low:.3g}) lie outside float32's range, in "
+                             "which sparse_qr returns R: scale A by a power of two first (R scales with it), or "
+                             "use sparse_lstsq, whose solution is float64")
+        fac.R = (fac.R.astype(np.float64) * 2.0 ** e).astype(np.float32).tocsc()
+        fac.info["scaled_by"] = 2.0 ** -e
     if b is not None and np.ndim(b) == 1:
         fac.qtb = fac.qtb[:, 0]
     return fac
@@ -154,7 +175,7 @@ def sparse_lstsq(A, b, *, atol: float = 1e-12, tol=None, max_iter: int = 100, or
     B = np.asarray(b, dtype=np.float64) if not sp.issparse(b) else b.toarray().astype(np.float64)
     if B.ndim == 0 and m == 1:
         B = B.reshape(1)
-    B = check.array(B, "b", (1, 2), dtype=np.float64)
+    B = check.array(B, "b", (1, 2), dtype=np.float64, any_range=True)
     if B.shape[0] != m:
         raise ValueError(f"b has {B.shape[0]} entries but A has {m} rows")
     cols_out = B.ndim == 2 and B.shape[1] != 1
@@ -164,7 +185,12 @@ def sparse_lstsq(A, b, *, atol: float = 1e-12, tol=None, max_iter: int = 100, or
     solution = check.choice(solution, "solution", ("basic", "minimum-norm"))
     if solution == "minimum-norm":
         return _minimum_norm(A, B, atol, max_iter, cols_out)
-    tol, memory_budget, engine = _options(A, tol, memory_budget, method, ctx)
+    # A 2^-ea x' = b 2^-eb with x = x' 2^(eb - ea): exact, and float32 holds both
+    ea, eb = _pow2(A), _pow2(sp.csc_matrix(B))
+    A_in, B_in = A, B
+    A, B = (A * 2.0 ** -ea if ea else A), (B * 2.0 ** -eb if eb else B)
+    tol, memory_budget, engine = _options(A, tol if tol is None or tol < 0 else tol * 2.0 ** -ea, memory_budget,
+                                          method, ctx)
     info = SparseLstsqInfo()
     t0 = time.perf_counter()
     fac = factorize_rank(A, B, ordering=ordering, tol=tol, engine=engine, memory_budget=memory_budget)
@@ -204,6 +230,12 @@ def sparse_lstsq(A, b, *, atol: float = 1e-12, tol=None, max_iter: int = 100, or
         X[cols, j] = z
     info.status = "converged" if all(st == "converged" for st in statuses) else "iteration limit"
     info.times["refine"] = time.perf_counter() - t1
+    if ea or eb:
+        X = np.ldexp(X, eb - ea)
+        if not np.isfinite(X).all():
+            raise OverflowError(f"the least-squares solution's entries pass float64's range (the scaled "
+                                f"solution times 2^{eb - ea}): scale A up or b down")
+        info.optimality = max(_optimality(A_in, B_in[:, j] - A_in @ X[:, j]) for j in range(B.shape[1]))
     if not info.converged:
         warnings.warn(f"sparse_lstsq: ||A^T r|| / (||A|| ||r||) = {info.optimality:.3g} after {info.iterations} "
                       f"LSMR iterations, above atol={atol:g}", RuntimeWarning, stacklevel=2)

@@ -97,7 +97,13 @@ def wls(A, d2, b, *, tol: float = 1e-8, max_iter: int = 100, packed: bool = Fals
     if solver == "qr":
         if packed:
             raise ValueError("solver='qr' has no packed layout (the packed format stores triangles)")
-        return _wls_qr(A, d2, b, tol, max_iter, method, ctx)
+        # A 2^-ea: x scales by 2^ea, b 2^-eb: x by 2^-eb -- exact, and the stopping test (whose
+        # ||r|| / ||x|| is not scale-free) then sees the problem at the size it was tuned for
+        ea = int(np.frexp(tops[0])[1]) if tops[0] > 0 else 0
+        bmax = float(np.abs(b).max(initial=0.0))
+        eb = int(np.frexp(bmax)[1]) if bmax > 0 else 0
+        x, info = _wls_qr(np.ldexp(A, -ea), d2, np.ldexp(b, -eb), tol, max_iter, method, ctx)
+        return np.ldexp(x, eb - ea), info
     impl = implementation(choose(method, ctx, packed=packed))
     m = A.shape[0]
     watch = Stopwatch(ctx)

@@ -72,6 +72,8 @@ def read_model(path: str):
     checked first (a folder, a missing file, a non-path are named)."""
     highspy = optional_import("highspy", "lp", "reading MPS files")
 
+    if isinstance(path, bytes):                 # os.fspath's other form: a file name in bytes
+        path = os.fsdecode(path)
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a file name, got {type(path).__name__} {path!r}")
     path = os.fspath(path)

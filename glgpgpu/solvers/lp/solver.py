@@ -9,6 +9,8 @@ precision="single": single/ -- the 2006 paper's solver, every vector in a float3
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
@@ -160,5 +162,6 @@ def solve_mps(path, *, tol: float | None = None, precision: str = "mixed", chole
     """Solve an MPS file (plain or .gz, read by HiGHS) by the interior-point method."""
     if not isinstance(path, (str, bytes)) and not hasattr(path, "__fspath__"):
         raise TypeError(f"path must be a file name, got {type(path).__name__} {path!r}")
-    return solve_general(from_mps(str(path)), tol=tol, precision=precision, cholesky=cholesky, max_iter=max_iter,
+    path = os.fsdecode(path) if isinstance(path, bytes) else str(path)
+    return solve_general(from_mps(path), tol=tol, precision=precision, cholesky=cholesky, max_iter=max_iter,
                          device=device, packed=packed, method=method, ctx=ctx, callback=callback, presolve=presolve)

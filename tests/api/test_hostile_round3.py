@@ -1,0 +1,82 @@
+"""Round 3 of the hostile inputs: each row right or named (data far from 1 in size,
+complex values in any sparse format, an SPD matrix whose diagonal spans float32's range,
+max_iter=0, a bytes path, float32's smallest numbers)."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import glgpgpu
+
+
+@pytest.mark.parametrize("fmt", ["lil", "dok", "csr", "coo"])
+def test_complex_sparse_is_refused_in_every_format(fmt):
+    A = sp.random(6, 3, density=0.6, random_state=np.random.default_rng(1)).astype(complex).tolil()
+    A[0, 0] = 1 + 2j
+    A = A.asformat(fmt)
+    for call in (lambda: glgpgpu.sparse_lstsq(A, np.ones(6)), lambda: glgpgpu.sparse_qr(A)):
+        with pytest.raises(ValueError, match="complex"):
+            call()
+
+
+@pytest.mark.parametrize("scale_a", [1e-200, 1e-100, 1e-46, 1e39, 1e200])
+@pytest.mark.parametrize("scale_b", [1.0, 1e-150, 1e150])
+def test_sparse_lstsq_far_from_one(ctx, scale_a, scale_b):
+    rng = np.random.default_rng(3)
+    A = sp.random(40, 15, density=0.3, random_state=rng, format="csr") + sp.eye(40, 15)
+    b = rng.standard_normal(40)
+    if scale_b / scale_a > 1e300:                   # the answer itself passes float64's range: named
+        with pytest.raises(OverflowError, match="float64's range"):
+            glgpgpu.sparse_lstsq(A * scale_a, b * scale_b, method="host")
+        return
+    x, info = glgpgpu.sparse_lstsq(A * scale_a, b * scale_b, method="host")
+    want = np.linalg.lstsq(A.toarray(), b, rcond=None)[0] * (scale_b / scale_a)
+    assert info.converged and info.rank == 15
+    assert np.linalg.norm(x - want) <= 1e-10 * np.linalg.norm(want)
+
+
+def test_sparse_qr_names_an_r_beyond_float32():
+    A = sp.eye(5, 3, format="csc") * 1e-200
+    with pytest.raises(ValueError, match="outside float32's range"):
+        glgpgpu.sparse_qr(A)
+    fac = glgpgpu.sparse_qr(sp.eye(5, 3, format="csc") * 1e-20)
+    assert fac.rank == 3 and np.allclose(np.abs(fac.R.diagonal()), 1e-20)
+
+
+@pytest.mark.parametrize("method", ["paper", "blocked", "compute"])
+def test_cholesky_of_a_diagonal_spanning_float32(ctx, method):
+    """diag(1e-30, 1, 1e30) is SPD in float32: equilibrated by powers of two, not refused;
+    and a pivot that fails is named where it fails (pivot 1 here, not 0)."""
+    L = glgpgpu.cholesky(np.diag([1e-30, 1.0, 1e30]), method=method)
+    assert np.allclose(np.diagonal(L), [1e-15, 1.0, 1e15], rtol=1e-6)
+    with pytest.raises(np.linalg.LinAlgError, match="pivot 1 ") as err:
+        glgpgpu.cholesky(np.array([[1e-30, 1e19], [1e19, 1.0]]), method=method)
+    assert err.value.pivot == 1
+
+
+@pytest.mark.parametrize("scale", [1e-60, 1e-40, 1e40, 1e60])
+def test_lstsq_and_wls_far_from_one(ctx, scale):
+    rng = np.random.default_rng(4)
+    A = rng.standard_normal((50, 8))
+    b = rng.standard_normal(50)
+    x, info = glgpgpu.lstsq(A * scale, b)
+    want = np.linalg.lstsq(A, b, rcond=None)[0] / scale
+    assert info.converged and np.linalg.norm(x - want) <= 1e-12 * np.linalg.norm(want)
+    d2 = rng.random(50) + 0.5
+    x0, _ = glgpgpu.wls(A.T, d2, b, solver="qr")
+    for method in ("paper", "compute"):
+        x, info = glgpgpu.wls(A.T * min(scale, 1e30), d2, b, solver="qr", method=method)
+        assert info.converged and np.linalg.norm(x * min(scale, 1e30) - x0) <= 1e-7 * np.linalg.norm(x0)
+
+
+def test_lstsq_max_iter_zero_says_not_refined(ctx):
+    rng = np.random.default_rng(5)
+    x, info = glgpgpu.lstsq(rng.standard_normal((30, 4)), rng.standard_normal(30), max_iter=0)
+    assert info.status == "not refined" and not info.converged and "not refined" in info.message
+
+
+def test_bytes_paths_and_float32s_smallest(ctx):
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[2] / "data" / "netlib" / "afiro.mps.gz"
+    assert glgpgpu.solve_mps(bytes(path)).status == "optimal"
+    R = glgpgpu.qr(np.full((4, 3), 1e-45), mode="r")
+    assert np.isfinite(R).all() and abs(R[0, 0]) > 0
