@@ -159,7 +159,11 @@ class Context:
         self.programs = ProgramCache(self.gl)
         self.geometry = GeometryStore(self.gl)
         self.pool = TexturePool(self)
-        self.buffers = BufferPool(self.gl, activate=self.make_current)   # the compute method's storage buffers
+        # the compute method's storage buffers: what waits in their pool bounded as the texture
+        # pool's (a process that meets hundreds of sizes keeps at most this much of them)
+        self.buffers = BufferPool(self.gl, activate=self.make_current,
+                                  keep_bytes=TexturePool.KEEP_BYTES_SOFTWARE if self.caps.software
+                                  else TexturePool.KEEP_BYTES)
         self.kernels = Kernels(self, self.programs, self.geometry)
         # transfers through mapped buffers (gl/staging.py): None = on hardware drivers
         # that have GL 4.5; True / False forces it (tests force it on llvmpipe), as does
@@ -355,6 +359,8 @@ def _park(ctx: Context) -> None:
         ctx.release()
         return
     ctx.make_current().gl.finish()
+    ctx.buffers.release()                   # a parked context keeps no free storage buffers ...
+    ctx.pool.trim()                         # ... nor free textures: a finished thread's memory goes back
     ctx.gl.__exit__(None, None, None)       # current on no thread now
     _threads.current = None
     _release_egl_thread()

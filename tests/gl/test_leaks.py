@@ -88,3 +88,29 @@ def test_the_pool_stays_bounded_over_many_sizes(rng):
         assert rss_kib() - before < 100 * 1024, "memory grew with the number of sizes"
     finally:
         c.release()
+
+
+def test_compute_buffers_stay_bounded_and_finished_threads_give_theirs_back(ctx):
+    """The storage-buffer pool keeps at most the texture pool's budget of free buffers (64 MiB
+    on a software renderer) over many shapes; a thread's context parked when the thread ends
+    keeps no free buffers or textures."""
+    import threading
+
+    import glgpgpu
+    from glgpgpu.gl import context as gl_context
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        m, n = (int(v) for v in rng.integers(20, 260, 2))
+        glgpgpu.qr(rng.standard_normal((m, n)), method="compute")
+    assert ctx.buffers._held <= ctx.buffers.keep_bytes
+
+    def work():
+        for _ in range(5):
+            m = int(rng.integers(20, 200))
+            glgpgpu.cholesky(np.eye(m) * 2.0, method="compute")
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    import gc
+    gc.collect()
+    assert all(c.buffers._held == 0 and c.pool.held_bytes == 0 for c in gl_context._parked)
