@@ -12,7 +12,10 @@ SUBCOMMANDS = (info, bench, wls, qr, sparseqr, lssvm, trace, demo, lp)
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .. import __version__
+
     p = argparse.ArgumentParser(prog="glgpgpu", description="Dense linear algebra through the graphics pipeline.")
+    p.add_argument("--version", action="version", version=f"glgpgpu {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     for command in SUBCOMMANDS:
         command.register(sub)
@@ -23,6 +26,11 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:
+        # piped into `head` and the reader left: no traceback, and no second error at exit
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except MissingExtraError as exc:
         print(f"glgpgpu: {exc}", file=sys.stderr)
         return 2

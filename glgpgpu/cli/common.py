@@ -4,6 +4,7 @@ folder, and the help formatter that shows every default."""
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 #: where results go unless --out says otherwise: a folder of its own in the current
@@ -83,5 +84,24 @@ def run_stamp() -> str:
     return time.strftime("%Y-%m-%d-%H%M%S")
 
 
+def out_folder(text: str) -> str:
+    """A folder the results can go to: an existing folder, or a path whose first existing
+    ancestor is a writable folder (the rest is made) -- checked before any work starts."""
+    path = Path(text).expanduser()
+    if any(len(part.encode()) > 255 for part in path.parts):
+        raise argparse.ArgumentTypeError(f"{text!r}: a name in it is longer than 255 bytes")
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} exists and is not a folder (pass a folder for the results)")
+    probe = path
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: {probe} is a file, so no folder can be made below it")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"{text}: {probe} is not writable")
+    return text
+
+
 def add_out(parser, what: str = "CSV and PNG files") -> None:
-    parser.add_argument("--out", default=DEFAULT_OUT, help=f"folder for the {what} (made if missing)")
+    parser.add_argument("--out", default=DEFAULT_OUT, type=out_folder,
+                        help=f"folder for the {what} (made if missing)")

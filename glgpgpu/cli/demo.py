@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import Formatter, positive_int, size_list, sizes
+from .common import Formatter, out_folder, positive_int, size_list, sizes
 
 
 def run(args) -> int:
@@ -38,7 +38,7 @@ def run(args) -> int:
 def register(sub):
     s = sub.add_parser("demo", help="pictures (or a window) of which fragments each triangle computes",
                        formatter_class=Formatter)
-    s.add_argument("--out", default="demo_out", help="folder for PNG, GIF and index.html")
+    s.add_argument("--out", default="demo_out", type=out_folder, help="folder for PNG, GIF and index.html")
     s.add_argument("--sizes", default=None, type=size_list,
                    help="matrix orders to show: pictures 6,7 (one even, one odd); --web 1-64")
     s.add_argument("--web", default=None, metavar="DIR",

@@ -13,18 +13,34 @@ GENERATED = ("ch7-8-b3", "ch6-7-b3", "ch5-6-b2", "nug20", "nug15", "nug12", "nug
              "grid3d_20")
 
 
-def _generated(name: str):
-    from ..bench import matrices
+#: nonzeros a generated matrix may have: beyond, it is refused before it is built
+MAX_GENERATED_NNZ = 2 * 10 ** 8
 
-    if name.startswith("ch"):
-        m, n, k = (int(v) for v in name[2:].replace("-b", "-").split("-"))
-        return matrices.chessboard(m, n, k)
-    if name.startswith("nug"):
-        return matrices.nug(int(name[3:]))
-    if name.startswith("grid"):
-        dim, size = name[4:].split("d_")
-        return matrices.grid(int(size), int(dim))
-    raise ValueError(f"no generated matrix {name!r}: one of {', '.join(GENERATED)}")
+
+def _generated(name: str):
+    """A generated matrix by name (chM-N-bK, nugN, griddD_N), its size checked first."""
+    import math
+
+    from ..bench import matrices
+    try:
+        if name.startswith("ch"):
+            m, n, k = (int(v) for v in name[2:].replace("-b", "-").split("-"))
+            nnz, make = (k + 1) * math.comb(m, k + 1) * math.perm(n, k + 1), lambda: matrices.chessboard(m, n, k)
+        elif name.startswith("nug"):
+            n = int(name[3:])
+            nnz, make = 4 * n ** 4, lambda: matrices.nug(n)
+        elif name.startswith("grid"):
+            dim, size = (int(v) for v in name[4:].split("d_"))
+            nnz, make = (2 * dim + 1) * size ** dim, lambda: matrices.grid(size, dim)
+        else:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"no generated matrix {name!r}: one of {', '.join(GENERATED)} "
+                         "(chM-N-bK, nugN, griddD_N)") from None
+    if nnz > MAX_GENERATED_NNZ:
+        raise ValueError(f"{name} would have about {nnz:.3g} nonzeros ({16 * nnz / 2 ** 30:.3g} GiB to build), "
+                         f"more than {MAX_GENERATED_NNZ:.0e}: pick a smaller one")
+    return make()
 
 
 def _load(spec: str):

@@ -59,3 +59,34 @@ def test_lp_says_where_auto_factored():
                           timeout=120, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert "status: optimal" in proc.stdout and "factored on the host, float64 (device auto" in proc.stdout
+
+
+@pytest.mark.parametrize("out", ["/dev/null", "README.md", "README.md/below", "x" * 300])
+def test_out_is_checked_before_any_work(out, capsys):
+    """--out that is a file, below a file, or a name past 255 bytes: exit 2 and one line why,
+    before any work (tables, benchmarks, the demo)."""
+    from glgpgpu.cli import main
+    for argv in (["qr", "--table", "1", "--out", out], ["demo", "--out", out], ["bench", "cholesky", "--out", out]):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2
+        assert "--out" in capsys.readouterr().err
+
+
+def test_huge_generated_matrices_are_refused_at_once(capsys):
+    import time
+    from glgpgpu.cli import main
+    t = time.perf_counter()
+    assert main(["sparseqr", "grid9d_7"]) == 2
+    assert time.perf_counter() - t < 1.0 and "nonzeros" in capsys.readouterr().err
+
+
+def test_version_and_python_dash_m():
+    import subprocess
+    import sys
+    import glgpgpu
+    for cmd in ([sys.executable, "-m", "glgpgpu", "--version"],):
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True)
+        assert out.stdout.strip() == f"glgpgpu {glgpgpu.__version__}"
+    out = subprocess.run([sys.executable, "-m", "glgpgpu", "--help"], capture_output=True, text=True, check=True)
+    assert "sparseqr" in out.stdout
