@@ -32,6 +32,9 @@ def data_dir() -> Path:
     env = os.environ.get("GLGPGPU_NETLIB")
     if env:
         return Path(env)
+    from ..solvers.lp.problem import shipped_netlib
+    if shipped_netlib() is not None:                 # the samples in the package (or checkout)
+        return shipped_netlib()
     here = Path(__file__).resolve()
     for base in (here.parents[2], here.parents[2].parent, Path.cwd(), Path.cwd().parent):
         for cand in (base / "data" / "netlib", base / "shared" / "data" / "netlib"):

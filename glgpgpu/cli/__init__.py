@@ -12,7 +12,11 @@ SUBCOMMANDS = (info, bench, wls, qr, sparseqr, lssvm, trace, demo, lp)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .. import __version__
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        __version__ = version("glgpgpu")           # the one place: pyproject.toml
+    except PackageNotFoundError:
+        __version__ = "0+unknown"
 
     p = argparse.ArgumentParser(prog="glgpgpu", description="Dense linear algebra through the graphics pipeline.")
     p.add_argument("--version", action="version", version=f"glgpgpu {__version__}")

@@ -37,6 +37,7 @@ ALLOWED = {
     "bench": {"gl", "figures", "layouts", "paper", "blocked", "compute", "tiled", "teach", "solvers", "api",
               "dispatch", "vectors", "errors", "validate", "methods", "symbolic", "scheduling"},
     "cli": {"gl", "errors", "bench", "teach", "solvers"},
+    "__main__": {"cli"},
 }
 
 

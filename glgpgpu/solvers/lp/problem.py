@@ -18,6 +18,7 @@ import contextlib
 import gzip
 import numbers
 import os
+from pathlib import Path
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -67,6 +68,29 @@ def _quiet_stdout():
         os.close(devnull)
 
 
+def shipped_netlib() -> Path | None:
+    """The folder of the NETLIB samples that ship with glgpgpu (afiro, adlittle, ...): inside
+    the installed package, or data/netlib of a checkout; None if neither is there."""
+    from importlib import resources
+    packaged = Path(str(resources.files("glgpgpu"))) / "data" / "netlib"
+    checkout = Path(__file__).resolve().parents[3] / "data" / "netlib"
+    for folder in (packaged, checkout):
+        if folder.is_dir():
+            return folder
+    return None
+
+
+def _resolve_mps(path: str) -> str:
+    """path itself, or -- where no such file exists and path is a bare name -- the shipped
+    NETLIB sample of that name ("afiro": glgpgpu's afiro.mps.gz, from any folder)."""
+    if os.path.exists(path) or os.sep in path or path.endswith((".mps", ".gz")):
+        return path
+    folder = shipped_netlib()
+    if folder is not None and (folder / f"{path}.mps.gz").is_file():
+        return str(folder / f"{path}.mps.gz")
+    return path
+
+
 def read_model(path: str):
     """HiGHS's model (`highspy.HighsLp`) of an MPS file (plain or .gz); the path is
     checked first (a folder, a missing file, a non-path are named)."""
@@ -76,7 +100,7 @@ def read_model(path: str):
         path = os.fsdecode(path)
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a file name, got {type(path).__name__} {path!r}")
-    path = os.fspath(path)
+    path = _resolve_mps(os.fspath(path))
     if os.path.isdir(path):
         raise ValueError(f"{path} is a folder; pass an MPS file (plain or .gz)")
     if not os.path.isfile(path):
