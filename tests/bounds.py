@@ -94,8 +94,10 @@ def qr_bound(m, n, u=U32):
     """Householder QR's normwise backward error, ||A - Q R||_F <= beta ||A||_F and
     ||Q^T Q - I||_F <= beta sqrt(n): Higham's Thm 19.4 has gamma~_{mn}, which at GPU sizes
     passes m n u > 1; its probabilistic form lambda sqrt(m n) u (Higham and Mary 2019,
-    section 4) is used, the deterministic one where it is smaller."""
-    mn = max(int(m) * int(n), 1)
+    section 4) is used, the deterministic one where it is smaller -- m n counting also each
+    reflector's sqrt and division at GLSL's precision (GLSL_DIV_SQRT units each)."""
+    k = min(int(m), int(n))
+    mn = max(int(m) * int(n), 1) + 2 * GLSL_DIV_SQRT * k       # a sqrt and a division per reflector (GLSL's)
     return min(mn * u / max(1 - mn * u, 1e-300), LAMBDA * np.sqrt(mn) * u)
 
 
