@@ -437,23 +437,11 @@ def _warn_ill(rcond: float) -> None:
                       _sla.LinAlgWarning, stacklevel=3)
 
 
-#: LAPACK's dsgesv / dsposv: refinement steps before the float64 factorization takes over
-REFINE_MAX = 30
-
-
-#: data within this range goes to float32 as it is; outside it, scaled by a power of two first
-_SAFE32 = (2.0 ** -60, 2.0 ** 60)
 _BAND = 1024          # rows a band: the host's passes over one triangle keep their temporaries small
 
 
-def _pow2(amax: float) -> int:
-    """The power of two e with amax 2^-e in [0.5, 1) where amax lies outside _SAFE32, else 0:
-    float32 holds as much of the data's range as it can, and most data is not copied."""
-    return int(np.frexp(amax)[1]) if amax > 0 and not _SAFE32[0] <= amax <= _SAFE32[1] else 0
-
-
 def _sym_norm(A: np.ndarray, lower: bool) -> float:
-    """||S||_inf (= ||S||_1) of the symmetric S whose `lower` (or upper) triangle is A's,
+    """||S||_1 (= ||S||_inf) of the symmetric S whose `lower` (or upper) triangle is A's,
     reading that triangle once by bands of rows (LAPACK's dlansy)."""
     T = A if lower else A.T
     n = A.shape[0]
@@ -468,62 +456,13 @@ def _sym_norm(A: np.ndarray, lower: bool) -> float:
     return float(sums.max(initial=0.0))
 
 
-def _refined_solve(apply, anorm: float, B: np.ndarray, solve32):
-    """LAPACK's mixed-precision iteration (dsgesv, dsposv): X = solve32(B), then X +=
-    solve32(B - A X) with the residuals in float64 (apply: X -> A X), until every column's
-    ||r||_inf <= ||x||_inf ||A||_inf eps sqrt(n) -- float64's backward error --, at most
-    REFINE_MAX steps.  solve32: a float32 factor's solve (its right-hand sides scaled by
-    powers of two: small residuals would underflow float32).  None where it does not get
-    there (the float32 factor too far from A: kappa(A) u32 near 1 or beyond)."""
-    n = B.shape[0]
-    limit = anorm * _EPS * np.sqrt(n)
-
-    def solve(R):
-        amax = float(np.abs(R).max(initial=0.0))
-        e = int(np.frexp(amax)[1]) if amax > 0 else 0
-        return np.ldexp(np.asarray(solve32(np.ldexp(R, -e).astype(np.float32)), np.float64), e)
-    with np.errstate(all="ignore"):
-        X = solve(B)
-        for _ in range(REFINE_MAX + 1):
-            if not np.isfinite(X).all():
-                return None
-            R = B - apply(X)
-            if np.all(np.abs(R).max(axis=0) <= np.abs(X).max(axis=0) * limit):
-                return X
-            X = X + solve(R)
-    return None
-
-
-#: the float32 factor is refined only where its condition estimate stays under 1 / sqrt(u32):
-#: refinement would hardly converge past it, and a singular A (solvable or not) must be
-#: found singular by the float64 factorization
-_RCOND32 = float(np.sqrt(np.finfo(np.float32).eps))
-
-
 def _solve_general(A: np.ndarray, B: np.ndarray, method, ctx) -> np.ndarray:
-    """A X = B, A square float64: as LAPACK's dsgesv, the GPU's float32 factorization (QR
-    here, by `method`'s kernels) refined in float64; where that does not reach float64's
-    backward error, A's QR in double on the GPU.  Singular (a zero pivot of A's LU, as
-    LAPACK's gesv finds it, checked where R's condition is below eps): LinAlgError;
-    ill-conditioned: LinAlgWarning."""
+    """A X = B, A square float64: its Householder QR in double on the GPU, Q^T B there, R's
+    substitution on the host.  (LAPACK's dsgesv refines a float32 factorization instead; at
+    the H100's float64 rate the float64 QR is the quicker: benchmarks/RESULTS.md.)
+    Singular (a zero pivot of A's LU, as LAPACK's gesv finds it, checked where R's
+    condition estimate is below eps): LinAlgError; ill-conditioned: LinAlgWarning."""
     n = A.shape[0]
-    anorm = float(_lapack.dlange("I", A))
-    e = _pow2(float(np.abs(A).max(initial=0.0)))
-    try:
-        F32, tau32 = api.qr((np.ldexp(A, -e) if e else A).astype(np.float32), mode="raw", method=method, ctx=ctx)
-    except (np.linalg.LinAlgError, ValueError, FloatingPointError):
-        F32 = None
-    if F32 is not None:
-        F32 = np.asfortranarray(F32)                    # LAPACK's order, once: each call below reads it
-        if not np.all(np.diagonal(F32)) or _trcon(F32) < _RCOND32:
-            F32 = None
-    if F32 is not None:
-        def solve32(R):
-            QtR, _, _ = _lapack.sormqr("L", "T", F32, tau32, R, max(1, R.shape[1]) * 64)
-            return np.ldexp(_sla.solve_triangular(F32, QtR, lower=False, check_finite=False), -e)
-        X = _refined_solve(lambda X: A @ X, anorm, B, solve32)
-        if X is not None:
-            return X
     F, tau = api.qr_raw64(A, ctx=ctx)
     R = np.triu(F)
     rcond = _trcon(R) if n else 1.0
@@ -537,38 +476,19 @@ def _solve_general(A: np.ndarray, B: np.ndarray, method, ctx) -> np.ndarray:
 
 
 def _solve_pos(A: np.ndarray, B: np.ndarray, lower: bool, method, ctx) -> np.ndarray:
-    """A X = B, A symmetric positive definite given by its `lower` (or upper) triangle: as
-    LAPACK's dsposv, the GPU's float32 Cholesky (`method`'s kernels) refined in float64, the
-    residuals by BLAS's dsymm from that triangle; where that does not reach float64's
-    backward error (or float32 finds A not positive definite), A's Cholesky in double on the
-    GPU, with LinAlgWarning where ill-conditioned."""
-    import scipy.linalg.blas as blas
-    T = A if lower else A.T                             # the triangle read is T's lower one
-    anorm = _sym_norm(A, lower)
-
-    def apply(X):                                       # S X; A.T is A's bytes in Fortran order
-        return blas.dsymm(1.0, A.T, np.asfortranarray(X), lower=0 if lower else 1)
-    e = _pow2(anorm)
-    try:
-        L32 = api.cholesky((np.ldexp(T, -e) if e else T).astype(np.float32), method=method, ctx=ctx)
-    except (np.linalg.LinAlgError, ValueError, FloatingPointError):
-        L32 = None
-    U32 = None if L32 is None else L32.T                # L's bytes in Fortran order: U = L^T, no copy
-    if U32 is not None and float(_lapack.spocon(U32, anorm * 2.0 ** -e, uplo="U")[0]) >= _RCOND32:
-        X = _refined_solve(apply, anorm, B,
-                           lambda R: np.ldexp(_sla.cho_solve((U32, False), R, check_finite=False), -e))
-        if X is not None:
-            return X
+    """A X = B, A symmetric positive definite given by its `lower` (or upper) triangle: its
+    Cholesky in double on the GPU (read from that triangle), LAPACK's potrs on the host
+    (cho_factor + cho_solve's path: the quicker at the H100's float64 rate);
+    LinAlgWarning where ill-conditioned (pocon), LinAlgError where not positive definite."""
     try:
         L = api.cholesky64(A, lower=lower, ctx=ctx)
     except np.linalg.LinAlgError as exc:
         raise np.linalg.LinAlgError(f"{exc} The matrix is singular or indefinite; assume_a='pos' needs a "
                                     "positive definite one.") from None
-    if not lower:
-        L = L.T
-    rcond = float(_lapack.dpocon(L, anorm, uplo="L")[0]) if A.shape[0] else 1.0
+    F = L.T                         # the factor's bytes in Fortran order (no copy): U = L^T, or U^T
+    rcond = float(_lapack.dpocon(F, _sym_norm(A, lower), uplo="U" if lower else "L")[0]) if A.shape[0] else 1.0
     _warn_ill(rcond)
-    return _sla.cho_solve((L, True), B, check_finite=False)
+    return _sla.cho_solve((F, not lower), B, check_finite=False)
 
 
 ASSUME_A = {None: "gen", "gen": "gen", "general": "gen", "sym": "sym", "symmetric": "sym", "her": "sym",
