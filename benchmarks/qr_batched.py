@@ -40,12 +40,20 @@ def main(count=64, max_rows=512, repeat=3):
     host = best(lambda: [lapack.sgeqrf(A) for A in mats], repeat)
     print(f"host sgeqrf one by one: {host * 1e3:.1f} ms", flush=True)
     for method in ("blocked", "paper"):
-        glgpgpu.qr_batched(mats, method=method)
+        out = glgpgpu.qr_batched(mats, method=method)
         glgpgpu.qr(mats[0], mode="raw", method=method)
         together = best(lambda: glgpgpu.qr_batched(mats, method=method), repeat)
         alone = best(lambda: [glgpgpu.qr(A, mode="raw", method=method) for A in mats], repeat)
         print(f"{method}: batched {together * 1e3:.1f} ms ({flops / together / 1e9:.1f} GFLOP/s), "
-              f"one by one {alone * 1e3:.1f} ms: {alone / together:.1f}x", flush=True)
+              f"one by one {alone * 1e3:.1f} ms: {alone / together:.1f}x; worst ||Q R - A||/||A|| "
+              f"{max(_qr_error(A, F, tau) for A, (F, tau) in zip(mats, out)):.2e}", flush=True)
+
+
+def _qr_error(A, F, tau):
+    """||Q R - A||_F / ||A||_F of one front's (F, tau), float64 on the host (the answer beside the time)."""
+    F64 = np.asarray(F, np.float64)
+    QR, _, _ = lapack.dormqr("L", "N", F64, np.asarray(tau, np.float64), np.triu(F64), 64 * max(1, F64.shape[1]))
+    return float(np.linalg.norm(QR - A) / np.linalg.norm(A))
 
 
 if __name__ == "__main__":
