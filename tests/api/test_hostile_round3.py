@@ -32,6 +32,9 @@ def test_sparse_lstsq_far_from_one(ctx, scale_a, scale_b):
     want = np.linalg.lstsq(A.toarray(), b, rcond=None)[0] * (scale_b / scale_a)
     assert info.converged and info.rank == 15
     top = np.abs(want).max()                        # compared at size 1: norms of 1e196s overflow
+    if top < 1e-300:                                # the answer is below float64's normal numbers
+        assert np.abs(x).max() < 1e-300
+        return
     assert np.linalg.norm(x / top - want / top) <= 1e-10 * np.linalg.norm(want / top)
 
 
