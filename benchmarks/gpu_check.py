@@ -32,7 +32,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-from bounds import GLSL_DIV_SQRT, U32, U64, gamma, gamma64, gamma_u, qr_bound  # noqa: E402
+from bounds import GLSL_DIV_SQRT, U32, U64, gamma, gamma_u, qr_bound  # noqa: E402
 
 METHODS = ("paper", "blocked", "compute")
 
@@ -55,17 +55,8 @@ class Ref:
         x = np.asarray(x, np.float64)
         return self.torch.from_numpy(np.ascontiguousarray(x)).cuda() if self.torch else x
 
-    def n(self, x):
-        return x.cpu().numpy() if self.torch else x
-
-    def mm(self, a, b):
-        return a @ b
-
     def tril(self, a):
         return self.torch.tril(a) if self.torch else np.tril(a)
-
-    def triu(self, a):
-        return self.torch.triu(a) if self.torch else np.triu(a)
 
     def abs(self, a):
         return a.abs() if self.torch else np.abs(a)
@@ -187,13 +178,6 @@ def lstsq_forward(A, b, x, u=U64):
     eta = qr_bound(m, n, u) * 4
     bound = eta * (kappa + kappa ** 2 * r / (s0 * max(np.linalg.norm(want), 1e-300)))
     return np.linalg.norm(x - want) / max(np.linalg.norm(want), 1e-300), bound
-
-
-def linsolve64(A, x, b):
-    """Normwise backward error ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf) of a float64
-    solve: within gamma64(3n) (a backward-stable solve, Higham Thm 7.7 / 10.4)."""
-    r = np.abs(b - A @ x).max()
-    return r / (np.abs(A).sum(1).max() * np.abs(x).max() + np.abs(b).max()), gamma64(3 * A.shape[0])
 
 
 # -- the cases ----------------------------------------------------------------------------

@@ -297,9 +297,10 @@ def cholesky64(C, *, lower: bool = True, ctx: Context | None = None) -> np.ndarr
     return ops.cholesky(C, lower=lower, amax=check.finite_magnitude(C), ctx=ctx)
 
 
-def qr_raw64(A, *, ctx: Context | None = None):
+def qr_raw64(A, *, rhs=None, trans: bool = False, ctx: Context | None = None):
     """(F, tau) of A (m, n) in LAPACK geqrf's layout, float64: the Householder QR kernels
-    in double on the GPU (numpy float64 in and out)."""
+    in double on the GPU (numpy float64 in and out).  rhs (m, p): also Q rhs (Q^T rhs with
+    trans=True), applied while the reflectors are on the GPU -- (F, tau, op(Q) rhs)."""
     A = np.asarray(A, np.float64)
     if A.ndim != 2:
         raise ValueError(f"A must be a 2-D array, got shape {A.shape}")
@@ -307,8 +308,9 @@ def qr_raw64(A, *, ctx: Context | None = None):
     if ops is None:
         import scipy.linalg
         (F, tau), _ = scipy.linalg.qr(A, mode="raw", check_finite=False)
-        return np.ascontiguousarray(F), tau
-    return ops.qr_raw(A, ctx=ctx)
+        F = np.ascontiguousarray(F)
+        return (F, tau) if rhs is None else (F, tau, apply_q64(F, tau, rhs, trans=trans, ctx=ctx))
+    return ops.qr_raw(A, rhs=rhs, trans=trans, ctx=ctx)
 
 
 def apply_q64(F, tau, C, *, trans: bool = False, ctx: Context | None = None) -> np.ndarray:

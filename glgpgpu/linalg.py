@@ -79,8 +79,7 @@ def _each(fn, a, out_dtype=None):
     outs = [fn(a[i]) for i in np.ndindex(batch)]
     if not outs:
         return np.empty(a.shape, out_dtype or _out_dtype(a))
-    return _stack(outs).reshape(batch + np.shape(outs[0])) if not isinstance(outs[0], tuple) else \
-        tuple(np.stack([o[k] for o in outs]).reshape(batch + np.shape(outs[0][k])) for k in range(len(outs[0])))
+    return np.stack(outs).reshape(batch + outs[0].shape)
 
 
 def _pairs(fn, a, b, name: str):
@@ -104,6 +103,13 @@ def _pairs(fn, a, b, name: str):
     B = np.broadcast_to(b, batch + core)
     outs = [fn(A[i], B[i]) for i in np.ndindex(batch)]
     return np.stack(outs).reshape(batch + outs[0].shape)
+
+
+def _empty_solution(a, b, dt) -> np.ndarray:
+    """The solution of a x = b where there is nothing to solve: the batch of a and b broadcast,
+    b's core shape (a 1-D b is one vector)."""
+    core = b.shape[-1:] if b.ndim == 1 else b.shape[-2:]
+    return np.empty(np.broadcast_shapes(a.shape[:-2], () if b.ndim == 1 else b.shape[:-2]) + core, dt)
 
 
 def _stack(results, empty=False):
@@ -175,8 +181,7 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True, *, precision
     _square(c, "c")
     dt = _out_dtype(c, b)
     if b.size == 0 or c.shape[-1] == 0:
-        return np.empty(np.broadcast_shapes(c.shape[:-2], b.shape[:-1] if b.ndim == 1 else b.shape[:-2]) +
-                        (b.shape[-1:] if b.ndim == 1 else b.shape[-2:]), dt)
+        return _empty_solution(c, b, dt)
 
     def one(cm, bm):
         if _single(dt) or precision == "single":
@@ -217,8 +222,7 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     _square(a, "a")
     dt = _out_dtype(a, b)
     if b.size == 0 or a.shape[-1] == 0:
-        return np.empty(np.broadcast_shapes(a.shape[:-2], b.shape[:-1] if b.ndim == 1 else b.shape[:-2]) +
-                        (b.shape[-1:] if b.ndim == 1 else b.shape[-2:]), dt)
+        return _empty_solution(a, b, dt)
 
     def one(am, bm):
         if not (_single(dt) or precision == "single"):      # LAPACK's trtrs reads the triangle only
@@ -279,6 +283,9 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
         R = np.empty((m if mode in ("full", "r") else k, n), dt)
         Q = np.eye(m, m if mode == "full" else k, dtype=dt)
         return {"r": (R,), "raw": ((np.empty((m, n), dt), np.empty(0, dt)), R)}.get(mode, (Q, R))
+    if mode in ("economic", "full") and not _single(dt):     # Q formed while the reflectors are on the GPU
+        F, tau, Q = api.qr_raw64(a, rhs=np.eye(m, m if mode == "full" else k), ctx=ctx)
+        return Q, np.triu(F if mode == "full" else F[:k])
     F, tau = _qr_raw(a, method, ctx)
     if mode == "raw":
         return (F.astype(dt), tau.astype(dt)), np.triu(F[:k]).astype(dt)
@@ -345,14 +352,16 @@ def _lstsq_one(A: np.ndarray, B: np.ndarray, cond, ctx):
     m, n = A.shape
     k = min(m, n)
     tall = m >= n
-    F, tau = api.qr_raw64(A if tall else np.ascontiguousarray(A.T), ctx=ctx)
+    if tall:                                    # Q^T B from the same pass as the factor
+        F, tau, QtB = api.qr_raw64(A, rhs=B, trans=True, ctx=ctx)
+    else:
+        F, tau = api.qr_raw64(np.ascontiguousarray(A.T), ctx=ctx)
     R = np.triu(F[:k, :k])
     d = np.abs(np.diagonal(R))
     if k == 0 or d.min() <= _rank_cut(R, cond, m, n):
         X, res, rank, _ = _sla.lstsq(A, B, cond=cond, lapack_driver="gelsy", check_finite=False)
         return X, np.empty(0), int(rank)
     if tall:
-        QtB = api.apply_q64(F, tau, B, trans=True, ctx=ctx)
         X = _sla.solve_triangular(R, QtB[:n], lower=False, check_finite=False)
         res = np.sum(QtB[n:] ** 2, axis=0) if m > n else np.empty(0)
         return X, res, n
@@ -456,14 +465,14 @@ def _sym_norm(A: np.ndarray, lower: bool) -> float:
     return float(sums.max(initial=0.0))
 
 
-def _solve_general(A: np.ndarray, B: np.ndarray, method, ctx) -> np.ndarray:
+def _solve_general(A: np.ndarray, B: np.ndarray, ctx) -> np.ndarray:
     """A X = B, A square float64: its Householder QR in double on the GPU, Q^T B there, R's
     substitution on the host.  (LAPACK's dsgesv refines a float32 factorization instead; at
     the H100's float64 rate the float64 QR is the quicker: benchmarks/RESULTS.md.)
     Singular (a zero pivot of A's LU, as LAPACK's gesv finds it, checked where R's
     condition estimate is below eps): LinAlgError; ill-conditioned: LinAlgWarning."""
     n = A.shape[0]
-    F, tau = api.qr_raw64(A, ctx=ctx)
+    F, tau, QtB = api.qr_raw64(A, rhs=B, trans=True, ctx=ctx)      # Q^T B while the reflectors are there
     R = np.triu(F)
     rcond = _trcon(R) if n else 1.0
     if not rcond >= _EPS:
@@ -471,11 +480,10 @@ def _solve_general(A: np.ndarray, B: np.ndarray, method, ctx) -> np.ndarray:
         if info > 0 or not np.all(np.diagonal(R)):
             raise np.linalg.LinAlgError("A singular matrix detected.")
         _warn_ill(rcond)
-    QtB = api.apply_q64(F, tau, B, trans=True, ctx=ctx)
     return _sla.solve_triangular(R, QtB, lower=False, check_finite=False)
 
 
-def _solve_pos(A: np.ndarray, B: np.ndarray, lower: bool, method, ctx) -> np.ndarray:
+def _solve_pos(A: np.ndarray, B: np.ndarray, lower: bool, ctx) -> np.ndarray:
     """A X = B, A symmetric positive definite given by its `lower` (or upper) triangle: its
     Cholesky in double on the GPU (read from that triangle), LAPACK's potrs on the host
     (cho_factor + cho_solve's path: the quicker at the H100's float64 rate);
@@ -518,8 +526,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     if b.ndim == 0:
         b = b.reshape(1)
     if b.size == 0 or a.shape[-1] == 0:
-        return np.empty(np.broadcast_shapes(a.shape[:-2], b.shape[:-1] if b.ndim == 1 else b.shape[:-2]) +
-                        (b.shape[-1:] if b.ndim == 1 else b.shape[-2:]), dt)
+        return _empty_solution(a, b, dt)
 
     def one(am, bm):
         A = np.asarray(am, np.float64)
@@ -527,10 +534,10 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         if transposed and kind == "gen":
             A = A.T
         if kind == "pos":
-            X = _solve_pos(A, B, lower, method, ctx)
+            X = _solve_pos(A, B, lower, ctx)
         elif kind == "sym":
             S = np.tril(A) + np.tril(A, -1).T if lower else np.triu(A) + np.triu(A, 1).T
-            X = _solve_general(S, B, method, ctx)
+            X = _solve_general(S, B, ctx)
         elif kind == "diagonal":
             d = np.abs(np.diagonal(A))
             if not np.all(d):
@@ -543,7 +550,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
             _warn_ill(_trcon(T, lower=kind == "lower"))
             X = _sla.solve_triangular(T, B, trans=int(bool(transposed)), lower=kind == "lower", check_finite=False)
         else:
-            X = _solve_general(A, B, method, ctx)
+            X = _solve_general(A, B, ctx)
         return X.reshape(bm.shape).astype(dt)
     return _pairs(one, a, b, "a")
 

@@ -1,6 +1,8 @@
 """Helpers several test folders use (not fixtures): running a call on a fresh thread, an LP-like
-staircase matrix."""
+staircase matrix, the LP float64 sums at a given term count."""
 import threading
+
+import numpy as np
 
 
 def run_in_thread(fn, *args):
@@ -41,3 +43,30 @@ def staircase(blocks, rows, rng):
                        for _ in range(blocks)]).tocsr()
     link = sp.random(A.shape[0], blocks, density=2.0 / A.shape[0], random_state=rng)
     return sp.hstack([A, link]).tocsr()
+
+
+def float64_sums_case(ctx, rng, n: int, summed: bool) -> None:
+    """An LP normal matrix whose first entry sums n terms, on the GPU's float64 sums: refused by
+    name where `summed` is False (past compute.float64.SUM_TERMS), else every term summed."""
+    import pytest
+    import scipy.sparse as sp
+
+    from glgpgpu.compute.float64 import EntryPlaces, Float64Cholesky, NormalValues
+    from glgpgpu.solvers.lp.mixed.normal_pattern import NormalPattern
+    rows = np.vstack([rng.uniform(0.5, 1.5, n), np.zeros(n)])
+    rows[1, 0] = 1.0
+    P = NormalPattern(sp.csc_matrix(rows), border=False)
+    assert P.sums[P.diagonal_at[0]].nnz == n
+    if not summed:
+        with pytest.raises(ValueError, match="terms"):
+            EntryPlaces(ctx, 2, P.col_of, P.row_of, sums=P.sums)
+        return
+    places = EntryPlaces(ctx, 2, P.col_of, P.row_of, sums=P.sums)
+    d = rng.uniform(0.5, 2.0, n)
+    try:
+        F = Float64Cholesky(ctx, NormalValues(d, np.ones(2), 0.0, 0.0), places)
+        L = F.L.get(ctx)
+        F.release()
+    finally:
+        places.give()
+    assert L[0, 0] ** 2 == pytest.approx(P.data(d)[P.diagonal_at[0]], rel=1e-14)

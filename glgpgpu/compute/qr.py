@@ -90,7 +90,6 @@ class _Work:
     def __init__(self, ctx, rows: int, n: int, k: int, factoring: bool = True, cols: int | None = None,
                  fp64: bool = False):
         self.P = self.W = self.T = self.PP = None
-        self.fp64 = fp64
         self.defs = {"NBQ": NBQ, "FP64": 1} if fp64 else {"NBQ": NBQ}
         try:
             self.P = _take(ctx, 1, _partials(rows, n, k, cols), "QR partial sums", fp64)
@@ -240,30 +239,40 @@ def apply_q(F32: np.ndarray, tau32: np.ndarray, C32: np.ndarray, *, trans: bool 
         C.give()
 
 
-def qr_raw64(A: np.ndarray, *, ctx):
-    """(F, tau) in geqrf's layout, float64 throughout (the same kernels in double; A
-    scaled by a power of two first, exact)."""
+def qr_raw64(A: np.ndarray, *, ctx, rhs: np.ndarray | None = None, trans: bool = False):
+    """(F, tau) in geqrf's layout, float64 throughout (the same kernels in double); with
+    rhs (m, p): (F, tau, Q rhs or Q^T rhs) from the reflectors while they are on the GPU (no
+    second upload of F).  A far from 1 in size is scaled by a power of two first (exact)."""
     require(ctx)
     m, n = A.shape
     A = np.asarray(A, np.float64)
     amax = float(np.abs(A).max(initial=0.0))
-    e = int(np.frexp(amax)[1]) if amax > 0 else 0
-    A = np.ldexp(A, -e)                       # max |A| in [0.5, 1), exact (as the float32 path)
+    e = int(np.frexp(amax)[1]) if amax > 0 and not 2.0 ** -400 < amax < 2.0 ** 400 else 0
     F = Float64Matrix(ctx, m, n, "the float64 QR factorization")
+    C = None
     try:
-        F.put(ctx, A)
+        F.put(ctx, np.ldexp(A, -e) if e else A)
         tau, T = factor_buffer(ctx, F, m, n, fp64=True)
         try:
             out = F.get(ctx)
             taus = tau.get(ctx)[0, :min(m, n)].copy()
+            if rhs is not None:
+                rhs = np.asarray(rhs, np.float64)
+                C = Float64Matrix(ctx, m, rhs.shape[1], "C")
+                C.put(ctx, rhs)
+                _apply(ctx, F, tau, C, m, min(m, n), rhs.shape[1], trans, fp64=True)
+                rhs = C.get(ctx)
         finally:
             tau.give()
             T.give()
     finally:
         F.give()
-    for i in range(min(m, n)):
-        out[i, i:] = np.ldexp(out[i, i:], e)
-    return out, taus
+        if C is not None:
+            C.give()
+    if e:
+        for i in range(min(m, n)):
+            out[i, i:] = np.ldexp(out[i, i:], e)
+    return (out, taus) if rhs is None else (out, taus, rhs)
 
 
 def apply_q64(F64: np.ndarray, tau64: np.ndarray, C64: np.ndarray, *, trans: bool = False, ctx) -> np.ndarray:

@@ -542,27 +542,10 @@ def test_normal_entries_refuse_an_entry_past_a_software_loop_limit(ctx, rng):
     """A diagonal entry sums as many terms as its row of A has nonzeros; llvmpipe ends a shader
     loop after 65,535 iterations, nested ones too (a test of nesting lost the rest, silently).
     EntryPlaces refuses such sums, naming why, and the LP sums M on the host then."""
-    from scipy import sparse
-    from glgpgpu.compute.float64 import SUM_TERMS, EntryPlaces, Float64Cholesky, NormalValues
-    from glgpgpu.solvers.lp.mixed.normal_pattern import NormalPattern
+    from glgpgpu.compute.float64 import SUM_TERMS
+    from support import float64_sums_case
     for n, ok in ((SUM_TERMS, True), (SUM_TERMS + 1, False)):
-        rows = np.vstack([rng.uniform(0.5, 1.5, n), np.zeros(n)])
-        rows[1, 0] = 1.0
-        P = NormalPattern(sparse.csc_matrix(rows), border=False)
-        assert P.sums[P.diagonal_at[0]].nnz == n
-        if ok:                                          # every term summed, up to the limit
-            places = EntryPlaces(ctx, 2, P.col_of, P.row_of, sums=P.sums)
-            d = rng.uniform(0.5, 2.0, n)
-            try:
-                F = Float64Cholesky(ctx, NormalValues(d, np.ones(2), 0.0, 0.0), places)
-                L = F.L.get(ctx)
-                F.release()
-            finally:
-                places.give()
-            assert L[0, 0] ** 2 == pytest.approx(P.data(d)[P.diagonal_at[0]], rel=1e-14)
-        else:
-            with pytest.raises(ValueError, match="terms"):
-                EntryPlaces(ctx, 2, P.col_of, P.row_of, sums=P.sums)
+        float64_sums_case(ctx, rng, n, summed=ok)
 
 
 def test_normal_values_need_places_with_their_sums(ctx):

@@ -205,27 +205,11 @@ def test_qr_apply_chunks_on_staircases(ctx, groups, rows):
 def test_sum_terms(ctx, rng):
     """An entry of the LP's normal matrix summing more than SUM_TERMS terms is refused (the
     LP then sums on the host); up to it every term is summed."""
-    from glgpgpu.compute.float64 import EntryPlaces, Float64Cholesky, NormalValues
-    from glgpgpu.solvers.lp.mixed.normal_pattern import NormalPattern
+    from support import float64_sums_case
     lim = 40
     with limits.override({"compute.float64.SUM_TERMS": lim}):
         for n in around(lim):
-            rows = np.vstack([rng.uniform(0.5, 1.5, n), np.zeros(n)])
-            rows[1, 0] = 1.0
-            P = NormalPattern(sp.csc_matrix(rows), border=False)
-            if n > lim:
-                with pytest.raises(ValueError, match="terms"):
-                    EntryPlaces(ctx, 2, P.col_of, P.row_of, sums=P.sums)
-                continue
-            places = EntryPlaces(ctx, 2, P.col_of, P.row_of, sums=P.sums)
-            d = rng.uniform(0.5, 2.0, n)
-            try:
-                F = Float64Cholesky(ctx, NormalValues(d, np.ones(2), 0.0, 0.0), places)
-                L = F.L.get(ctx)
-                F.release()
-            finally:
-                places.give()
-            assert L[0, 0] ** 2 == pytest.approx(P.data(d)[P.diagonal_at[0]], rel=1e-14)
+            float64_sums_case(ctx, rng, n, summed=n <= lim)
 
 
 def _sparse_backward_error(A, fac):

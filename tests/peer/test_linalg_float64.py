@@ -181,8 +181,8 @@ def test_lstsq_cond_wide_and_rank_deficient(ctx):
 
 
 def test_one_factorization_for_many_right_hand_sides(ctx, monkeypatch):
-    """solve (a float32 QR refined in float64, as LAPACK's dsgesv) and lstsq (a float64 QR)
-    factor A once for all of B's columns."""
+    """solve and lstsq factor A once (a float64 QR) for all of B's columns, and apply Q^T to
+    them in that same pass (no second upload of the reflectors)."""
     calls = []
     for name in ("qr_raw64", "qr"):
         real = getattr(api, name)
@@ -193,3 +193,7 @@ def test_one_factorization_for_many_right_hand_sides(ctx, monkeypatch):
     linalg.solve(A, B)
     linalg.lstsq(A, B)
     assert len(calls) == 2
+    monkeypatch.setattr(api, "apply_q64", lambda *a, **k: pytest.fail("the reflectors went up twice"))
+    linalg.solve(A, B)
+    linalg.lstsq(A, B)
+    linalg.qr(A)
