@@ -95,6 +95,30 @@ def _rhs(b, rows, name):
     return b
 
 
+def _bounds(bounds, n):
+    """scipy's forms of bounds as a list of (low, high) pairs of floats or None: one pair
+    for every variable, a pair per variable, or a one-pair list (broadcast, as scipy does);
+    anything else is named (an entry that is not a pair, a ragged array)."""
+    if bounds is None or isinstance(bounds, (dict, str)):
+        return bounds                                   # from_linprog names the wrong types
+    try:
+        arr = np.asarray(bounds, dtype=object)
+    except ValueError:
+        arr = None
+    one_pair = arr is not None and arr.ndim == 1 and not any(np.iterable(v) and not isinstance(v, str) for v in arr)
+    if not one_pair and (arr is None or arr.ndim != 2 or arr.shape[1] != 2):
+        pairs = list(bounds) if np.iterable(bounds) else [bounds]
+        for j, pair in enumerate(pairs):
+            if not (np.iterable(pair) and len(pair) == 2):
+                raise ValueError(f"bounds[{j}] must be a pair (low, high) with None for no bound, got {pair!r}; "
+                                 f"bounds is one pair for every variable or one pair per variable")
+        raise ValueError(f"bounds must be a (low, high) pair or a sequence of one pair per variable, got {bounds!r}")
+    if one_pair:
+        return bounds                                   # from_linprog names a pair of the wrong length
+    pairs = [tuple(None if v is None else v for v in pair) for pair in arr]
+    return pairs * n if len(pairs) == 1 else pairs     # [(lo, hi)] for every variable, as scipy broadcasts
+
+
 def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None), method="glgpgpu", callback=None,
             options=None, x0=None, integrality=None):
     """Minimise c^T x s.t. A_ub x <= b_ub, A_eq x == b_eq, bounds -- scipy's signature,
@@ -102,17 +126,22 @@ def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None), met
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS} (each runs the GPU interior-point method), "
                          f"not {method!r}; simplex methods are scipy's own")
+    if integrality is not None and np.size(integrality) not in (1, np.size(c)):
+        raise ValueError(f"integrality must have one entry per variable ({np.size(c)}) or be a scalar, "
+                         f"got {np.size(integrality)} entries")
     if integrality is not None and np.any(np.asarray(integrality)):
         warnings.warn("glgpgpu solves continuous LPs only: the integrality constraints are ignored and the "
                       "relaxation is solved (use scipy's method='highs' for integer variables)", OptimizeWarning,
                       stacklevel=2)
+    if options is not None and not isinstance(options, dict):
+        raise TypeError(f"options must be a dict of solver options (e.g. {{'tol': 1e-8, 'maxiter': 200}}), "
+                        f"got {type(options).__name__} {options!r}")
     opts = _options(options)
     c = _numbers(c, "c").reshape(-1)
     A_ub, A_eq = _matrix(A_ub, "A_ub"), _matrix(A_eq, "A_eq")
     b_ub = _rhs(b_ub, A_ub.shape[0] if A_ub is not None else np.size(b_ub), "b_ub")
     b_eq = _rhs(b_eq, A_eq.shape[0] if A_eq is not None else np.size(b_eq), "b_eq")
-    if bounds is not None and np.ndim(bounds) == 2:
-        bounds = [tuple(None if v is None else float(v) for v in pair) for pair in np.asarray(bounds, dtype=object)]
+    bounds = _bounds(bounds, c.size)
     cb = None
     if callback is not None:
         if not callable(callback):

@@ -84,3 +84,44 @@ def test_bytes_paths_and_float32s_smallest(ctx):
     assert glgpgpu.solve_mps(bytes(path)).status == "optimal"
     R = glgpgpu.qr(np.full((4, 3), 1e-45), mode="r")
     assert np.isfinite(R).all() and abs(R[0, 0]) > 0
+
+
+@pytest.mark.parametrize("c", [[-1.0, -1.0], [0.0, 0.0], [1.0, -2.0]])
+def test_lp_with_no_feasible_point_is_infeasible_whatever_the_objective(ctx, c):
+    """x1 - x2 >= 1 and x1 - x2 <= -1: empty.  With c = (-1, -1) the dual is empty too
+    (a falling ray exists), with c = 0 the interior point stalls; both are 'infeasible'."""
+    res = glgpgpu.linprog(c, A_ub=[[-1, 1], [1, -1]], b_ub=[-1, -1], ctx=ctx)
+    assert res.status == "infeasible", res.message
+
+
+def test_lp_unbounded_stays_unbounded(ctx):
+    res = glgpgpu.linprog([-1, -1], A_ub=[[1, -1]], b_ub=[1], ctx=ctx)
+    assert res.status == "unbounded"
+
+
+@pytest.mark.parametrize("scale", [1e20, 1e30, 1e100])
+def test_lp_row_bound_beyond_1e20_counts_relative_to_its_coefficients(ctx, scale):
+    """scale x1 + scale x2 <= scale is x1 + x2 <= 1 (HiGHS's 1e20 rule read on the row's scale)."""
+    res = glgpgpu.linprog([-1, -1], A_ub=[[scale, scale]], b_ub=[scale], ctx=ctx)
+    assert res.status == "optimal" and res.objective == pytest.approx(-1.0, abs=1e-7)
+    free = glgpgpu.linprog([-1, -1], A_ub=[[1, 1]], b_ub=[1e30], bounds=[(0, 1), (0, 1)], ctx=ctx)
+    assert free.status == "optimal" and free.objective == pytest.approx(-2.0, abs=1e-7)
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(bounds=[None, (0, 1)]), r"bounds\[0\] must be a pair"),
+    (dict(bounds=[(0, 1, 2), (0, 1)]), r"bounds\[0\] must be a pair"),
+    (dict(bounds=[[0, 1], [0, 2], [0, 3]]), "3 pairs but c has 2"),
+    (dict(options=5), "options must be a dict"),
+    (dict(integrality=[0, 0, 0]), "integrality must have one entry per variable"),
+])
+def test_optimize_linprog_names_malformed_arguments(kw, match):
+    from glgpgpu import optimize
+    with pytest.raises((ValueError, TypeError), match=match):
+        optimize.linprog([1, 1], A_ub=[[1, 1]], b_ub=[10], **kw)
+
+
+def test_optimize_linprog_broadcasts_one_pair_in_a_list(ctx):
+    from glgpgpu import optimize
+    res = optimize.linprog([1, 1], A_ub=[[1, 1]], b_ub=[10], bounds=[(2, 5)], options={"gpu_method": "auto"})
+    assert res.status == 0 and np.allclose(res.x, [2, 2], atol=1e-7)

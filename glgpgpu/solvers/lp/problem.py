@@ -160,7 +160,7 @@ def from_mps(path: str) -> GeneralLP:
 
 
 def _vector(x, name, n=None):
-    v = check.array(x, name, 1, np.float64)
+    v = check.array(x, name, 1, np.float64, any_range=True)     # b beyond 1e20 (per row) is no bound
     if n is not None and v.shape[0] != n:
         raise ValueError(f"{name} has {v.shape[0]} entries but must have {n}")
     return v
@@ -210,15 +210,20 @@ def from_linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None) -> 
             lo_j, up_j = pair
             col_lo[j] = -INF if lo_j is None else _bound(lo_j, f"bounds[{j}][0]")
             col_up[j] = INF if up_j is None else _bound(up_j, f"bounds[{j}][1]")
-    return GeneralLP(c, A, *_infinite(np.concatenate(lo) if lo else np.zeros(0),
-                                      np.concatenate(up) if up else np.zeros(0), col_lo, col_up))
+    row_lo, row_up = (np.concatenate(v) if v else np.zeros(0) for v in (lo, up))
+    # a row bound counts as infinite at 1e20 times the row's largest coefficient (at least 1):
+    # 1e30 x1 + 1e30 x2 <= 1e30 is x1 + x2 <= 1, not a free row
+    big = np.maximum(1.0, abs(A).max(axis=1).toarray().ravel() if sp.issparse(A) else
+                     np.abs(A).max(axis=1, initial=0.0))
+    row_lo, row_up = _infinite(row_lo / big, row_up / big)
+    return GeneralLP(c, A, row_lo * big, row_up * big, *_infinite(col_lo, col_up))
 
 
 def _constraint_matrix(A, name):
     """A dense 2-D float64 array, or a scipy.sparse matrix kept sparse (CSR float64); either way
     finite, or the error names the entry."""
     if not sp.issparse(A):
-        return check.array(A, name, 2, np.float64)
+        return check.array(A, name, 2, np.float64, any_range=True)   # the mixed solver scales in float64
     if not np.issubdtype(A.dtype, np.number) or np.iscomplexobj(A.data):
         raise TypeError(f"{name} must hold real numbers, got a sparse matrix of {A.dtype}")
     A = sp.csr_matrix(A, dtype=np.float64)

@@ -55,17 +55,30 @@ def solve_general(lp: GeneralLP, *, tol: float | None = None, precision: str = "
                        f"the bounds of row {i}, ({lp.row_lo[i]:g}, {lp.row_up[i]:g}), admit no value")
     opts = dict(tol=tol, cholesky=cholesky, max_iter=max_iter, device=device, packed=packed, method=method, ctx=ctx)
     if precision == "single":                       # the 2006 paper's solver, as it was: no row presolve, no duals
+        _within_float32(lp)
         return single.solve(lp, callback=callback, **opts)
     t = rows_presolve.tighten(lp) if presolve else None
     if t is not None and t.status:
         return verdict(t.status, lp.shape[1], t.message)
     res = mixed.solve(t.lp if t else lp, callback=callback, **opts)
-    if res.status == "unbounded":
+    if res.status in ("unbounded", "numerical trouble"):
         res = _unbounded_or_infeasible(t.lp if t else lp, res, opts)
     if res.y is not None:
         y = rows_presolve.row_duals(t, lp, res.y) if t else res.y
         res.y, res.reduced_costs = _held_by_bounds(lp, y) if res.status == "optimal" else (y, lp.c - lp.A.T @ y)
     return res
+
+
+def _within_float32(lp: GeneralLP):
+    """The 2006 solver keeps A, b and c in float32 textures unscaled: refuse what float32 cannot hold."""
+    F32_MAX = float(np.finfo(np.float32).max)
+    for name, v in (("A", lp.A.data if sp.issparse(lp.A) else lp.A), ("c", lp.c),
+                    ("the row bounds", np.concatenate([lp.row_lo, lp.row_up]))):
+        v = np.abs(np.asarray(v, dtype=np.float64))
+        if v[np.isfinite(v)].max(initial=0.0) > F32_MAX:
+            raise ValueError(f"{name} holds values beyond float32's range (|x| > {F32_MAX:.3g}); precision='single' "
+                             f"solves unscaled in float32: use precision='mixed' (it scales in float64) or scale "
+                             f"the problem")
 
 
 def _held_by_bounds(lp: GeneralLP, y: np.ndarray, rounds: int = 3):
@@ -116,17 +129,41 @@ def _least_change(B, r: np.ndarray, steps: int = 6) -> np.ndarray:
 
 
 def _unbounded_or_infeasible(lp: GeneralLP, res: LPResult, opts) -> LPResult:
-    """A ray along which c^T x falls proves unboundedness only if some x is feasible:
-    the same constraints with no objective decide (the iterates of an infeasible
-    problem can diverge along such a ray before the Farkas ray of infeasibility shows)."""
-    zero = GeneralLP(np.zeros_like(lp.c), lp.A, lp.row_lo, lp.row_up, lp.col_lo, lp.col_up, 0.0, lp.name)
-    feasible = mixed.solve(zero, callback=None, **opts)
-    if feasible.status == "infeasible":
-        feasible.iterations += res.iterations
-        feasible.message = f"{feasible.message} (the objective also falls along a ray: {res.message})"
-        return feasible
-    res.stats["feasibility check iterations"] = feasible.iterations
+    """A ray along which c^T x falls proves unboundedness only if some x is feasible,
+    and an interior point that stalls ("numerical trouble") may be facing an empty set.
+    The phase-1 problem decides: the least total violation of the rows, which is always
+    feasible and bounded (the iterates of an infeasible problem can diverge along a ray
+    before the Farkas ray of infeasibility shows, and with c = 0 they may not settle)."""
+    violation, iterations = _least_violation(lp, opts)
+    scale = 1.0 + max((float(np.max(np.abs(v[np.isfinite(v)]), initial=0.0)) for v in (lp.row_lo, lp.row_up)))
+    if violation is not None and violation > INFEASIBLE_VIOLATION * scale:
+        out = verdict("infeasible", lp.shape[1],
+                      f"no point meets the rows: their least total violation is {violation:.3g} "
+                      f"({res.status}: {res.message})")
+        out.iterations = res.iterations + iterations
+        return out
+    res.stats["feasibility check iterations"] = iterations
     return res
+
+
+INFEASIBLE_VIOLATION = 1e-6      # phase 1's optimum, relative to the rows' bounds, that proves no feasible point
+
+
+def _least_violation(lp: GeneralLP, opts):
+    """(min sum s, iterations) over row_lo - s <= A x <= row_up + s, s >= 0, the column bounds
+    kept; (None, iterations) where that interior point does not finish either."""
+    A = sp.csr_matrix(lp.A)
+    m, n = A.shape
+    up, lo = np.flatnonzero(np.isfinite(lp.row_up)), np.flatnonzero(np.isfinite(lp.row_lo))
+    eye = sp.identity(m, format="csr")
+    rows = sp.vstack([sp.hstack([A[up], -eye[up]]), sp.hstack([A[lo], eye[lo]])], format="csr")
+    inf = np.full(len(up) + len(lo), np.inf)
+    phase1 = GeneralLP(np.concatenate([np.zeros(n), np.ones(m)]), rows,
+                       np.concatenate([-inf[:len(up)], lp.row_lo[lo]]), np.concatenate([lp.row_up[up], inf[len(up):]]),
+                       np.concatenate([lp.col_lo, np.zeros(m)]), np.concatenate([lp.col_up, np.full(m, np.inf)]),
+                       0.0, f"{lp.name} phase 1")
+    out = mixed.solve(phase1, callback=None, **opts)
+    return (float(out.objective) if out.status == "optimal" else None), out.iterations
 
 
 def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None, *, tol: float | None = None,
