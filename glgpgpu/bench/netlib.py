@@ -33,6 +33,8 @@ def problems(folder: Path, names=None, max_rows: int | None = None) -> list:
     ref = references(folder)
     found = sorted(p.name[:-len(".mps.gz")] for p in folder.glob("*.mps.gz"))
     found += sorted(p.name[:-len(".mps")] for p in folder.glob("*.mps"))
+    if not found:
+        raise FileNotFoundError(f"no MPS files (*.mps, *.mps.gz) in {folder}")
     if names:
         missing = sorted(set(names) - set(found))
         if missing:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import Formatter, add_out, positive_int, size_list, sizes
+from .common import Formatter, add_out, fits_host, positive_int, size_list, sizes
 from . import lp, wls
 
 
@@ -23,7 +23,9 @@ def run(args) -> int:
         ns = _ap.Namespace(table=3, path=None, cholesky=None, method=None, problems=None, out=args.out)
         return lp.run(ns)
     out = Path(args.out)
-    res = run_suite(args.suite, sizes(args.sizes), args.repeat, out)
+    ns = sizes(args.sizes)
+    fits_host(4 * 8 * max(ns) ** 2, f"--sizes {max(ns)} (n x n operands in float64, about four of them)")
+    res = run_suite(args.suite, ns, args.repeat, out)
     c = res["ceiling"]
     print(f"ceiling: copy {c['copy_fill_gfrag_s']:.3g} Gfrag/s ({c['copy_gb_s']:.3g} GB/s), "
           f"FMA {c['fma_tflop_s']:.3g} TFLOP/s, RGBA fetch {c['rgba_fetch_g_s']:.3g} G/s, "

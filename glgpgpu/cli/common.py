@@ -24,8 +24,11 @@ def sizes(text: str):
                 out.extend(range(lo, hi + 1))
             elif part:
                 out.append(int(part))
+            else:
+                raise ValueError
     except ValueError:
-        raise ValueError(f"--sizes takes comma-separated integers or ranges (1-64), got {text!r}") from None
+        raise ValueError(f"--sizes takes comma-separated integers or ranges (1-64) with no empty entry, "
+                         f"got {text!r}") from None
     if not out or any(v < 1 for v in out):
         raise ValueError(f"--sizes takes positive integers, got {text!r}")
     return out
@@ -38,6 +41,22 @@ def size_list(text: str) -> str:
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
+
+
+def host_bytes() -> int:
+    """The host memory this process may fill (physical memory; 0 where the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+def fits_host(need: int, what: str) -> None:
+    """ValueError naming `what` when it needs more bytes than the host has (checked before any work)."""
+    have = host_bytes()
+    if have and need > have:
+        raise ValueError(f"{what} needs {need / 2**30:.3g} GiB of host memory, this machine has "
+                         f"{have / 2**30:.3g} GiB: choose smaller sizes")
 
 
 def _positive(text: str, cast, noun: str):

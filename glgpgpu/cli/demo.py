@@ -40,7 +40,7 @@ def register(sub):
                        formatter_class=Formatter)
     s.add_argument("--out", default="demo_out", type=out_folder, help="folder for PNG, GIF and index.html")
     s.add_argument("--sizes", default=None, type=size_list,
-                   help="matrix orders to show: pictures 6,7 (one even, one odd); --web 1-64")
+                   help="matrix orders to show: pictures 6,7 (one even, one odd); --web 1-64, any of 1-128")
     s.add_argument("--web", default=None, metavar="DIR",
                    help="write the WebGL2 page that replays every draw in the browser to DIR")
     s.add_argument("--window", action="store_true", help="interactive glfw window instead of files")

@@ -29,6 +29,13 @@ def run(args) -> int:
     from ..gl import get_context
     from ..solvers.lp import solve_mps
 
+    if not args.netlib:
+        only = [flag for flag, value in (("--max-rows", args.max_rows),) if value is not None]
+        only += ["--problems"] if args.problems and not args.table else []
+        if only:
+            raise ValueError(f"{', '.join(only)} select(s) problems of --netlib DIR"
+                             + ("" if "--max-rows" in only else " or --table 3")
+                             + f"; with {'--table' if args.table else 'one MPS file'} there is nothing to select")
     if args.table:
         if args.table != 3:
             raise ValueError("the LP table of the papers is Table 3")
@@ -45,8 +52,9 @@ def run(args) -> int:
     if args.netlib:
         from ..bench import netlib
 
-        ctx = get_context() if args.device in ("gpu", "auto") else None
         names = args.problems.split(",") if args.problems else None
+        netlib.problems(Path(args.netlib), names, args.max_rows)        # an empty folder or a wrong name: named now
+        ctx = get_context() if args.device in ("gpu", "auto") else None
         print(f"NETLIB in {args.netlib}: method {args.method or 'auto'}, precision {args.precision}"
               + (f", {ctx.caps.renderer}" if ctx else ""))
         print(netlib.HEADER)

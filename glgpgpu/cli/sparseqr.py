@@ -50,7 +50,9 @@ def _load(spec: str):
             raise FileNotFoundError(f"no such matrix file: {spec} (a Matrix Market .mtx, or one of {', '.join(GENERATED)})")
         import scipy.io
 
-        return scipy.io.mmread(str(path)).tocsc()
+        import scipy.sparse as sp
+
+        return sp.csc_matrix(scipy.io.mmread(str(path)))    # coordinate or array (dense) format
     return _generated(spec)
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import Formatter, add_out, size_list, sizes, run_stamp
+from .common import Formatter, add_out, fits_host, size_list, sizes, run_stamp
 
 
 def run(args) -> int:
@@ -11,8 +11,10 @@ def run(args) -> int:
     from ..bench import device_slug, wls_tables, write_csv
     from ..gl import get_context
 
-    ctx = get_context()
     ms = sizes(args.sizes)
+    # A is m x 2m in float64 on the host, with a float32 copy and the reference's work (about 4 A's)
+    fits_host(4 * 8 * 2 * max(ms) ** 2, f"--sizes {max(ms)} (A is {max(ms)} x {2 * max(ms)})")
+    ctx = get_context()
     rows = wls_tables.run(args.table, ms, packed=args.packed, method=args.method)
     print(wls_tables.format_table(args.table, rows, ctx.caps.renderer))
     tag = "" if args.method == "paper" else f"-{args.method}"

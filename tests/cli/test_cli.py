@@ -37,6 +37,12 @@ def test_every_option_has_help(name):
     (["lp", "data/netlib/afiro.mps.gz", "--tol", "5"], "(0, 1)"),
     (["lp", "--netlib", "/nonexistent"], "no such folder"),
     (["trace", "cholesky", "--m", "0"], "positive integer"),
+    (["wls", "--table", "1", "--sizes", "64,,64"], "no empty entry"),
+    (["wls", "--table", "1", "--sizes", "100000000"], "GiB of host memory"),
+    (["bench", "cholesky", "--sizes", "3000000"], "GiB of host memory"),
+    (["lp", "data/netlib/afiro.mps.gz", "--max-rows", "3"], "--max-rows select"),
+    (["lp", "data/netlib/afiro.mps.gz", "--problems", "afiro"], "--problems select"),
+    (["lp", "--netlib", "tests"], "no MPS files"),
 ])
 def test_bad_values_exit_2_before_any_work(argv, words):
     proc = subprocess.run([sys.executable, "-m", "glgpgpu.cli", *argv], capture_output=True, text=True,
@@ -90,3 +96,12 @@ def test_version_and_python_dash_m():
         assert out.stdout.strip() == f"glgpgpu {glgpgpu.__version__}"
     out = subprocess.run([sys.executable, "-m", "glgpgpu", "--help"], capture_output=True, text=True, check=True)
     assert "sparseqr" in out.stdout
+
+
+def test_sparseqr_reads_an_array_format_matrix_market_file(tmp_path, capsys):
+    import numpy as np
+    import scipy.io
+    from glgpgpu.cli import main
+    scipy.io.mmwrite(str(tmp_path / "dense.mtx"), np.random.default_rng(0).random((7, 4)))
+    assert main(["sparseqr", str(tmp_path / "dense.mtx"), "--out", str(tmp_path)]) == 0
+    assert "7 x 4" in capsys.readouterr().out
