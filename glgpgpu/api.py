@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .dispatch import METHODS, choose, float64_kernels, implementation
-from .gl import Context, resolve
+from .gl import Context, memory, resolve
 from .layouts.scaling import exponent, scaled, unscaled
 from .paper.cholesky import VARIANTS
 from . import validate as check
@@ -40,6 +40,9 @@ def adat(A, d2, *, packed: bool = False, method: str = "auto", ctx: Context | No
     Algorithm 3 as published (one column of A per pass pair); "blocked" the
     register-blocked kernel; "auto" the fastest the GPU supports.
     """
+    shape = np.shape(A)
+    if len(shape) == 2:             # the float32 m x m result, its scaled copy, the finiteness pass's mask
+        memory.require_host(5 * shape[0] ** 2 + 4 * shape[0] * shape[1], f"A diag(d2) A^T of a {shape} A")
     top = []                                # max |A|, max |d2| from their finiteness passes: a bound on C
     A, d2 = _adat_inputs(A, d2, top)
     ctx = _options(packed, method, ctx)
@@ -70,6 +73,9 @@ def cholesky(C, *, packed: bool = False, variant: str = "outer", method: str = "
     pivot that failed; ValueError for non-square or non-finite input.
     """
     check.choice(variant, "variant", VARIANTS)
+    shape = np.shape(C)
+    if len(shape) == 2:     # C's float32 copy and lower triangle, the factor, its unscaled copy, the mask
+        memory.require_host(13 * shape[0] * shape[-1], f"the Cholesky factorization of a {shape} matrix")
     top = []
     C = check.square(C, "C", magnitude=top)
     check.data_in_lower(C, "C", "glgpgpu.cholesky (numpy's convention)",

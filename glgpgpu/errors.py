@@ -69,6 +69,11 @@ class GPUMemoryError(MemoryError):
     (gl/memory.py): names the bytes needed and available."""
 
 
+class HostMemoryError(MemoryError):
+    """A request whose host-side arrays (the result, its float32 copy) will not fit in
+    the host's available memory, refused before any work: names the bytes."""
+
+
 class OrderingUnavailableError(RuntimeError):
     """A sparse ordering's system library (COLAMD) is not installed; the message
     names the package and the orderings that need nothing."""

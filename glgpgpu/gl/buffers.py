@@ -13,7 +13,7 @@ from collections import OrderedDict
 import numpy as np
 import moderngl
 
-from ..errors import GLResourceError
+from ..errors import GLResourceError, GPUMemoryError
 from .scopes import FailureScope
 
 
@@ -80,8 +80,14 @@ class BufferPool:
     """Storage buffers reused by byte size; what waits in the pool is trimmed, least
     recently given first, past `keep_bytes`."""
 
-    def __init__(self, gl, keep_bytes: int = 1 << 30, activate=lambda: None):
+    #: a new buffer at least this large asks gl/memory.py first (small ones are not worth the query)
+    ASK_BYTES = 64 << 20
+
+    def __init__(self, gl, keep_bytes: int = 1 << 30, activate=lambda: None, fits=None):
         self.gl = gl
+        # fits(nbytes, live_bytes, what): raises GPUMemoryError when a new buffer will not fit
+        self.fits = fits
+        self._live = 0                                 # bytes of the buffers handed out
         self.activate = activate          # makes the owning context current (GL objects belong to it)
         self.keep_bytes = keep_bytes
         self._free: OrderedDict = OrderedDict()       # id -> buffer, oldest first
@@ -99,6 +105,14 @@ class BufferPool:
             buf = self._free.pop(same.pop())
             self._held -= nbytes
         else:
+            if self.fits is not None:
+                try:
+                    self.fits(nbytes, self._live, what)
+                except GPUMemoryError:
+                    if not self._free:
+                        raise
+                    self.release()                         # what waits in the pool first, then ask again
+                    self.fits(nbytes, self._live, what)
             try:
                 buf = self.gl.buffer(reserve=nbytes)
             except moderngl.Error as exc:
@@ -106,6 +120,7 @@ class BufferPool:
                                       "it may be out of memory") from None
         mb = MatrixBuffer(self, buf, rows, cols, ld)
         self._out[id(mb)] = mb
+        self._live += buf.size
         for scope in self._scopes:
             scope.add(id(mb))
         return mb
@@ -121,8 +136,8 @@ class BufferPool:
         return FailureScope(self, lambda mb: mb.give())
 
     def give_buffer(self, buf, mb=None) -> None:
-        if mb is not None:
-            self._out.pop(id(mb), None)
+        if mb is not None and self._out.pop(id(mb), None) is not None:
+            self._live -= buf.size
         self._free[id(buf)] = buf
         self._sizes.setdefault(buf.size, []).append(id(buf))
         self._held += buf.size

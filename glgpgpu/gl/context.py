@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import moderngl
 
 from ..errors import ContextThreadError, GLUnavailableError
-from . import staging
+from . import memory, staging
 from .buffers import BufferPool
 from .geometry import GeometryStore
 from .kernels import Kernels
@@ -163,7 +163,8 @@ class Context:
         # pool's (a process that meets hundreds of sizes keeps at most this much of them)
         self.buffers = BufferPool(self.gl, activate=self.make_current,
                                   keep_bytes=TexturePool.KEEP_BYTES_SOFTWARE if self.caps.software
-                                  else TexturePool.KEEP_BYTES)
+                                  else TexturePool.KEEP_BYTES,
+                                  fits=lambda nbytes, live, what: memory.buffer_fits(self, nbytes, live, what))
         self.kernels = Kernels(self, self.programs, self.geometry)
         # transfers through mapped buffers (gl/staging.py): None = on hardware drivers
         # that have GL 4.5; True / False forces it (tests force it on llvmpipe), as does

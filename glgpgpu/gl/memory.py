@@ -10,7 +10,7 @@ Otherwise nothing is known and nothing is refused (documented, not guessed).
 """
 from __future__ import annotations
 
-from ..errors import GPUMemoryError
+from ..errors import GPUMemoryError, HostMemoryError
 from . import rawgl
 
 _GPU_MEMORY_INFO_CURRENT_AVAILABLE_VIDMEM_NVX = 0x9049
@@ -58,3 +58,29 @@ def require(ctx, need: int, what: str) -> None:
             f"{what} needs about {need / 2 ** 30:.2f} GiB of GPU memory but {have / 2 ** 30:.2f} GiB are "
             f"available ({source}); solve a smaller problem, free other GPU work, or raise ctx.memory_budget "
             "if the estimate is too cautious")
+
+
+def buffer_fits(ctx, nbytes: int, live_bytes: int, what: str) -> None:
+    """The storage-buffer pool's check before a new buffer: with ctx.memory_budget set, the
+    buffers in use plus this one stay within it; otherwise a large one (BufferPool.ASK_BYTES)
+    must fit in what the driver says is free."""
+    from .buffers import BufferPool
+
+    if ctx.memory_budget is not None:
+        if live_bytes + nbytes > ctx.memory_budget:
+            raise GPUMemoryError(
+                f"{what} needs a buffer of {nbytes / 2 ** 20:.3g} MiB beside {live_bytes / 2 ** 20:.3g} MiB in use, "
+                f"past the context's memory_budget of {ctx.memory_budget / 2 ** 20:.3g} MiB; raise "
+                "ctx.memory_budget or solve a smaller problem")
+    elif nbytes >= BufferPool.ASK_BYTES:
+        require(ctx, nbytes, what)
+
+
+def require_host(need: int, what: str) -> None:
+    """Raise HostMemoryError before any work if the host arrays of a call (`need` bytes:
+    its result and temporaries) exceed the host's available memory (where it is known)."""
+    have = _host_available()
+    if have is not None and need > have:
+        raise HostMemoryError(
+            f"{what} needs about {need / 2 ** 30:.3g} GiB of host memory for its result and temporaries, "
+            f"{have / 2 ** 30:.3g} GiB are available; solve a smaller problem (or in tiles of your own)")

@@ -125,3 +125,45 @@ def test_optimize_linprog_broadcasts_one_pair_in_a_list(ctx):
     from glgpgpu import optimize
     res = optimize.linprog([1, 1], A_ub=[[1, 1]], b_ub=[10], bounds=[(2, 5)], options={"gpu_method": "auto"})
     assert res.status == 0 and np.allclose(res.x, [2, 2], atol=1e-7)
+
+
+def test_memory_budget_is_honoured_by_the_compute_method(ctx):
+    from glgpgpu.errors import GPUMemoryError
+    rng = np.random.default_rng(0)
+    A = rng.random((40, 9))
+    C = A @ A.T + np.eye(40)
+    old = ctx.memory_budget
+    ctx.memory_budget = 1000
+    try:
+        for call in (lambda: glgpgpu.cholesky(C, method="compute", ctx=ctx),
+                     lambda: glgpgpu.adat(A, np.ones(9), method="compute", ctx=ctx)):
+            with pytest.raises(GPUMemoryError, match="memory_budget"):
+                call()
+    finally:
+        ctx.memory_budget = old
+    assert ctx.buffers.outstanding == 0
+    L = glgpgpu.cholesky(C, method="compute", ctx=ctx)
+    assert np.allclose(L @ L.T, C, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: glgpgpu.cholesky(np.broadcast_to(np.float32(1), (10 ** 6, 10 ** 6))),
+    lambda: glgpgpu.adat(np.broadcast_to(np.float32(1), (10 ** 6, 4)), np.ones(4), method="blocked"),
+    lambda: __import__("glgpgpu.linalg").linalg.cholesky(np.broadcast_to(np.eye(100), (10 ** 7, 100, 100))),
+])
+def test_huge_requests_are_refused_within_a_second(call):
+    import time
+    from glgpgpu.errors import HostMemoryError
+    t = time.perf_counter()
+    with pytest.raises(HostMemoryError, match="GiB of host memory"):
+        call()
+    assert time.perf_counter() - t < 1.0
+
+
+def test_broadcast_batch_is_checked_without_a_full_size_mask():
+    from glgpgpu import linalg
+    a = np.broadcast_to(4.0 * np.eye(3), (6, 3, 3))
+    assert np.allclose(linalg.cholesky(a), 2.0 * np.eye(3))
+    bad = np.broadcast_to(np.array([[np.nan, 0.0], [0.0, 1.0]]), (4, 2, 2))
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        linalg.cholesky(bad)
