@@ -85,7 +85,7 @@ class BufferPool:
 
     def __init__(self, gl, keep_bytes: int = 1 << 30, activate=lambda: None, fits=None):
         self.gl = gl
-        # fits(nbytes, live_bytes, what): raises GPUMemoryError when a new buffer will not fit
+        # fits(nbytes, live_bytes, what, new): raises GPUMemoryError when a buffer will not fit
         self.fits = fits
         self._live = 0                                 # bytes of the buffers handed out
         self.activate = activate          # makes the owning context current (GL objects belong to it)
@@ -101,18 +101,20 @@ class BufferPool:
         nbytes = max(16, -(-4 * int(rows) * ld // 16) * 16)
         buf = None
         same = self._sizes.get(nbytes)
+        if self.fits is not None and same:
+            self.fits(nbytes, self._live, what, False)      # a budget counts reused buffers too
         if same:
             buf = self._free.pop(same.pop())
             self._held -= nbytes
         else:
             if self.fits is not None:
                 try:
-                    self.fits(nbytes, self._live, what)
+                    self.fits(nbytes, self._live, what, True)
                 except GPUMemoryError:
                     if not self._free:
                         raise
                     self.release()                         # what waits in the pool first, then ask again
-                    self.fits(nbytes, self._live, what)
+                    self.fits(nbytes, self._live, what, True)
             try:
                 buf = self.gl.buffer(reserve=nbytes)
             except moderngl.Error as exc:

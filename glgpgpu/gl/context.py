@@ -164,7 +164,7 @@ class Context:
         self.buffers = BufferPool(self.gl, activate=self.make_current,
                                   keep_bytes=TexturePool.KEEP_BYTES_SOFTWARE if self.caps.software
                                   else TexturePool.KEEP_BYTES,
-                                  fits=lambda nbytes, live, what: memory.buffer_fits(self, nbytes, live, what))
+                                  fits=lambda nbytes, live, what, new: memory.buffer_fits(self, nbytes, live, what, new))
         self.kernels = Kernels(self, self.programs, self.geometry)
         # transfers through mapped buffers (gl/staging.py): None = on hardware drivers
         # that have GL 4.5; True / False forces it (tests force it on llvmpipe), as does

@@ -60,7 +60,7 @@ def require(ctx, need: int, what: str) -> None:
             "if the estimate is too cautious")
 
 
-def buffer_fits(ctx, nbytes: int, live_bytes: int, what: str) -> None:
+def buffer_fits(ctx, nbytes: int, live_bytes: int, what: str, new: bool = True) -> None:
     """The storage-buffer pool's check before a new buffer: with ctx.memory_budget set, the
     buffers in use plus this one stay within it; otherwise a large one (BufferPool.ASK_BYTES)
     must fit in what the driver says is free."""
@@ -72,7 +72,7 @@ def buffer_fits(ctx, nbytes: int, live_bytes: int, what: str) -> None:
                 f"{what} needs a buffer of {nbytes / 2 ** 20:.3g} MiB beside {live_bytes / 2 ** 20:.3g} MiB in use, "
                 f"past the context's memory_budget of {ctx.memory_budget / 2 ** 20:.3g} MiB; raise "
                 "ctx.memory_budget or solve a smaller problem")
-    elif nbytes >= BufferPool.ASK_BYTES:
+    elif new and nbytes >= BufferPool.ASK_BYTES:
         require(ctx, nbytes, what)
 
 
