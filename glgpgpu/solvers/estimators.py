@@ -90,6 +90,11 @@ except ImportError:                              # the lean install: the same es
         return X, y
 
 
+#: the largest gamma the scaled problem takes (a float32 uniform; e^(-1e30 d^2) is 0 for any
+#: two distinct scaled points, as e^(-gamma s^2 d^2) is for the data as given)
+GAMMA_MOST = 1e30
+
+
 class _LSSVM(BaseEstimator):
     """What the LS-SVM estimators share: hyperparameters, training, the decision values.
 
@@ -120,6 +125,9 @@ class _LSSVM(BaseEstimator):
             raise ValueError(f"gamma must be a positive number, 'scale' or 'auto', not {self.gamma!r}")
         else:
             gamma = check.real(self.gamma, "gamma", 0.0, np.inf)
+        if self.cg_max_iter is not None:
+            check.integer(self.cg_max_iter, "cg_max_iter", 1)
+        check.context(self.ctx)
         degree = check.integer(self.degree, "degree", 1, 64)
         coef0 = check.real(self.coef0, "coef0", -np.inf, np.inf)
         check.real(self.jitter, "jitter", 0.0, np.inf, open_lo=False)
@@ -131,13 +139,26 @@ class _LSSVM(BaseEstimator):
         if X.shape[0] < 2:
             raise ValueError(f"Found array with {X.shape[0]} sample(s) (shape={X.shape}) while a minimum of 2 "
                              "is required: an LS-SVM needs two or more training points.")
-        C, gamma, degree, coef0 = self._params(X)
-        self._gamma = gamma
+        check.flag(track, "track")
         # the rbf kernel is translation-invariant: train and predict on data centred by the
         # training mean (in float64), so features far from the origin lose nothing to the
         # float32 kernel matrix or to |x|^2 + |y|^2 - 2 x.y
+        raw = X
         self._shift = X.mean(axis=0) if self.kernel == "rbf" else np.zeros(X.shape[1])
         X = X - self._shift
+        # and scaled by a power of two to a root-mean-square near 1 (exact): gamma x.y and
+        # gamma |x - y|^2 are (gamma s^2) of the scaled data, so 1e-30 X and 1e200 X are the
+        # same problem in float32 as X; the linear kernel's s^2 goes into C (alpha is X_'s)
+        rms = float(np.sqrt(np.mean(np.square(X / max(np.abs(X).max(), 1e-300))))) * np.abs(X).max() if X.size else 0
+        self._scale = float(np.exp2(np.round(np.log2(rms)))) if np.isfinite(rms) and rms > 0 else 1.0
+        X = X / self._scale
+        C, gamma, degree, coef0 = self._params(raw / self._scale)      # 'scale': the variance of X as given
+        s2 = float(np.float64(self._scale) ** 2)           # inf past float64: gamma capped, C as large
+        if self.kernel == "linear":
+            C = min(C * s2, np.finfo(np.float64).max)
+        elif not (isinstance(self.gamma, str) and self.gamma == "scale"):
+            gamma = min(gamma * s2, GAMMA_MOST)            # 'scale' is already the scaled data's
+        self._gamma = gamma
         self.X_ = X
         self.alpha_, self.b_, self.info_ = train(
             X, Y, kernel=self.kernel, gamma=gamma, degree=degree, coef0=coef0, C=C, jitter=self.jitter,
@@ -148,7 +169,7 @@ class _LSSVM(BaseEstimator):
     def _decision(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
-        X = np.asarray(X, np.float64) - self._shift
+        X = (np.asarray(X, np.float64) - self._shift) / self._scale
         F = kernel64(X, self.X_, self.kernel, self._gamma, self.degree, self.coef0) @ self.alpha_ + self.b_
         return F[:, 0] if F.shape[1] == 1 else F
 

@@ -16,27 +16,82 @@ around `train` are in estimators.py.
 """
 from __future__ import annotations
 
-import numpy as np
+import warnings
 
-from ..dispatch import choose, implementation
+import numpy as np
+import scipy.linalg as sla
+from scipy.spatial.distance import cdist
+
+from ..dispatch import choose, float64_kernels, implementation
 from ..errors import NotPositiveDefiniteError
 from ..gl import Stopwatch, resolve
 from ..paper import kernel_texture
 from ..vectors import Vectors
 from .cg import cg
 
+try:
+    from sklearn.exceptions import ConvergenceWarning
+except ImportError:                                      # the lean install
+    class ConvergenceWarning(UserWarning):
+        """scikit-learn's: an iterative solve stopped before its tolerance."""
+
 KERNELS = ("linear", "poly", "rbf")
 
 
 def kernel64(X, Y, kernel, gamma, degree, coef0):
     """k(x_i, y_j) in float64 on the host (refinement residuals, prediction)."""
+    if kernel == "rbf":
+        return _rbf64(X, Y, gamma)
     G = X @ Y.T
     if kernel == "linear":
         return G
     if kernel == "poly":
         return (gamma * G + coef0) ** degree
-    D = (X * X).sum(1)[:, None] + (Y * Y).sum(1)[None, :] - 2 * G
-    return np.exp(-gamma * np.maximum(D, 0.0))
+
+
+def _rbf64(X, Y, gamma):
+    """|x|^2 + |y|^2 - 2 x.y (BLAS) loses ~1e-16 (|x|^2 + |y|^2) to cancellation, which gamma
+    multiplies: where that could pass ~1e-14 the squared distances are summed directly."""
+    xx, yy = (X * X).sum(1), (Y * Y).sum(1)
+    if gamma * (xx.max(initial=0.0) + yy.max(initial=0.0)) > EXPANSION_MOST:
+        return np.exp(-gamma * cdist(X, Y, "sqeuclidean"))
+    return np.exp(-gamma * np.maximum(xx[:, None] + yy[None, :] - 2 * (X @ Y.T), 0.0))
+
+
+#: gamma (|x|^2 + |y|^2) up to which the rbf kernel's distances come from the expansion
+EXPANSION_MOST = 64.0
+
+
+class HostKernelProducts:
+    """K Z in float64 on the host: K kept whole where it takes at most CACHE_BYTES, else made
+    again a block of rows at a time (BLOCK_BYTES each), never N x N at once."""
+
+    CACHE_BYTES = 1 << 30
+    BLOCK_BYTES = 1 << 27
+
+    def __init__(self, X, *, kernel, gamma, degree, coef0):
+        self.X, self.args = np.asarray(X, np.float64), (kernel, gamma, degree, coef0)
+        N = self.N = self.X.shape[0]
+        self.K = kernel64(self.X, self.X, *self.args) if 8 * N * N <= self.CACHE_BYTES else None
+
+    def __call__(self, Z):
+        if self.K is not None:
+            return self.K @ Z
+        N = self.X.shape[0]
+        rows = max(1, self.BLOCK_BYTES // (8 * N))
+        return np.concatenate([kernel64(self.X[i:i + rows], self.X, *self.args) @ Z for i in range(0, N, rows)])
+
+    def release(self):
+        self.K = None
+
+
+def kernel_products(X, *, kernel, gamma, degree, coef0, ctx):
+    """The float64 products K Z the refinement needs: on the GPU where the driver has
+    compute shaders with float64 (kernel_product64.comp), else on the host."""
+    f64 = float64_kernels(ctx)
+    if f64 is not None:
+        return f64.kernel_products(X, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, ctx=ctx)
+    return HostKernelProducts(X, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0)
 
 
 def train(X, Y, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, C=1.0, jitter=0.0, packed=False,
@@ -45,61 +100,211 @@ def train(X, Y, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, C=1.0, jitter=0
     """(alpha (N, k), b (k,), info) for the k target columns of Y (N, k).
 
     solver="cholesky": H + jitter I = L L^T on the GPU (impl.KernelFactor of the
-    paper's or the blocked path), every solve refined to float64 against H itself,
-    so the jitter that keeps float32 pivots positive (the thesis's parameter) does
-    not bias the result once refinement converges.  solver="cg": PLSSVM's conjugate
-    gradients on the GPU, float32, no refinement, stopping at ||r|| <= cg_tol ||b||;
-    track=True records the true float64 residual and the error against a float64
-    solve at every iteration (the drift the thesis asks about)."""
+    chosen method) in float32; each solve refined to float64 against H itself, whose
+    products K Z are made in float64 from X without storing K (kernel_products), so
+    the jitter that keeps float32 pivots positive (the thesis's parameter) does not
+    bias the result.  Where refinement stalls (H's condition near 1 / float32's
+    epsilon), preconditioned CG with the float32 factor as preconditioner carries on
+    (info["pcg_iterations"]); where float32 cannot factor H but float64 can, the
+    factor is made in float64 (FallbackFactor, with a warning).  A solve that does
+    not reach `tol` warns (ConvergenceWarning, naming C, the condition estimate and the
+    remedies).  solver="cg": PLSSVM's conjugate gradients on the GPU, float32, no
+    refinement, stopping at ||r|| <= cg_tol ||b||; its true float64 residual is
+    checked and a miss warns; track=True records the true float64 residual and the
+    error against a float64 solve at every iteration (the drift the thesis asks about)."""
     ctx = resolve(ctx)
     N = X.shape[0]
     X32 = np.ascontiguousarray(X, np.float32)
     rhs = np.column_stack([np.ones(N), Y])                    # eta and every nu at once
-    H = kernel64(X, X, kernel, gamma, degree, coef0) + np.eye(N) / C
+    # each column at a power of two near 1: targets of 1e-30 are solved as well as ones
+    col = np.exp2(np.round(np.log2(np.maximum(np.abs(rhs).max(axis=0), np.finfo(np.float64).tiny))))
+    rhs = rhs / col
     watch = Stopwatch(ctx)
     info = {"solver": solver}
-    with ctx.pool.scope():
-        if solver == "cg":
-            Z = _train_cg(X32, rhs, H, kernel, gamma, degree, coef0, C, packed, ctx, cg_tol, cg_max_iter, track, info)
-        else:
-            impl = implementation(choose(method, ctx, packed=packed))
-            fac = impl.kernel_factor(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
-                                    diag=1.0 / C + jitter, packed=packed, ctx=ctx, watch=watch)
-            try:
-                NotPositiveDefiniteError.check(fac.pivots, N)
-                Z = fac.solve(rhs)
-                history = []
-                for _ in range(max_refine):                   # Algorithm 1 on every column
-                    R = rhs - H @ Z
-                    rel = float(np.abs(R).max() / np.abs(rhs).max())
-                    history.append(rel)
-                    if rel <= tol:
-                        break
-                    Z = Z + fac.solve(R)
-            finally:
-                fac.release()
-            info.update(refinement=history, converged=bool(history and history[-1] <= max(tol, 1e-10)))
+    products = kernel_products(X, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, ctx=ctx)
+    H = _Operator(products, 1.0 / C)
+    try:
+        with ctx.pool.scope():
+            if solver == "cg":
+                Z = _train_cg(X, X32, rhs, H, kernel, gamma, degree, coef0, C, packed, ctx, cg_tol, cg_max_iter,
+                              track, info)
+            else:
+                Z = _train_cholesky(X, X32, rhs, H, kernel, gamma, degree, coef0, C, jitter, packed, method, ctx,
+                                    watch, tol, max_refine, info)
+    finally:
+        products.release()
     info["times"] = watch.as_dict()
+    Z = Z * col
     eta, nu = Z[:, :1], Z[:, 1:]
     b = (nu.sum(0)) / eta.sum()
     alpha = nu - eta * b[None, :]
     return alpha, b, info
 
 
-def _train_cg(X32, rhs, H, kernel, gamma, degree, coef0, C, packed, ctx, tol, max_iter, track, info):
+class _Operator:
+    """H = K + I/C applied in float64 (K Z from `products`), and ||H||_inf estimated."""
+
+    def __init__(self, products, diag):
+        self.products, self.diag = products, diag
+        self._norm = None
+
+    def __call__(self, Z):
+        return self.products(Z) + self.diag * Z
+
+    @property
+    def norm(self) -> float:
+        if self._norm is None:        # |K 1| row sums: ||K||_inf for a non-negative kernel (rbf), a bound below else
+            self._norm = float(np.abs(self.products(np.ones((self.products.N, 1)))).max()) + self.diag
+        return self._norm
+
+
+#: a refinement step that cuts the residual by less than this is a stall: PCG takes over
+STALL = 0.5
+#: where the backward error reaches this, the solve is as good as float64 makes it
+FLOOR = 1e-13
+
+
+def _backward(H: _Operator, R, Z, rhs) -> np.ndarray:
+    """Per column: max |R| / (||H|| max |Z| + max |rhs|) -- the normwise backward error."""
+    return np.abs(R).max(0) / (H.norm * np.abs(Z).max(0) + np.abs(rhs).max(0))
+
+
+def _done(H, R, Z, rhs, tol) -> bool:
+    rel = np.abs(R).max(0) / np.abs(rhs).max(0)
+    return bool(np.all((rel <= tol) | (_backward(H, R, Z, rhs) <= FLOOR)))
+
+
+def _train_cholesky(X, X32, rhs, H, kernel, gamma, degree, coef0, C, jitter, packed, method, ctx, watch, tol,
+                    max_refine, info):
+    impl = implementation(choose(method, ctx, packed=packed))
+    fac = impl.kernel_factor(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
+                            diag=1.0 / C + jitter, packed=packed, ctx=ctx, watch=watch)
+    try:
+        try:
+            NotPositiveDefiniteError.check(fac.pivots, X.shape[0])
+        except NotPositiveDefiniteError as exc:
+            fac.release()
+            fac = FallbackFactor(X, exc, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, C=C)
+        Z = fac.solve(rhs)
+        history = []
+        for _ in range(max_refine):                   # Algorithm 1 on every column
+            R = rhs - H(Z)
+            history.append(float((np.abs(R).max(0) / np.abs(rhs).max(0)).max()))
+            if _done(H, R, Z, rhs, tol) or (len(history) > 1 and history[-1] > STALL * history[-2]):
+                break
+            Z = Z + fac.solve(R)
+        converged = _done(H, R, Z, rhs, tol)
+        if not converged:                              # refinement stalled: PCG, the factor preconditioning
+            Z, R, steps = _pcg(H, fac, rhs, Z, tol, max_iter=max(50, 4 * max_refine))
+            info["pcg_iterations"] = steps
+            history.append(float((np.abs(R).max(0) / np.abs(rhs).max(0)).max()))
+            converged = _done(H, R, Z, rhs, tol)
+        cond = _pivot_condition(fac.pivots)
+    finally:
+        fac.release()
+    info.update(refinement=history, converged=converged, condition_estimate=cond)
+    if not converged:
+        _warn_unconverged(f"the refinement and preconditioned CG stopped at a relative residual of "
+                          f"{history[-1]:.2g} (tol {tol:g})", C, cond)
+    return Z
+
+
+def _pivot_condition(pivots) -> float:
+    """(max / min pivot)^2: a lower bound on H's condition number from its factor's diagonal."""
+    d = np.abs(np.asarray(pivots, np.float64))
+    return float((d.max() / d.min()) ** 2) if d.size and d.min() > 0 else np.inf
+
+
+def _pcg(H, fac, rhs, Z, tol, max_iter):
+    """CG on H Z = rhs from Z, every column at once (its own step lengths), preconditioned
+    by the float32 factor's solves; (Z, residual, iterations)."""
+    R = rhs - H(Z)
+    P = fac.solve(R)
+    rz = (R * P).sum(0)
+    steps = 0
+    for steps in range(1, max_iter + 1):
+        Q = H(P)
+        pq = (P * Q).sum(0)
+        a = np.where(pq > 0, rz / np.where(pq > 0, pq, 1.0), 0.0)
+        Z = Z + a * P
+        R = R - a * Q
+        if steps % 10 == 0:                           # the recurrence drifts: the true residual now and then
+            R = rhs - H(Z)
+        if _done(H, R, Z, rhs, tol):
+            R = rhs - H(Z)
+            if _done(H, R, Z, rhs, tol):
+                break
+        W = fac.solve(R)
+        rz_new = (R * W).sum(0)
+        P = W + np.where(rz != 0, rz_new / np.where(rz != 0, rz, 1.0), 0.0) * P
+        rz = rz_new
+    return Z, rhs - H(Z), steps
+
+
+def _warn_unconverged(what: str, C: float, cond: float) -> None:
+    warnings.warn(f"LS-SVM training did not converge: {what}; C = {C:g}, H = K + I/C has a condition number of "
+                  f"about {cond:.2g}.  Lower C, add jitter, standardise X, or try solver='cholesky' with a larger "
+                  f"max_refine; the model may be inaccurate.", ConvergenceWarning, stacklevel=6)
+
+
+class FallbackFactor:
+    """H's Cholesky factor in float64 on the host (LAPACK), where the float32 factor's pivot
+    failed but H is positive definite in float64 (a poly kernel on unscaled data); refused,
+    naming the remedies, where H in float64 would not fit in the host's memory."""
+
+    def __init__(self, X, exc, *, kernel, gamma, degree, coef0, C):
+        N = X.shape[0]
+        need = 8 * N * N
+        from ..gl import memory
+
+        have = memory._host_available()
+        if have is not None and 3 * need > have:
+            raise NotPositiveDefiniteError(exc.pivot, N) from _remedy(exc, C, f"H in float64 ({need / 2**30:.3g} "
+                                                                           f"GiB) would not fit in host memory")
+        H = kernel64(X, X, kernel, gamma, degree, coef0) + np.eye(N) / C
+        try:
+            self.c = sla.cho_factor(H, lower=True, check_finite=False)
+        except np.linalg.LinAlgError:
+            raise _remedy(exc, C, "H is not positive definite in float64 either") from None
+        warnings.warn(f"the float32 factor of H = K + I/C failed at pivot {exc.pivot}; H was factored in float64 on "
+                      "the host instead (slower; standardise X or raise jitter to stay on the GPU)", UserWarning,
+                      stacklevel=5)
+        self.pivots = np.diagonal(self.c[0]).copy()
+
+    def solve(self, R):
+        return sla.cho_solve(self.c, R, check_finite=False)
+
+    def release(self):
+        self.c = None
+
+
+def _remedy(exc, C, why) -> NotPositiveDefiniteError:
+    err = NotPositiveDefiniteError(exc.pivot, getattr(exc, "m", 0) or exc.pivot + 1)
+    err.args = (f"{exc.args[0] if exc.args else exc}; {why}.  Standardise X (e.g. sklearn's StandardScaler), lower "
+                f"C (now {C:g}) or add jitter (e.g. jitter=1e-6 * the kernel's scale)",)
+    return err
+
+
+def _train_cg(X, X32, rhs, H, kernel, gamma, degree, coef0, C, packed, ctx, tol, max_iter, track, info):
     V = Vectors(ctx)
     h_tex = kernel_texture(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, packed=packed,
                            diag=1.0 / C, ctx=ctx)
+    H64 = kernel64(X, X, kernel, gamma, degree, coef0) + np.eye(X.shape[0]) / C if track else None
     try:
         cols, infos = [], []
         for c in range(rhs.shape[1]):
-            ref = np.linalg.solve(H, rhs[:, c]) if track else None
-            x, ci = cg(V, h_tex, rhs[:, c], packed=packed, tol=tol, max_iter=max_iter,
-                       S64=H if track else None, reference=ref)
+            ref = np.linalg.solve(H64, rhs[:, c]) if track else None
+            x, ci = cg(V, h_tex, rhs[:, c], packed=packed, tol=tol, max_iter=max_iter, S64=H64, reference=ref)
             cols.append(x)
             infos.append(ci)
     finally:
         ctx.pool.give(h_tex)
-    info.update(cg=infos, converged=all(ci.converged for ci in infos),
-                iterations=[ci.iterations for ci in infos])
-    return np.column_stack(cols)
+    Z = np.column_stack(cols)
+    true = float((np.linalg.norm(rhs - H(Z), axis=0) / np.linalg.norm(rhs, axis=0)).max())
+    info.update(cg=infos, converged=all(ci.converged for ci in infos) and true <= 10 * tol,
+                iterations=[ci.iterations for ci in infos], true_residual=true)
+    if not info["converged"]:
+        _warn_unconverged(f"conjugate gradients (float32) stopped at a true relative residual of {true:.2g} "
+                          f"(cg_tol {tol:g}, {max(info['iterations'])} iterations)", C,
+                          H.norm / (1.0 / C) if C > 0 else np.inf)
+    return Z

@@ -104,7 +104,9 @@ def test_cg_on_the_gpu_converges_and_its_drift_is_measured(ctx, packed):
 
 def test_cg_bounded_iterations_reports_not_converged(ctx):
     X, y = blobs(2, 25, seed=3)
-    model = glgpgpu.LSSVC(gamma=0.5, C=100.0, solver="cg", cg_tol=1e-7, cg_max_iter=2).fit(X, y)
+    from glgpgpu.solvers.lssvm import ConvergenceWarning
+    with pytest.warns(ConvergenceWarning, match="C = 100"):
+        model = glgpgpu.LSSVC(gamma=0.5, C=100.0, solver="cg", cg_tol=1e-7, cg_max_iter=2).fit(X, y)
     assert not model.info_["converged"] and model.info_["iterations"] == [2, 2]
 
 

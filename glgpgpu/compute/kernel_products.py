@@ -1,0 +1,76 @@
+"""The LS-SVM's products K Z in float64 on the GPU, K never stored (kernel_product64.comp):
+X (N x d) goes up once in float64 and stays; each product uploads Z (N x k), runs the
+column chunks, and reads K Z back.  The refinement's residuals are then exact to
+float64 rounding, with O(N k) host work, where forming K in float64 on the host costs
+N^2 memory (28.8 GB at N = 60,000) and N^2 exponentials every step."""
+from __future__ import annotations
+
+import numpy as np
+
+from .blas import fill, require
+from .dense import KERNELS
+from .float64 import Float64Matrix
+
+#: the most loop iterations one invocation runs (columns x (features + right-hand sides)):
+#: llvmpipe ends a shader loop past 65,535, nested loops counted together
+TERMS = 65_535
+#: the right-hand sides one dispatch carries (its accumulators are named registers)
+MOST_COLUMNS = 16
+
+
+def _triple(v: float) -> tuple:
+    """v as float32 hi + mid + lo (the shader adds them in float64: all of v's 53 bits)."""
+    hi = float(np.float32(v))
+    mid = float(np.float32(v - hi))
+    return hi, mid, float(np.float32(v - hi - mid))
+
+
+class KernelProducts:
+    """K Z for the kernel of X, on the GPU in float64.  Release when done."""
+
+    def __init__(self, X: np.ndarray, *, kernel: str, gamma: float, degree: int, coef0: float, ctx):
+        require(ctx)
+        self.ctx = ctx
+        X = np.ascontiguousarray(X, np.float64)
+        self.N, self.d = X.shape
+        self.uniforms = {"u_kind": KERNELS[kernel], "u_gamma": _triple(gamma), "u_coef0": _triple(coef0),
+                         "u_degree": int(degree), "u_n": self.N, "u_d": self.d}
+        self.X = Float64Matrix(ctx, self.N, self.d, "X in float64")
+        try:
+            self.X.put(ctx, X)
+        except BaseException:
+            self.release()
+            raise
+
+    def __call__(self, Z: np.ndarray) -> np.ndarray:
+        """K Z, float64 (N x k), for Z (N x k) or (N,)."""
+        Z = np.asarray(Z, np.float64)
+        flat = Z.ndim == 1
+        Z = Z.reshape(self.N, -1)
+        out = np.concatenate([self._product(Z[:, c:c + MOST_COLUMNS])
+                              for c in range(0, Z.shape[1], MOST_COLUMNS)], axis=1)
+        return out[:, 0] if flat else out
+
+    def _product(self, Z: np.ndarray) -> np.ndarray:
+        ctx, k = self.ctx, Z.shape[1]
+        Zb = Float64Matrix(ctx, self.N, k, "the LS-SVM's right-hand sides")
+        Yb = Float64Matrix(ctx, self.N, k, "K Z")
+        try:
+            Zb.put(ctx, Z)
+            fill(ctx, Yb._mb, 0.0)
+            step = max(1, TERMS // (self.d + k + 1))          # columns per dispatch
+            for j0 in range(0, self.N, step):
+                ctx.kernels.dispatch("kernel_product64", (-(-self.N // 64), 1, 1),
+                                     buffers={0: self.X.buf, 1: Zb.buf, 2: Yb.buf}, defines={"KCOLS": k},
+                                     uniforms=dict(self.uniforms, u_ldx=self.X.ld, u_ldz=Zb.ld, u_j0=j0,
+                                                   u_j1=min(self.N, j0 + step)),
+                                     work=self.N * min(step, self.N - j0))
+            return Yb.get(ctx)
+        finally:
+            Zb.give()
+            Yb.give()
+
+    def release(self) -> None:
+        if self.X is not None:
+            self.X.give()
+            self.X = None
