@@ -16,6 +16,10 @@ from .paper.cholesky import VARIANTS
 from . import validate as check
 
 
+#: HostMemoryError before any work where a call's host arrays will not fit (gl/memory.py)
+require_host = memory.require_host
+
+
 def _options(packed, method, ctx):
     check.flag(packed, "packed")
     check.choice(method, "method", METHODS)

@@ -36,7 +36,6 @@ import scipy.linalg as _sla
 import scipy.linalg.lapack as _lapack
 
 from . import api
-from .gl import memory
 
 REFINE_STEPS = 6
 _EPS = np.finfo(np.float64).eps
@@ -55,7 +54,7 @@ def _asarray(a, name: str, check_finite: bool) -> np.ndarray:
     elif arr.dtype not in (np.float32, np.float64):
         arr = arr.astype(np.float64)           # float16, longdouble: computed in float64
     if arr.ndim > 2:        # a batch: its results are arrays as large as it (a broadcast input's too)
-        memory.require_host(2 * arr.size * max(arr.itemsize, 4), f"{name} of shape {arr.shape}")
+        api.require_host(2 * arr.size * max(arr.itemsize, 4), f"{name} of shape {arr.shape}")
     # a broadcast input (stride 0) is checked on the data it repeats, not through a mask of its full size
     distinct = arr[tuple(slice(0, 1) if st == 0 else slice(None) for st in arr.strides)] if arr.ndim else arr
     if check_finite and arr.size and not np.isfinite(distinct).all():

@@ -58,8 +58,8 @@ def _rbf64(X, Y, gamma):
     return np.exp(-gamma * np.maximum(xx[:, None] + yy[None, :] - 2 * (X @ Y.T), 0.0))
 
 
-#: gamma (|x|^2 + |y|^2) up to which the rbf kernel's distances come from the expansion
-EXPANSION_MOST = 64.0
+#: gamma (|x|^2 + |y|^2) up to which the rbf kernel's distances come from the expansion (error < ~1e-12)
+EXPANSION_MOST = 1024.0
 
 
 class HostKernelProducts:
