@@ -311,10 +311,13 @@ def qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a
         raise ValueError(f"mode must be 'left' or 'right', not {mode!r}")
     a = _asarray(a, "a", True)
     c = _asarray(c, "c", True)
-    if a.ndim > 2:
-        cs = np.broadcast_to(c, a.shape[:-2] + c.shape[-(1 if c.ndim == 1 else 2):]) if c.ndim <= 2 else c
-        outs = [qr_multiply(a[i], cs[i], mode=mode, method=method, ctx=ctx) for i in range(a.shape[0])]
-        return _stack(outs)
+    if a.ndim > 2 or c.ndim > 2:        # c's core: a vector (1-D) or a matrix; the batch dims broadcast
+        core = 1 if c.ndim == 1 else 2
+        batch = np.broadcast_shapes(a.shape[:-2], c.shape[:c.ndim - core])
+        A = np.broadcast_to(a, batch + a.shape[-2:])
+        Cb = np.broadcast_to(c, batch + c.shape[c.ndim - core:])
+        outs = [qr_multiply(A[i], Cb[i], mode=mode, method=method, ctx=ctx) for i in np.ndindex(batch)]
+        return tuple(np.stack([o[k] for o in outs]).reshape(batch + outs[0][k].shape) for k in range(2))
     m, n = a.shape
     k = min(m, n)
     dt = _out_dtype(a, c)

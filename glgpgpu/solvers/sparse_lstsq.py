@@ -172,6 +172,9 @@ def sparse_lstsq(A, b, *, atol: float = 1e-12, tol=None, max_iter: int = 100, or
     """
     A = _sparse(A)
     m, n = A.shape
+    if np.iscomplexobj(b.data if sp.issparse(b) else np.asarray(b)):
+        raise ValueError("b is complex; the sparse QR here is real (float32 on the GPU): solve the real and "
+                         "imaginary parts separately (A real), or use scipy.sparse.linalg.lsmr")
     B = np.asarray(b, dtype=np.float64) if not sp.issparse(b) else b.toarray().astype(np.float64)
     if B.ndim == 0 and m == 1:
         B = B.reshape(1)

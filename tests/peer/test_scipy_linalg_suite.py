@@ -27,6 +27,10 @@ from glgpgpu import linalg
 tdc = pytest.importorskip("scipy.linalg.tests.test_decomp_cholesky")
 tb = pytest.importorskip("scipy.linalg.tests.test_basic")
 td = pytest.importorskip("scipy.linalg.tests.test_decomp")
+try:                                    # scipy >= 1.15: batched calls; the floors' scipy has none
+    import scipy.linalg.tests.test_batch as bt
+except ImportError:
+    bt = None
 
 SWAPPED = ("cholesky", "cho_factor", "cho_solve", "solve_triangular", "qr", "qr_multiply", "solve", "lstsq")
 Failed = pytest.fail.Exception           # what pytest.raises raises when nothing is raised
@@ -91,6 +95,14 @@ def _allclose(actual, desired, rtol=1e-7, atol=0, equal_nan=True, err_msg="", ve
                         atol=max(atol, _float32_atol(actual, desired)))
 
 
+class _InScipysPlace:
+    """scipy.linalg with glgpgpu.linalg's functions in place of those it provides."""
+
+    def __getattr__(self, name):
+        import scipy.linalg
+        return getattr(linalg, name) if name in SWAPPED else getattr(scipy.linalg, name)
+
+
 @pytest.fixture(autouse=True)
 def _glgpgpu_in_scipys_place(request, monkeypatch, ctx):
     node = request.node.nodeid
@@ -107,7 +119,9 @@ def _glgpgpu_in_scipys_place(request, monkeypatch, ctx):
             if key in node:
                 request.applymarker(pytest.mark.xfail(raises=error, strict=True, reason=reason))
                 break
-    for mod in (tdc, tb, td):
+    if bt is not None:              # test_batch calls linalg.<name>: glgpgpu's where it has one
+        monkeypatch.setattr(bt, "linalg", _InScipysPlace())
+    for mod in (tdc, tb, td) + ((bt,) if bt is not None else ()):
         for name in SWAPPED:
             if hasattr(mod, name):
                 monkeypatch.setattr(mod, name, getattr(linalg, name))
@@ -158,3 +172,20 @@ class TestSolve(_scipys(tb, "TestSolve")):
 
 class TestLstsq(_scipys(tb, "TestLstsq")):
     pass
+
+
+#: scipy's batched tests of the functions glgpgpu.linalg provides (the others test scipy's own)
+BATCHED = ("batch_test", "test_solve", "test_cho_solve", "test_solve_triangular", "test_lstsq", "test_qr_multiply")
+TestBatch = type("TestBatch", (), {name: getattr(bt.TestBatch, name) for name in BATCHED
+                                   if bt is not None and hasattr(bt.TestBatch, name)})
+
+
+class TestOverwrite:
+    """scipy's TestOverwrite cases of the functions glgpgpu.linalg provides, on its real
+    dtypes (scipy's assert_no_overwrite over C and F order and its array-like fakes): the
+    input is never written into.  Its complex dtypes are refused by name (TestSolve's)."""
+
+    @pytest.mark.parametrize("name, shapes", [("solve", [(3, 3), (3,)]), ("solve_triangular", [(3, 3), (3,)]),
+                                              ("lstsq", [(3, 2), (3,)])])
+    def test_no_overwrite(self, name, shapes):
+        tb.assert_no_overwrite(getattr(linalg, name), shapes, dtypes=[np.float32, np.float64])
