@@ -358,7 +358,8 @@ def cholesky64(C: np.ndarray, *, lower: bool = True, amax: float | None = None, 
     if amax is None:
         amax = float(np.nanmax(np.abs(C)))
     amax = amax if np.isfinite(amax) else 0.0     # NaN or inf in the unread triangle: no scaling then
-    k = int(np.frexp(amax)[1]) // 2 if amax > 0 and not 2.0 ** -400 < amax < 2.0 ** 400 else 0
+    # beyond 2^96 a pivot sqrt(C_jj) could reach DROPPED's 1e30 and be read as a dropped one
+    k = int(np.frexp(amax)[1]) // 2 if amax > 0 and not 2.0 ** -400 < amax < 2.0 ** 96 else 0
     M = Float64Matrix(ctx, m, m, "the float64 factor")
     T = None
     try:

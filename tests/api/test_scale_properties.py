@@ -86,3 +86,52 @@ def test_linprog(ctx, k, seed):
     assert r0.status == r1.status == r2.status == 0
     for r in (r1, r2):
         assert abs(r.fun - s * r0.fun) <= 1e-7 * (abs(s * r0.fun) + (1 if 0 <= k <= 32 else 0))
+
+
+@given(k=st.integers(-600, 600), seed=SEED)
+def test_sparse_lstsq(ctx, k, seed):
+    """Sparse input anywhere in float64's range: A scaled by 2^k gives x / 2^k (the
+    sparse QR sees A scaled back to near 1 by powers of two)."""
+    import scipy.sparse as sp
+    rng = np.random.default_rng(seed)
+    A = sp.random(30, 8, density=0.4, random_state=rng, format="csr") + sp.eye(30, 8)
+    b = rng.standard_normal(30)
+    s = 2.0 ** k
+    x0, i0 = glgpgpu.sparse_lstsq(A, b)
+    x, info = glgpgpu.sparse_lstsq(A * s, b)
+    assert info.status == i0.status and info.rank == i0.rank == 8
+    assert np.abs(x * s - x0).max() <= 1e-10 * np.abs(x0).max()
+
+
+@given(k=st.integers(-900, 900), seed=SEED)
+def test_linalg_float64(ctx, k, seed):
+    """glgpgpu.linalg in float64 anywhere in float64's range (2^-900 ... 2^900, far past
+    float32's): cholesky, qr, solve and lstsq scale as the mathematics says, each to
+    float64 accuracy."""
+    from glgpgpu import linalg
+    rng = np.random.default_rng(seed)
+    S, A, b = spd(7, 1e2, rng).astype(np.float64), rng.standard_normal((9, 5)), rng.standard_normal(9)
+    s = 2.0 ** k
+    U0, U = linalg.cholesky(S), linalg.cholesky(S * s)          # U = sqrt(s) U0 (k odd: not exact)
+    assert np.abs(U / np.sqrt(s) - U0).max() <= 1e-13 * np.abs(U0).max()
+    R0, R = linalg.qr(A, mode="r")[0], linalg.qr(A * s, mode="r")[0]
+    assert np.abs(np.abs(R / s) - np.abs(R0)).max() <= 1e-13 * np.abs(R0).max()
+    x0 = linalg.solve(S, b[:7])
+    assert np.abs(linalg.solve(S * s, b[:7]) * s - x0).max() <= 1e-12 * np.abs(x0).max()
+    y0 = linalg.lstsq(A, b)[0]
+    assert np.abs(linalg.lstsq(A * s, b)[0] * s - y0).max() <= 1e-12 * np.abs(y0).max()
+
+
+@given(k=st.integers(-200, 200), seed=SEED)
+def test_linprog_coefficients(ctx, k, seed):
+    """A's rows scaled by 2^k (with their right-hand sides) describe the same polytope: the
+    same optimum, whatever k (geometric scaling in float64 first; a bound is infinite at
+    1e20 times its row's largest coefficient, not at 1e20)."""
+    rng = np.random.default_rng(seed)
+    A = rng.random((4, 7)) + 0.1
+    b, c = A @ (rng.random(7) + 0.5), rng.random(7) + 0.1
+    s = 2.0 ** k
+    r0 = glgpgpu.optimize.linprog(c, A_ub=-A, b_ub=-b)
+    r1 = glgpgpu.optimize.linprog(c, A_ub=-A * s, b_ub=-b * s)
+    assert r0.status == r1.status == 0
+    assert abs(r1.fun - r0.fun) <= 1e-7 * (1 + abs(r0.fun))

@@ -57,6 +57,8 @@ def solve_general(lp: GeneralLP, *, tol: float | None = None, precision: str = "
     if precision == "single":                       # the 2006 paper's solver, as it was: no row presolve, no duals
         _within_float32(lp)
         return single.solve(lp, callback=callback, **opts)
+    given = lp
+    lp, rows = _rows_near_one(lp)
     t = rows_presolve.tighten(lp) if presolve else None
     if t is not None and t.status:
         return verdict(t.status, lp.shape[1], t.message)
@@ -64,9 +66,31 @@ def solve_general(lp: GeneralLP, *, tol: float | None = None, precision: str = "
     if res.status in ("unbounded", "numerical trouble"):
         res = _unbounded_or_infeasible(t.lp if t else lp, res, opts)
     if res.y is not None:
-        y = rows_presolve.row_duals(t, lp, res.y) if t else res.y
-        res.y, res.reduced_costs = _held_by_bounds(lp, y) if res.status == "optimal" else (y, lp.c - lp.A.T @ y)
+        y = (rows_presolve.row_duals(t, lp, res.y) if t else res.y) * rows       # the given rows' multipliers
+        res.y, res.reduced_costs = (_held_by_bounds(given, y) if res.status == "optimal"
+                                    else (y, given.c - given.A.T @ y))
     return res
+
+
+#: rows whose largest coefficient lies outside this range are brought to [1, 2) first
+ROW_RANGE = (2.0 ** -10, 2.0 ** 10)
+
+
+def _rows_near_one(lp: GeneralLP):
+    """(lp with each row far from 1 (ROW_RANGE) and its bounds scaled by the power of two
+    that brings its largest coefficient to [1, 2), those factors): exact.  The slacks'
+    unit coefficients otherwise meet rows of 1e-15, and the geometric scaling settles
+    where the interior point stalls; rows near 1 are left as given (NETLIB's iterations
+    are the geometric scaling's).  Multipliers come back as y = D y'."""
+    A = sp.csr_matrix(lp.A)
+    top = abs(A).max(axis=1).toarray().ravel() if A.nnz else np.zeros(A.shape[0])
+    far = (top > 0) & ((top < ROW_RANGE[0]) | (top > ROW_RANGE[1]))
+    d = np.where(far, np.exp2(-np.floor(np.log2(np.where(far, top, 1.0)))), 1.0)
+    if np.all(d == 1.0):
+        return lp, d
+    DA = sp.diags(d) @ A
+    scaled = DA if sp.issparse(lp.A) else DA.toarray()
+    return GeneralLP(lp.c, scaled, lp.row_lo * d, lp.row_up * d, lp.col_lo, lp.col_up, lp.offset, lp.name), d
 
 
 def _within_float32(lp: GeneralLP):
