@@ -68,3 +68,8 @@ def adat_tiled(ctx, A, d2, t: int, *, block=ADAT_BLOCK) -> TiledLower:
     m x n, any m, n); release when done."""
     require(ctx)
     return _adat_tiled(ctx, A, d2, t, BlockedTiles(ctx, block))
+
+
+def tile_kernels(ctx, *, variant: str = "outer"):
+    """This method's TileKernels on ctx (one Cholesky variant: variant is the paper's)."""
+    return BlockedTiles(ctx)

@@ -21,6 +21,12 @@ def run(args) -> int:
                 "; compute: not here (needs GL 4.3 compute shaders)")),
             ("transfers", "through mapped buffers (gl/staging.py)" if ctx.stager is not None else
              "direct (the driver's own copies; GLGPGPU_STAGING=1 forces mapped buffers)")]
+    from ..gl import devices
+
+    for index, renderer, version, memory in devices():
+        rows.append((f"EGL device {index}" + (" (this context)" if index == ctx.device else ""),
+                     f"{renderer}, {version}" + (f", {memory / 2 ** 30:.1f} GiB" if memory else "")))
+    rows.append(("choosing a device", "glgpgpu.Context(device=i), or GLGPGPU_DEVICE=i for the default context"))
     width = max(len(r[0]) for r in rows)
     for k, v in rows:
         print(f"{k:<{width}}  {v}")

@@ -143,3 +143,8 @@ def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=F
 
 _TILED_FACTOR = single_factor(TiledComputeNormal)
 ResidentNormal = normal.ResidentNormal          # the float32 LP's textures: one buffer (the contract's name)
+
+
+def tile_kernels(ctx, *, variant: str = "outer"):
+    """This method's TileKernels on ctx (one Cholesky variant: variant is the paper's)."""
+    return ComputeTiles(ctx)

@@ -12,9 +12,9 @@ transfer  matrices between numpy and textures in every layout; staging: mapped b
 timing    stopwatch for phase breakdowns, GPU timer queries
 screen    drawing a texture on a window (the interactive demo)
 """
-from .context import Capabilities, Context, engine, get_context, resolve, set_context
+from .context import Capabilities, Context, devices, engine, get_context, resolve, set_context
 from .textures import GridTarget, MatrixTexture, PingPong, TexturePool
 from .timing import GPUTimer, Stopwatch
 
-__all__ = ["Capabilities", "Context", "engine", "get_context", "resolve", "set_context",
+__all__ = ["Capabilities", "Context", "devices", "engine", "get_context", "resolve", "set_context",
            "GridTarget", "MatrixTexture", "PingPong", "TexturePool", "GPUTimer", "Stopwatch"]

@@ -115,7 +115,7 @@ class Context:
     """
 
     def __init__(self, backend: str = "egl", *, max_texture_size: int | None = None,
-                 window_size=(800, 800), title: str = "glgpgpu"):
+                 window_size=(800, 800), title: str = "glgpgpu", device: int | None = None):
         global _made
         if _forked_after_gl:
             raise GLUnavailableError(FORK_HINT)
@@ -124,8 +124,10 @@ class Context:
         self.window = None
         self.thread = threading.get_ident()         # the only thread that may use it
         self.thread_name = threading.current_thread().name
+        # which EGL device (GPU): the argument, else GLGPGPU_DEVICE, else the driver's first
+        self.device = _device_index(device)
         if backend == "egl":
-            self.gl = _create_egl()
+            self.gl = _create_egl(self.device)
         elif backend == "window":
             self.gl, self.window = _create_window(window_size, title)
         else:
@@ -272,16 +274,58 @@ class Context:
             default.ctx.make_current()      # leave the thread's default context current again
 
 
-def _create_egl() -> moderngl.Context:
+def _device_index(device) -> int:
+    """The EGL device a context opens: `device`, else GLGPGPU_DEVICE, else 0."""
+    if device is None:
+        env = os.environ.get("GLGPGPU_DEVICE", "").strip()
+        if not env:
+            return 0
+        try:
+            device = int(env)
+        except ValueError:
+            raise ValueError(f"GLGPGPU_DEVICE must be a device index (0, 1, ...), got {env!r}") from None
+    if isinstance(device, bool) or not isinstance(device, int) or device < 0:
+        raise ValueError(f"device must be an EGL device index (0, 1, ...), got {device!r}")
+    return device
+
+
+def devices(most: int = 16) -> list:
+    """[(index, renderer, GL version, total memory in bytes or None), ...]: the EGL devices a
+    context opens on (each opened once to ask it; NVIDIA's GL_NVX_gpu_memory_info gives the
+    memory)."""
+    found = []
+    for index in range(most):
+        try:
+            gl = moderngl.create_standalone_context(require=330, backend="egl", device_index=index)
+        except Exception:          # past the last device: glcontext's "found N devices"
+            break
+        try:
+            memory = None
+            if "GL_NVX_gpu_memory_info" in (gl.extensions or set()):
+                from . import rawgl
+                gl.__enter__()
+                v = rawgl.get_integers(0x9048, 1)          # GPU_MEMORY_INFO_TOTAL_AVAILABLE_MEMORY_NVX, KiB
+                memory = v[0] * 1024 if v and v[0] > 0 else None
+            found.append((index, gl.info["GL_RENDERER"], gl.info["GL_VERSION"], memory))
+        finally:
+            gl.release()
+    return found
+
+
+def _create_egl(device: int = 0) -> moderngl.Context:
     # Ask for the newest core profile first: the faithful kernels need 3.3, the
     # blocked ones image load/store (4.3).  Some drivers (NVIDIA) hand out
     # exactly the version requested.
     error = None
     for version in (460, 450, 430, 330):
         try:
-            return moderngl.create_standalone_context(require=version, backend="egl")
+            return moderngl.create_standalone_context(require=version, backend="egl", device_index=device)
         except Exception as exc:  # glcontext raises plain Exceptions with driver text
             error = str(exc)     # a string: keeping the exception would keep its frames (and callers) alive
+            if "requested device index" in error:      # no such device: name the ones there are
+                listed = "; ".join(f"{i}: {r}" for i, r, _, _ in devices()) or "none"
+                raise ValueError(f"there is no EGL device {device} (GLGPGPU_DEVICE or Context(device=)); "
+                                 f"the devices found: {listed}") from None
     found = _older_gl_version()
     if found:                    # EGL works; the driver's OpenGL is too old for the kernels
         override = os.environ.get("MESA_GL_VERSION_OVERRIDE")

@@ -64,6 +64,11 @@ class Method(Protocol):
         such store (the fronts are then assembled on the host and go to qr_batched):
         compute/fronts.py by dispatches; blocked/ and paper/fronts.py by draws (methods/fronts.py)."""
 
+    def tile_kernels(self, ctx, *, variant: str):
+        """The method's tile operations on ctx (glgpgpu.tiled's TileKernels: potrf, trsm,
+        update, upload, read): what the one-process tile algorithms and glgpgpu.distributed
+        run, so the two give the same bits."""
+
     # -- objects that keep a factor on the GPU between calls ------------------------------
     def normal_system(self, A: np.ndarray, *, packed: bool, variant: str, ctx, watch):
         """A uploaded once; `.factor(d)` per weight vector, `.solve(r)` float64 out (the LP solver)."""

@@ -24,6 +24,9 @@ class DelegatingMethod:
         """What every operation runs inside (compute: its buffer pool's failure scope)."""
         return nullcontext()
 
+    def tile_kernels(self, ctx, *, variant="outer"):
+        return self.dense.tile_kernels(ctx, variant=variant)
+
     def adat(self, A, d2, *, packed=False, ctx):
         with self._scope(ctx):
             return self.dense.adat(A, d2, packed=packed, ctx=ctx)

@@ -81,3 +81,8 @@ class TiledNormalSystem(_TiledNormal):
             raise ValueError("the rectangular packed format lives in one texture; use packed=False for tiles")
         ctx = engine(ctx)
         super().__init__(A32, PaperTiles(ctx, variant), grid_for(ctx, A32.shape[0]).t, watch=watch)
+
+
+def tile_kernels(ctx, *, variant: str = "outer"):
+    """This method's TileKernels on ctx (variant: the diagonal tiles' Cholesky)."""
+    return PaperTiles(ctx, variant)

@@ -32,6 +32,7 @@ ALLOWED = {
     "solvers": {"dispatch", "gl", "vectors", "errors", "validate", "parallel", "paper", "layouts", "symbolic",
                 "scheduling"},
     "linalg": {"api", "solvers"},
+    "distributed": {"dispatch", "gl", "layouts", "errors", "validate"},
     "optimize": {"solvers"},
     "teach": {"gl", "figures", "layouts", "paper", "errors", "symbolic"},
     "bench": {"gl", "figures", "layouts", "paper", "blocked", "compute", "tiled", "teach", "solvers", "api",

@@ -1,0 +1,28 @@
+"""Several GPUs, and several machines, through Dask's distributed scheduler.
+
+    from glgpgpu.distributed import LocalGLCluster, cholesky
+    with LocalGLCluster() as cluster, cluster.get_client() as client:   # one worker per GPU
+        L = cholesky(A, client=client, tile=8192)
+
+The tiled Cholesky's tasks (POTRF, TRSM, SYRK/GEMM per tile: glgpgpu.tiled's schedule)
+run on the workers that own their tiles (2-D block-cyclic), on tiles that stay in that
+worker's GPU memory; only a finished tile another worker needs travels, worker to
+worker, as Dask moves any result.  The tile operations are the one-process code's, so
+the factor has the same bits as `glgpgpu.cholesky` with the same tile order.  Any Dask
+cluster serves (`GLDevicePlugin` binds its workers to GPUs); a worker lost mid-factor
+ends the call with `WorkerLostError` naming it and the tile, never a hang.
+
+Needs the [distributed] extra (dask, distributed)."""
+from __future__ import annotations
+
+try:
+    import distributed as _distributed  # noqa: F401
+except ImportError as exc:              # named, with the extra to install
+    from ..errors import MissingExtraError
+    raise MissingExtraError("glgpgpu.distributed needs Dask's distributed scheduler: "
+                            "pip install 'glgpgpu[distributed]' (dask, distributed)") from exc
+
+from .schedule import WorkerLostError, cholesky, owners
+from .cluster import GLDevicePlugin, LocalGLCluster
+
+__all__ = ["LocalGLCluster", "GLDevicePlugin", "cholesky", "owners", "WorkerLostError"]

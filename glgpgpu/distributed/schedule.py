@@ -1,0 +1,129 @@
+"""The tiled Cholesky as Dask tasks: glgpgpu.tiled's right-looking schedule
+(layouts.tiles.cholesky_steps) with each tile owned by one worker (2-D block-cyclic),
+every task pinned to its tile's owner ("owner computes"), and a finished tile sent to
+the workers that read it as the result of a `fetch` on its owner."""
+from __future__ import annotations
+
+import time
+import uuid
+
+import numpy as np
+from distributed import get_client, wait
+
+from .. import validate as check
+from ..errors import NotPositiveDefiniteError
+from ..layouts.tiles import TileGrid, cholesky_steps
+from . import worker as w
+
+
+class WorkerLostError(RuntimeError):
+    """A worker that owned tiles of a distributed call left the cluster mid-call."""
+
+
+def owners(count: int, workers: list) -> dict:
+    """(I, J) -> worker for the lower tiles of a count x count grid: 2-D block-cyclic over
+    a p x q grid of the workers (p q = len(workers), p the largest divisor <= sqrt)."""
+    n = len(workers)
+    p = max(d for d in range(1, int(n ** 0.5) + 1) if n % d == 0)
+    q = n // p
+    return {(I, J): workers[(I % p) * q + (J % q)] for I in range(count) for J in range(I + 1)}
+
+
+def cholesky(A, *, client=None, tile: int | None = None, method: str = "auto", variant: str = "outer",
+             poll: float = 0.5) -> np.ndarray:
+    """L with L L^T = A (A's lower triangle read; float32 (m, m), upper part zero), the
+    tiles factored on the cluster's workers.  A: numpy or a dask.array (then computed
+    first).  tile: the tile order's limit (default: each worker's texture limit); the tile
+    order is the one-process code's for that limit, so the result equals
+    `glgpgpu.cholesky(A, method=..., ctx=Context(max_texture_size=tile))` bit for bit.
+    Raises NotPositiveDefiniteError naming the global pivot, WorkerLostError naming the
+    worker and tile when an owner leaves (checked every `poll` seconds)."""
+    client = client or get_client()
+    if hasattr(A, "compute") and hasattr(A, "chunks"):      # a dask.array
+        A = A.compute()
+    A = check.square(A, "A")
+    if tile is not None:
+        check.integer(tile, "tile", 1)
+    workers = sorted(client.scheduler_info()["workers"])
+    if not workers:
+        raise ValueError("the Dask cluster has no workers; start some (LocalGLCluster() or `dask worker`)")
+    name, t = client.submit(w.plan, A.shape[0], tile, method, variant, workers=workers[:1], pure=False).result()
+    g = TileGrid(A.shape[0], t)
+    own = owners(g.count, workers)
+    job = f"cholesky-{uuid.uuid4().hex}"
+    live = []                     # every future, for the fault check
+    try:
+        return _factor(client, A, g, own, job, name, variant, live, poll)
+    finally:
+        for addr in set(own.values()):
+            if addr in client.scheduler_info()["workers"]:
+                client.submit(w.release, job, workers=[addr], pure=False, allow_other_workers=False).result()
+
+
+def _factor(client, A, g, own, job, method, variant, live, poll) -> np.ndarray:
+    t = g.t
+
+    def submit(fn, tile, *args):
+        fut = client.submit(fn, job, *args, workers=[own[tile]], allow_other_workers=False, pure=False,
+                            key=f"{fn.__name__}-{job}-{len(live)}")
+        live.append((fut, own[tile], tile))
+        return fut
+
+    last = {}                     # (I, J) -> the latest task on that tile
+    for I, J in g.lower():
+        block = np.ascontiguousarray(A[g.span(I), g.span(J)], np.float32)
+        last[I, J] = submit(w.put, (I, J), I, J, block, t, method, variant)
+    pivots, sent = {}, {}         # sent: (I, K, reader) -> the fetch future a reader uploads from
+
+    def data(I, K, reader):
+        """What `reader` needs of finished tile (I, K): None on its owner, else a fetch."""
+        if own[I, K] == reader:
+            return None
+        if (I, K) not in sent:
+            sent[I, K] = submit(w.fetch, (I, K), I, K, t, 0, 0, last[I, K])
+        return sent[I, K]
+
+    for op, I, J, K in cholesky_steps(g.count):
+        mK = g.size(K)
+        if op == "potrf":
+            pivots[K] = last[K, K] = submit(w.potrf, (K, K), K, mK, last[K, K])
+        elif op == "trsm":
+            last[I, K] = submit(w.trsm, (I, K), I, K, mK, g.size(I), t, data(K, K, own[I, K]), last[I, K],
+                                last[K, K])
+        else:
+            last[I, J] = submit(w.update, (I, J), I, J, K, t, g.size(I), g.size(J), mK,
+                                data(I, K, own[I, J]), data(J, K, own[I, J]), last[I, J], last[I, K], last[J, K])
+    parts = {(I, J): submit(w.fetch, (I, J), I, J, t, g.size(I), g.size(J), last[I, J]) for I, J in g.lower()}
+    _wait(client, live, poll)
+    d = np.concatenate([pivots[K].result() for K in range(g.count)])
+    if not np.isfinite(d).all() or (d <= 0).any():
+        NotPositiveDefiniteError.check(d, g.m)
+    L = np.zeros((g.m, g.m), np.float32)
+    for (I, J), fut in parts.items():
+        L[g.span(I), g.span(J)] = fut.result()
+    return L
+
+
+def _wait(client, live, poll) -> None:
+    """Until every task is done; WorkerLostError as soon as an owner is gone (a task pinned
+    to a lost worker would otherwise wait forever); a task's own error is raised as it is."""
+    futures = [f for f, _, _ in live]
+    while True:
+        try:
+            wait(futures, timeout=poll)
+        except TimeoutError:
+            pass
+        done = [f for f in futures if f.done()]
+        not_done = {f for f in futures if not f.done()}
+        for f in done:
+            if f.status == "error":
+                f.result()                          # raises the task's exception
+        if not not_done:
+            return
+        present = set(client.scheduler_info()["workers"])
+        for f, addr, tile in live:
+            if f in not_done and addr not in present:
+                raise WorkerLostError(f"worker {addr} left the cluster with tile {tile} of the factorization "
+                                      f"unfinished; its tiles lived in that worker's GPU memory -- run the call "
+                                      f"again on the workers left")
+        time.sleep(0)

@@ -1,0 +1,107 @@
+"""What runs inside a Dask worker: its GPU's tiles, kept between tasks.
+
+A worker process has one thread (LocalGLCluster, or `dask worker --nthreads 1`), so
+its tasks run one at a time on that thread's GL context -- the GPU the worker's
+GLDevicePlugin chose.  A factorization's tiles live in `_TILES` under the job's key
+until `release(job)`; a tile another worker owns arrives as the numpy array its owner's
+`fetch` returned (Dask moves it, worker to worker) and is uploaded once per job.
+Every tile operation is the method's TileKernels -- the one-process tile algorithms'
+own -- so a distributed factor has the same bits as glgpgpu.tiled's."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..dispatch import choose, implementation
+from ..gl import get_context
+from ..layouts.tiles import tile_order
+
+_TILES: dict = {}       # (job, I, J) -> this worker's tile (a texture or buffer of its context)
+_COPIES: dict = {}      # (job, I, J) -> an uploaded copy of a tile another worker owns
+_OPS: dict = {}         # (job) -> the TileKernels the job runs with, and its -1 row
+
+
+def _kernels(job, method, variant):
+    if job not in _OPS:
+        ctx = get_context()
+        ops = implementation(choose(method, ctx)).tile_kernels(ctx, variant=variant)
+        _OPS[job] = (ops, None)
+    return _OPS[job][0]
+
+
+def plan(m: int, tile: int | None, method: str, variant: str) -> tuple:
+    """(method's name, tile order) for an m x m matrix on this worker's GPU: the order the
+    one-process code picks under the same texture limit (tile, or the driver's)."""
+    ctx = get_context()
+    impl = implementation(choose(method, ctx))
+    ops = impl.tile_kernels(ctx, variant=variant)
+    limit = min(ctx.max_texture_size, ops.max_order(ctx), tile or ctx.max_texture_size)
+    return impl.name, tile_order(m, limit, multiple=ops.multiple)
+
+
+def put(job, I: int, J: int, block: np.ndarray, t: int, method: str, variant: str) -> tuple:
+    """Tile (I, J) of the job uploaded from `block` (float32, at most t x t)."""
+    ops = _kernels(job, method, variant)
+    _TILES[job, I, J] = ops.upload(np.asarray(block, np.float32), t, diagonal=I == J)
+    return ("tile", I, J, -1)
+
+
+def _tile(job, I, J, data, t):
+    """Tile (I, J): this worker's own, or its copy uploaded from `data` (the owner's fetch)."""
+    if (job, I, J) in _TILES:
+        return _TILES[job, I, J]
+    if (job, I, J) not in _COPIES:
+        _COPIES[job, I, J] = _OPS[job][0].upload(data, t, diagonal=I == J)
+    return _COPIES[job, I, J]
+
+
+def potrf(job, K: int, size: int, *after) -> np.ndarray:
+    """Tile (K, K) factored in place; its pivots (L's diagonal there)."""
+    ops = _OPS[job][0]
+    _TILES[job, K, K], d = ops.potrf(_TILES[job, K, K], size)
+    return np.asarray(d, np.float32)
+
+
+def trsm(job, I: int, K: int, size: int, rows: int, t: int, l_kk, *after) -> tuple:
+    """Tile (I, K) := tile (I, K) L_KK^-T."""
+    ops = _OPS[job][0]
+    _TILES[job, I, K] = ops.trsm(_tile(job, K, K, l_kk, t), size, _TILES[job, I, K], t, rows=rows)
+    return ("tile", I, K, K)
+
+
+def update(job, I: int, J: int, K: int, t: int, rows: int, cols: int, k_end: int, l_ik, l_jk, *after) -> tuple:
+    """Tile (I, J) -= L_IK L_JK^T (a SYRK when I == J)."""
+    ops, neg = _OPS[job]
+    if neg is None:
+        neg = ops.d_row(np.full(t, -1.0, np.float32))
+        _OPS[job] = (ops, neg)
+    _TILES[job, I, J] = ops.update(_TILES[job, I, J], _tile(job, I, K, l_ik, t), _tile(job, J, K, l_jk, t), neg,
+                                   t=t, diagonal=I == J, rows=rows, cols=cols, k_end=k_end)
+    return ("tile", I, J, K)
+
+
+def fetch(job, I: int, J: int, t: int, size_i: int, size_j: int, *after) -> np.ndarray:
+    """Tile (I, J) as numpy: the whole t x t tile (what another worker uploads), or with
+    size_i, size_j > 0 the matrix's part of it, a diagonal tile's upper part zero (the result)."""
+    ops = _OPS[job][0]
+    if size_i <= 0:
+        return ops.read(_TILES[job, I, J], t).copy()
+    if I == J:
+        return ops.read_lower(_TILES[job, I, I], size_i, upper_zero=False)
+    return ops.read(_TILES[job, I, J], t)[:size_i, :size_j].copy()
+
+
+def release(job) -> int:
+    """Give back every tile and copy of the job (safe to call twice); how many there were."""
+    entry = _OPS.pop(job, None)
+    keys = [k for k in list(_TILES) + list(_COPIES) if k[0] == job]
+    if entry is not None:
+        ops, neg = entry
+        ops.give(*(_TILES.pop(k, None) or _COPIES.pop(k) for k in keys))
+        if neg is not None:
+            ops.give(neg)
+    return len(keys)
+
+
+def held() -> int:
+    """Tiles and copies this worker holds (a leak if it stays above zero after a call)."""
+    return len(_TILES) + len(_COPIES)

@@ -1,0 +1,100 @@
+"""glgpgpu.distributed on a LocalGLCluster of two workers (llvmpipe here: both share the
+one device): the tiled Cholesky as Dask tasks equals the one-process tiled factor bit
+for bit, meets the float32 bound, leaves no tile behind; a worker lost mid-factor is a
+named error within seconds; the owner map and the device choice."""
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import glgpgpu
+from bounds import check_factor, spd
+
+distributed = pytest.importorskip("distributed")
+gd = pytest.importorskip("glgpgpu.distributed")
+
+
+@pytest.fixture(scope="module")
+def client():
+    with gd.LocalGLCluster(n_workers=2) as cluster, cluster.get_client() as c:
+        c.cluster_handle = cluster
+        yield c
+
+
+def _held(client):
+    return client.run(lambda: __import__("glgpgpu.distributed.worker", fromlist=["held"]).held())
+
+
+@pytest.mark.parametrize("method, m, tile", [("compute", 700, 128), ("blocked", 301, 64), ("paper", 130, 32),
+                                             ("compute", 1, 128), ("compute", 129, 128)])
+def test_equals_the_one_process_tiled_factor(client, method, m, tile):
+    A = spd(m, 1e3, np.random.default_rng(m))
+    L = gd.cholesky(A, client=client, tile=tile, method=method)
+    ref = glgpgpu.cholesky(A, method=method, ctx=glgpgpu.Context(max_texture_size=tile))
+    assert np.array_equal(L, ref)
+    check_factor(L, A)
+    assert sum(_held(client).values()) == 0
+
+
+def test_not_positive_definite_names_the_global_pivot(client):
+    A = spd(200, 1e2, np.random.default_rng(1))
+    A[150, 150] = -1.0
+    with pytest.raises(np.linalg.LinAlgError, match="pivot 150"):
+        gd.cholesky(A, client=client, tile=64, method="compute")
+    assert sum(_held(client).values()) == 0
+
+
+def test_a_dask_array_is_taken():
+    da = pytest.importorskip("dask.array")
+    A = spd(100, 1e2, np.random.default_rng(2))
+    with gd.LocalGLCluster(n_workers=1) as cluster, cluster.get_client() as c:
+        L = gd.cholesky(da.from_array(A, chunks=50), client=c, tile=64, method="compute")
+    assert np.array_equal(L, glgpgpu.cholesky(A, method="compute", ctx=glgpgpu.Context(max_texture_size=64)))
+
+
+def test_owners_are_two_dimensional_block_cyclic():
+    own = gd.owners(4, ["a", "b", "c", "d"])              # a 2 x 2 grid of workers
+    assert own[0, 0] == "a" and own[1, 0] == "c" and own[1, 1] == "d" and own[2, 1] == "b"
+    assert set(gd.owners(3, ["a", "b", "c"]).values()) == {"a", "b", "c"}      # 1 x 3
+    assert set(gd.owners(5, ["only"]).values()) == {"only"}
+
+
+def test_a_worker_lost_mid_factor_is_named_within_seconds():
+    A = spd(640, 1e2, np.random.default_rng(3))
+    with gd.LocalGLCluster(n_workers=2) as cluster, cluster.get_client() as c:
+        out = {}
+
+        def run():
+            try:
+                out["L"] = gd.cholesky(A, client=c, tile=32, method="paper", poll=0.2)
+            except BaseException as exc:           # noqa: BLE001 -- the test looks at it
+                out["error"] = exc
+        thread = threading.Thread(target=run)
+        thread.start()
+        time.sleep(1.0)
+        nanny = list(cluster.workers.values())[1]
+        nanny.process.process.kill()                  # the worker process dies mid-factor
+        t = time.perf_counter()
+        thread.join(timeout=30)
+        assert not thread.is_alive()
+        assert time.perf_counter() - t < 15
+    assert isinstance(out.get("error"), gd.WorkerLostError), out
+    assert "left the cluster with tile" in str(out["error"])
+
+
+def test_local_cluster_arguments_are_checked():
+    with pytest.raises(ValueError, match="devices"):
+        gd.LocalGLCluster(devices="some")
+    with pytest.raises(ValueError, match="n_workers"):
+        gd.LocalGLCluster(devices=[0], n_workers=0)
+
+
+def test_context_device_choice(monkeypatch):
+    assert glgpgpu.Context(device=0).device == 0
+    found = glgpgpu.gl.devices()
+    with pytest.raises(ValueError, match="no EGL device"):
+        glgpgpu.Context(device=len(found))
+    monkeypatch.setenv("GLGPGPU_DEVICE", "x")
+    with pytest.raises(ValueError, match="GLGPGPU_DEVICE"):
+        glgpgpu.Context()
