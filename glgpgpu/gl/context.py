@@ -295,9 +295,15 @@ def devices(most: int = 16) -> list:
     memory)."""
     found = []
     for index in range(most):
-        try:
-            gl = moderngl.create_standalone_context(require=330, backend="egl", device_index=index)
-        except Exception:          # past the last device: glcontext's "found N devices"
+        gl = None
+        for version in (460, 430, 330):       # NVIDIA gives exactly the version asked for
+            try:
+                gl = moderngl.create_standalone_context(require=version, backend="egl", device_index=index)
+                break
+            except Exception as exc:          # past the last device: glcontext's "found N devices"
+                if "requested device index" in str(exc):
+                    break
+        if gl is None:
             break
         try:
             memory = None
