@@ -293,6 +293,17 @@ def devices(most: int = 16) -> list:
     """[(index, renderer, GL version, total memory in bytes or None), ...]: the EGL devices a
     context opens on (each opened once to ask it; NVIDIA's GL_NVX_gpu_memory_info gives the
     memory)."""
+    # each probe context is made current as it is created: the thread's own context is made
+    # current again afterwards (else its later calls draw into a released context: wrong answers)
+    current = getattr(_threads, "current", None)
+    try:
+        return _probe_devices(most)
+    finally:
+        if current is not None and current.gl is not None:
+            current.gl.__enter__()
+
+
+def _probe_devices(most: int) -> list:
     found = []
     for index in range(most):
         gl = None
