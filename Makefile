@@ -4,12 +4,13 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-floors lint check-egl check-xvfb check-colamd check-chromium venv bench-cpu clean help
+.PHONY: demo test test-floors docs lint check-egl check-xvfb check-colamd check-chromium venv bench-cpu clean help
 
 help:
 	@echo "make demo   - set up .venv and run the main example headless"
 	@echo "make test   - set up .venv and run the test suite"
 	@echo "make lint   - ruff over the code (CI runs it after the tests)"
+	@echo "make docs   - the documentation site (API reference, guides, tables) in docs/_build/html"
 	@echo "make clean  - remove .venv and generated output"
 
 # EGL (headless OpenGL) must be there: Mesa's libEGL + the llvmpipe rasterizer on a
@@ -43,6 +44,7 @@ venv: $(STAMP)
 # else the exact command is named (the test fails without it, it does not skip).
 check-xvfb:
 	@if ! command -v xvfb-run >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing xvfb and xauth (apt-get) for the demo-window test ..."; \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq xvfb xauth) >/dev/null 2>&1 || true; fi
 	@if ! command -v xvfb-run >/dev/null 2>&1; then \
 	  echo "ERROR: xvfb-run not found: the demo-window test needs it."; \
@@ -53,6 +55,7 @@ check-xvfb:
 # time: installed here where we can (root + apt), else the command is named.
 check-colamd:
 	@if ! ldconfig -p 2>/dev/null | grep -q 'libcolamd\.so' && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing libcolamd (apt-get) for sparse_qr's COLAMD ordering ..."; \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcolamd2 || \
 	   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcolamd3) >/dev/null 2>&1 || true; fi
 	@if ! ldconfig -p 2>/dev/null | grep -q 'libcolamd\.so'; then \
@@ -65,9 +68,10 @@ check-colamd:
 check-chromium:
 	@if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 && \
 	    ! command -v google-chrome >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing chromium (apt-get) for the web page's test ..."; \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 || true; fi
 
-demo: check-egl $(STAMP)
+demo: check-egl check-colamd $(STAMP)
 	$(VENV)/bin/glgpgpu info
 	$(PY) examples/assemble_adat.py
 	$(PY) examples/cholesky_steps.py 4 | tail -n 3
@@ -94,6 +98,13 @@ test-floors: check-egl check-colamd
 	$(FLOORS)/bin/python -m pip install -q --no-deps -e .
 	$(FLOORS)/bin/python -m pytest -q -p no:cacheprovider tests/peer --ignore=tests/peer/test_scipy_linalg_suite.py \
 	  --ignore=tests/peer/test_scipy_linprog_suite.py        # scipy's own classes change from release to release
+
+# The documentation site (docs/): the API reference from the docstrings, the guides, the
+# benchmark tables; warnings are errors.  Open docs/_build/html/index.html.
+docs: $(STAMP)
+	$(PY) -m pip install -q -e '.[docs]'
+	$(PY) -m sphinx -q -W --keep-going -b html docs docs/_build/html
+	@echo "wrote docs/_build/html/index.html"
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

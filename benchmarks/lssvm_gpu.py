@@ -114,7 +114,8 @@ def main():
         w.writeheader()
         for r in rows:
             w.writerow(dict(r, device=ctx.caps.renderer) if "device" in keys else r)
-    print("wrote", path)
+    from glgpgpu.bench.common import write_provenance
+    print("wrote", path, "and", write_provenance(path))
 
 
 if __name__ == "__main__":

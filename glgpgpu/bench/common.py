@@ -89,8 +89,49 @@ def csv_rows(path, columns: list):
         yield emit
 
 
+def provenance() -> dict:
+    """Where a result came from: glgpgpu's version and commit (a checkout's), Python and
+    the libraries' versions (those imported), the renderer and driver of the thread's
+    context if it has one, the machine, the time."""
+    import json  # noqa: F401 -- the caller writes it
+    import platform
+    import subprocess
+    import sys
+
+    from .. import __version__
+    out = {"glgpgpu": __version__, "python": platform.python_version(), "machine": platform.platform(),
+           "written": _dt.datetime.now().isoformat(timespec="seconds")}
+    try:
+        root = Path(__file__).resolve().parents[2]
+        out["commit"] = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
+                                       text=True, timeout=5).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        out["commit"] = None
+    for name in ("numpy", "scipy", "moderngl", "torch", "sklearn", "highspy", "dask", "distributed"):
+        mod = sys.modules.get(name)
+        if mod is not None:
+            out[name] = getattr(mod, "__version__", "?")
+    from ..gl.context import _threads
+    ctx = getattr(_threads, "current", None)
+    if ctx is not None and getattr(ctx, "caps", None) is not None:
+        out.update(renderer=ctx.caps.renderer, gl_version=ctx.caps.version, vendor=ctx.caps.vendor)
+    return out
+
+
+def write_provenance(csv_path) -> Path:
+    """provenance() as JSON beside a CSV: <name>.provenance.json."""
+    import json
+    path = Path(csv_path)
+    side = path.with_name(path.stem + ".provenance.json")
+    side.write_text(json.dumps(provenance(), indent=1) + "\n")
+    return side
+
+
 def write_csv(rows: list, path: Path) -> Path:
+    """rows as CSV (the union of their keys, in first-seen order) and, beside it, the
+    run's provenance (write_provenance)."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    write_provenance(path)
     keys = []
     for r in rows:
         keys += [k for k in r if k not in keys]

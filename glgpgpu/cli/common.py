@@ -11,7 +11,16 @@ from pathlib import Path
 #: directory, named in every "wrote" line (never a benchmarks/ folder of whatever cwd)
 DEFAULT_OUT = "glgpgpu-results"
 
-Formatter = argparse.ArgumentDefaultsHelpFormatter
+class Formatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Every default shown once: "(default: ...)" added where the help text does not
+    already say it, and not for None (an option whose default depends on others says so
+    in its text)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if action.default is None or "default" in text.lower():
+            return text
+        return super()._get_help_string(action)
 
 
 def sizes(text: str):

@@ -23,7 +23,7 @@ def test_every_option_has_help(name):
     sub = subparsers()[name]
     missing = [a.dest for a in sub._actions if not isinstance(a, argparse._HelpAction) and not a.help]
     assert not missing, f"glgpgpu {name}: options without help text: {missing}"
-    assert sub.formatter_class is argparse.ArgumentDefaultsHelpFormatter
+    assert issubclass(sub.formatter_class, argparse.ArgumentDefaultsHelpFormatter)
 
 
 @pytest.mark.parametrize("argv, words", [
@@ -105,3 +105,12 @@ def test_sparseqr_reads_an_array_format_matrix_market_file(tmp_path, capsys):
     scipy.io.mmwrite(str(tmp_path / "dense.mtx"), np.random.default_rng(0).random((7, 4)))
     assert main(["sparseqr", str(tmp_path / "dense.mtx"), "--out", str(tmp_path)]) == 0
     assert "7 x 4" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["lp", "wls", "trace", "demo", "qr", "bench"])
+def test_help_shows_each_default_once(name, capsys):
+    from glgpgpu.cli import main
+    with pytest.raises(SystemExit):
+        main([name, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(default: None)" not in text
