@@ -98,8 +98,12 @@ def provenance() -> dict:
     import subprocess
     import sys
 
-    from .. import __version__
-    out = {"glgpgpu": __version__, "python": platform.python_version(), "machine": platform.platform(),
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        ours = version("glgpgpu")
+    except PackageNotFoundError:
+        ours = "0+unknown"
+    out = {"glgpgpu": ours, "python": platform.python_version(), "machine": platform.platform(),
            "written": _dt.datetime.now().isoformat(timespec="seconds")}
     try:
         root = Path(__file__).resolve().parents[2]
