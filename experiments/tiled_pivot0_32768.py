@@ -1,6 +1,7 @@
 """Why glgpgpu.cholesky of an SPD 32,768 x 32,768 float32 matrix in 8,192-tiles (compute
 method, H100) failed at pivot 0 while 16,384 passed: the same call with the staging ring
 on and off, other tile orders, and tile (0, 0) read back right after the upload."""
+import argparse
 import os
 import sys
 import time
@@ -14,7 +15,9 @@ import glgpgpu  # noqa: E402
 from glgpgpu.compute.tile_kernels import ComputeTiles  # noqa: E402
 from glgpgpu.tiled import TiledLower  # noqa: E402
 
-m = int(sys.argv[1]) if len(sys.argv) > 1 else 32768
+ap = argparse.ArgumentParser(description=__doc__)
+ap.add_argument("m", type=int, nargs="?", default=32768, help="the order (tiles of m/4 and m/8)")
+m = ap.parse_args().m
 A = spd(m, np.random.default_rng(m))
 print("A", A.shape, A.dtype, "a00", A[0, 0], "max", np.abs(A).max(), flush=True)
 for tile, staging in ((m // 4, None), (m // 4, False), (m // 8, None)):
