@@ -53,7 +53,8 @@ def main():
                 t = time.perf_counter()
                 L = cholesky(A, client=client, tile=args.tile, method=args.method)
                 sec = time.perf_counter() - t
-            rows.append(dict(m=m, tile=args.tile, gpus=g, devices=len(found[:g]), seconds=round(sec, 3), speedup_vs_one_process=round(one / sec, 2),
+            rows.append(dict(m=m, tile=args.tile, gpus=g, devices=len(found[:g]), seconds=round(sec, 3),
+                             speedup_vs_one_process=round(one / sec, 2),
                              error=err if np.array_equal(L, ref) else float(np.abs(
                                  L.astype(np.float64) @ L.T.astype(np.float64) - A).max() / np.abs(A).max()),
                              equal=bool(np.array_equal(L, ref))))
