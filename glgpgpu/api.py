@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .dispatch import METHODS, choose, float64_kernels, implementation
+from .dispatch import CHOLESKY_VARIANTS as VARIANTS, METHODS, choose, float64_kernels, implementation
 from .gl import Context, memory, resolve
 from .layouts.scaling import exponent, scaled, unscaled
-from .paper.cholesky import VARIANTS
 from . import validate as check
 
 

@@ -20,6 +20,11 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+#: the Cholesky variants a method may offer (`variant=`): Algorithm 5's outer product, the
+#: outer product with index triads, the 2006 paper's inner product (Algorithm 1); the
+#: blocked and compute methods run "outer" only
+CHOLESKY_VARIANTS = ("outer", "triad", "inner")
+
 
 @runtime_checkable
 class Method(Protocol):

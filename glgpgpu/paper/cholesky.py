@@ -30,9 +30,8 @@ from .. import figures as geo
 from ..errors import NotPositiveDefiniteError
 from ..gl import Context, PingPong, engine, resolve
 from ..layouts.triangle import layout_for
+from ..methods.contract import CHOLESKY_VARIANTS as VARIANTS    # declared by the contract
 from .packing import unpack_and_read, upload_and_pack
-
-VARIANTS = ("outer", "triad", "inner")
 
 
 def _diag_square(layout, k, label):

@@ -25,7 +25,6 @@ from scipy.spatial.distance import cdist
 from ..dispatch import choose, float64_kernels, implementation
 from ..errors import NotPositiveDefiniteError
 from ..gl import Stopwatch, resolve
-from ..paper import kernel_texture
 from ..vectors import Vectors
 from .cg import cg
 
@@ -287,8 +286,9 @@ def _remedy(exc, C, why) -> NotPositiveDefiniteError:
 
 def _train_cg(X, X32, rhs, H, kernel, gamma, degree, coef0, C, packed, ctx, tol, max_iter, track, info):
     V = Vectors(ctx)
-    h_tex = kernel_texture(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, packed=packed,
-                           diag=1.0 / C, ctx=ctx)
+    # PLSSVM's CG as the thesis ran it: the paper's kernel matrix texture and vectors
+    h_tex = implementation("paper").kernels.kernel_texture(X32, kernel=kernel, gamma=gamma, degree=degree,
+                                                           coef0=coef0, packed=packed, diag=1.0 / C, ctx=ctx)
     H64 = kernel64(X, X, kernel, gamma, degree, coef0) + np.eye(X.shape[0]) / C if track else None
     try:
         cols, infos = [], []
