@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from .blocked import BlockedMethod
 from .compute import ComputeMethod
-from .methods.contract import Method
+from .methods.contract import CHOLESKY_VARIANTS, Method  # noqa: F401 -- the variants, for api.py
 from .paper import PaperMethod
 
 #: method name -> the object implementing the contract
