@@ -84,6 +84,11 @@ LIMITS = (
           "(in shared memory)", most=6144),
     Limit("compute.fronts", "SMALL_COLS", 12, "columns of a sparse-QR front factored with others in one dispatch",
           most=256),
+    Limit("compute.kernel_products", "TERMS", 40, "loop iterations of one LS-SVM float64 product invocation "
+          "(columns x (features + right-hand sides))"),
+    Limit("compute.kernel_products", "MOST_COLUMNS", 2, "right-hand sides one float64 kernel product carries"),
+    Limit("compute.kernel_products", "ROWS_AT_ONCE", 7, "points one float64 prediction pass takes"),
+    Limit("solvers.lssvm", "GPU_DECISION_FROM", 1, "test x training points from which decision values go to the GPU"),
     # the blocked method
     Limit("blocked.sizes", "SLAB_FROM", 64, "the Cholesky order from which updates go by slabs", 16),
     Limit("blocked.sizes", "SLAB", 32, "Cholesky columns per slab", 16),

@@ -16,6 +16,8 @@ from .float64 import Float64Matrix
 TERMS = 65_535
 #: the right-hand sides one dispatch carries (its accumulators are named registers)
 MOST_COLUMNS = 16
+#: the points one prediction pass takes (their K(T, X) Z rows in one buffer)
+ROWS_AT_ONCE = 1 << 16
 
 
 def _triple(v: float) -> tuple:
@@ -42,33 +44,46 @@ class KernelProducts:
             self.release()
             raise
 
-    def __call__(self, Z: np.ndarray) -> np.ndarray:
-        """K Z, float64 (N x k), for Z (N x k) or (N,)."""
+    def __call__(self, Z: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """K Z, float64 (N x k), for Z (N x k) or (N,); with rows (M x d, other points T:
+        prediction) K(T, X) Z, M x k -- T in blocks of ROWS_AT_ONCE points."""
         Z = np.asarray(Z, np.float64)
         flat = Z.ndim == 1
         Z = Z.reshape(self.N, -1)
-        out = np.concatenate([self._product(Z[:, c:c + MOST_COLUMNS])
-                              for c in range(0, Z.shape[1], MOST_COLUMNS)], axis=1)
+        if rows is None:
+            parts = [self._product(Z[:, c:c + MOST_COLUMNS], None) for c in range(0, Z.shape[1], MOST_COLUMNS)]
+            out = np.concatenate(parts, axis=1)
+        else:
+            T = np.ascontiguousarray(rows, np.float64).reshape(-1, self.d)
+            out = np.concatenate([np.concatenate([self._product(Z[:, c:c + MOST_COLUMNS], T[r:r + ROWS_AT_ONCE])
+                                                  for c in range(0, Z.shape[1], MOST_COLUMNS)], axis=1)
+                                  for r in range(0, T.shape[0], ROWS_AT_ONCE)] or [np.zeros((0, Z.shape[1]))])
         return out[:, 0] if flat else out
 
-    def _product(self, Z: np.ndarray) -> np.ndarray:
+    def _product(self, Z: np.ndarray, T: np.ndarray | None) -> np.ndarray:
         ctx, k = self.ctx, Z.shape[1]
+        M = self.N if T is None else T.shape[0]
         Zb = Float64Matrix(ctx, self.N, k, "the LS-SVM's right-hand sides")
-        Yb = Float64Matrix(ctx, self.N, k, "K Z")
+        Yb = Float64Matrix(ctx, M, k, "K Z")
+        Tb = None if T is None else Float64Matrix(ctx, M, self.d, "the points to predict")
         try:
             Zb.put(ctx, Z)
+            buffers, defines = {0: self.X.buf, 1: Zb.buf, 2: Yb.buf}, {"KCOLS": k}
+            if Tb is not None:
+                Tb.put(ctx, T)
+                buffers[3], defines["ROWS"] = Tb.buf, 1
             fill(ctx, Yb._mb, 0.0)
             step = max(1, TERMS // (self.d + k + 1))          # columns per dispatch
             for j0 in range(0, self.N, step):
-                ctx.kernels.dispatch("kernel_product64", (-(-self.N // 64), 1, 1),
-                                     buffers={0: self.X.buf, 1: Zb.buf, 2: Yb.buf}, defines={"KCOLS": k},
-                                     uniforms=dict(self.uniforms, u_ldx=self.X.ld, u_ldz=Zb.ld, u_j0=j0,
+                ctx.kernels.dispatch("kernel_product64", (-(-M // 64), 1, 1), buffers=buffers, defines=defines,
+                                     uniforms=dict(self.uniforms, u_n=M, u_ldx=self.X.ld, u_ldz=Zb.ld, u_j0=j0,
                                                    u_j1=min(self.N, j0 + step)),
-                                     work=self.N * min(step, self.N - j0))
+                                     work=M * min(step, self.N - j0))
             return Yb.get(ctx)
         finally:
-            Zb.give()
-            Yb.give()
+            for b in (Zb, Yb, Tb):
+                if b is not None:
+                    b.give()
 
     def release(self) -> None:
         if self.X is not None:

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import validate as check
 from ..dispatch import METHODS
-from .lssvm import KERNELS, kernel64, train
+from .lssvm import KERNELS, decision_values, train
 
 try:
     from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -170,7 +170,8 @@ class _LSSVM(BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
         X = (np.asarray(X, np.float64) - self._shift) / self._scale
-        F = kernel64(X, self.X_, self.kernel, self._gamma, self.degree, self.coef0) @ self.alpha_ + self.b_
+        F = decision_values(X, self.X_, self.alpha_, self.b_, kernel=self.kernel, gamma=self._gamma,
+                            degree=self.degree, coef0=self.coef0, ctx=self.ctx)
         return F[:, 0] if F.shape[1] == 1 else F
 
 

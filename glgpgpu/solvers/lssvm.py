@@ -23,7 +23,7 @@ import scipy.linalg as sla
 from scipy.spatial.distance import cdist
 
 from ..dispatch import choose, float64_kernels, implementation
-from ..errors import NotPositiveDefiniteError
+from ..errors import GLUnavailableError, NotPositiveDefiniteError
 from ..gl import Stopwatch, resolve
 from ..vectors import Vectors
 from .cg import cg
@@ -59,6 +59,32 @@ def _rbf64(X, Y, gamma):
 
 #: gamma (|x|^2 + |y|^2) up to which the rbf kernel's distances come from the expansion (error < ~1e-12)
 EXPANSION_MOST = 1024.0
+
+
+#: test points x training points from which the decision values are made on the GPU
+GPU_DECISION_FROM = 1 << 20
+
+
+def decision_values(T, X, alpha, b, *, kernel, gamma, degree, coef0, ctx=None) -> np.ndarray:
+    """K(T, X) alpha + b in float64, (M, k): on the GPU in float64 (kernel_product64.comp, K
+    never stored) where the driver has it and M N is large; else on the host, a block of
+    test points at a time (never M x N at once)."""
+    M, N = T.shape[0], X.shape[0]
+    if M * N >= GPU_DECISION_FROM:
+        try:
+            f64 = float64_kernels(resolve(ctx))
+        except GLUnavailableError:
+            f64 = None
+        if f64 is not None:
+            products = f64.kernel_products(X, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
+                                           ctx=resolve(ctx))
+            try:
+                return products(alpha, rows=T) + b
+            finally:
+                products.release()
+    rows = max(1, HostKernelProducts.BLOCK_BYTES // (8 * max(N, 1)))
+    parts = [kernel64(T[i:i + rows], X, kernel, gamma, degree, coef0) @ alpha for i in range(0, M, rows)]
+    return (np.concatenate(parts) if parts else np.zeros((0, alpha.shape[1]))) + b
 
 
 class HostKernelProducts:

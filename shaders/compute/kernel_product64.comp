@@ -12,8 +12,15 @@ layout(local_size_x = 64) in;
 #pragma optionNV(unroll all)
 layout(std430, binding = 0) readonly buffer XBuf { double x[]; };   // N x d, row stride u_ldx
 layout(std430, binding = 1) readonly buffer ZBuf { double z[]; };   // N x KCOLS, row stride u_ldz
-layout(std430, binding = 2) buffer YBuf { double y[]; };            // N x KCOLS, row stride u_ldz
-uniform int u_n;
+layout(std430, binding = 2) buffer YBuf { double y[]; };            // rows x KCOLS, row stride u_ldz
+#ifdef ROWS
+// prediction: the rows i are other points T (u_n x d, stride u_ldx), the columns j X's
+layout(std430, binding = 3) readonly buffer TBuf { double tx[]; };
+#define XI(i, f) tx[(i) * u_ldx + (f)]
+#else
+#define XI(i, f) x[(i) * u_ldx + (f)]
+#endif
+uniform int u_n;          // rows i
 uniform int u_d;
 uniform int u_ldx;
 uniform int u_ldz;
@@ -57,13 +64,13 @@ double kern(int i, int j) {
     double s = 0.0lf;
     if (u_kind == 2) {
         for (int f = 0; f < u_d; ++f) {
-            double dv = x[i * u_ldx + f] - x[j * u_ldx + f];
+            double dv = XI(i, f) - x[j * u_ldx + f];
             s = fma(dv, dv, s);
         }
         double g = wide(u_gamma);
         return exp64(-g * s);
     }
-    for (int f = 0; f < u_d; ++f) s = fma(x[i * u_ldx + f], x[j * u_ldx + f], s);
+    for (int f = 0; f < u_d; ++f) s = fma(XI(i, f), x[j * u_ldx + f], s);
     if (u_kind == 0) return s;
     double base = fma(wide(u_gamma), s, wide(u_coef0));
     double pw = 1.0lf;
@@ -76,7 +83,7 @@ void main() {
     if (i >= u_n) return;
     double acc[KCOLS];
     for (int c = 0; c < KCOLS; ++c) acc[c] = 0.0lf;
-    for (int j = u_j0; j < u_j1; ++j) {
+    for (int j = u_j0; j < u_j1; ++j) {            // columns: X's points
         double kij = kern(i, j);
         for (int c = 0; c < KCOLS; ++c) acc[c] = fma(kij, z[j * u_ldz + c], acc[c]);
     }

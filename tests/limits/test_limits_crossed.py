@@ -411,3 +411,30 @@ def test_normal_pattern_limits(rng):
     for lim in around(pairs):
         with limits.override({"solvers.lp.mixed.normal_pattern.MAX_PAIRS": lim}):
             assert NormalPattern.usable(A) == (pairs <= lim)
+
+
+@crosses("compute.kernel_products.TERMS", "compute.kernel_products.MOST_COLUMNS",
+         "compute.kernel_products.ROWS_AT_ONCE", "solvers.lssvm.GPU_DECISION_FROM")
+def test_kernel_products(ctx, rng):
+    """The LS-SVM's float64 products past each of their limits (column chunks of a loop,
+    right-hand sides per dispatch, prediction rows per pass) equal the host's; decision
+    values from the GPU equal the host's."""
+    from glgpgpu.compute.kernel_products import KernelProducts
+    from glgpgpu.solvers import lssvm
+    small = {"compute.kernel_products.TERMS": 40, "compute.kernel_products.MOST_COLUMNS": 2,
+             "compute.kernel_products.ROWS_AT_ONCE": 7, "solvers.lssvm.GPU_DECISION_FROM": 1}
+    X, T = rng.standard_normal((23, 5)), rng.standard_normal((16, 5))
+    with limits.override(small):
+        for k in around(2):
+            Z = rng.standard_normal((23, k))
+            gpu = KernelProducts(X, kernel="rbf", gamma=0.3, degree=3, coef0=0.0, ctx=ctx)
+            try:
+                for rows in (None, T[:6], T[:7], T):
+                    ref = lssvm.kernel64(X if rows is None else rows, X, "rbf", 0.3, 3, 0.0) @ Z
+                    assert np.abs(gpu(Z, rows=rows) - ref).max() <= 1e-13 * np.abs(ref).max()
+            finally:
+                gpu.release()
+        alpha, b = rng.standard_normal((23, 3)), rng.standard_normal(3)
+        got = lssvm.decision_values(T, X, alpha, b, kernel="poly", gamma=0.5, degree=2, coef0=1.0, ctx=ctx)
+    want = lssvm.kernel64(T, X, "poly", 0.5, 2, 1.0) @ alpha + b
+    assert np.abs(got - want).max() <= 1e-13 * np.abs(want).max()
