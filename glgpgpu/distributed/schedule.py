@@ -32,16 +32,20 @@ def owners(count: int, workers: list) -> dict:
 def cholesky(A, *, client=None, tile: int | None = None, method: str = "auto", variant: str = "outer",
              poll: float = 0.5) -> np.ndarray:
     """L with L L^T = A (A's lower triangle read; float32 (m, m), upper part zero), the
-    tiles factored on the cluster's workers.  A: numpy or a dask.array (then computed
-    first).  tile: the tile order's limit (default: each worker's texture limit); the tile
+    tiles factored on the cluster's workers.  A: numpy (L numpy), or a dask.array (L a
+    dask.array: A's tiles are made on the workers -- rechunked to the tile grid -- and
+    sent worker to worker to their owners, and L's tiles stay there until computed).  tile: the tile order's limit (default: each worker's texture limit); the tile
     order is the one-process code's for that limit, so the result equals
     `glgpgpu.cholesky(A, method=..., ctx=Context(max_texture_size=tile))` bit for bit.
     Raises NotPositiveDefiniteError naming the global pivot, WorkerLostError naming the
     worker and tile when an owner leaves (checked every `poll` seconds)."""
     client = client or get_client()
-    if hasattr(A, "compute") and hasattr(A, "chunks"):      # a dask.array
-        A = A.compute()
-    A = check.square(A, "A")
+    lazy = hasattr(A, "compute") and hasattr(A, "chunks")        # a dask.array: tiles made on the workers
+    if lazy:
+        if A.ndim != 2 or A.shape[0] != A.shape[1]:
+            raise ValueError(f"A must be a square matrix, got shape {A.shape}")
+    else:
+        A = check.square(A, "A")
     if tile is not None:
         check.integer(tile, "tile", 1)
     workers = sorted(client.scheduler_info()["workers"])
@@ -53,14 +57,32 @@ def cholesky(A, *, client=None, tile: int | None = None, method: str = "auto", v
     job = f"cholesky-{uuid.uuid4().hex}"
     live = []                     # every future, for the fault check
     try:
-        return _factor(client, A, g, own, job, name, variant, live, poll)
+        return _factor(client, A, g, own, job, name, variant, live, poll, lazy)
     finally:
         for addr in set(own.values()):
             if addr in client.scheduler_info()["workers"]:
                 client.submit(w.release, job, workers=[addr], pure=False, allow_other_workers=False).result()
 
 
-def _factor(client, A, g, own, job, method, variant, live, poll) -> np.ndarray:
+def _blocks(client, A, g):
+    """{(I, J): a future of tile (I, J)'s block} of a dask.array, computed on the workers
+    (rechunked to the tile grid; only the lower tiles)."""
+    blocks = A.astype(np.float32).rechunk((g.t, g.t)).to_delayed()
+    keys = list(g.lower())
+    return dict(zip(keys, client.compute([blocks[I][J] for I, J in keys])))
+
+
+def _as_dask(parts, g):
+    """L as a dask.array of its tiles, left on the workers (zeros above the diagonal)."""
+    import dask
+    import dask.array as da
+    grid = [[da.from_delayed(dask.delayed(parts[I, J]), (g.size(I), g.size(J)), np.float32) if J <= I
+             else da.zeros((g.size(I), g.size(J)), np.float32, chunks=(g.size(I), g.size(J)))
+             for J in range(g.count)] for I in range(g.count)]
+    return da.block(grid)
+
+
+def _factor(client, A, g, own, job, method, variant, live, poll, lazy=False):
     t = g.t
 
     def submit(fn, tile, *args):
@@ -70,8 +92,9 @@ def _factor(client, A, g, own, job, method, variant, live, poll) -> np.ndarray:
         return fut
 
     last = {}                     # (I, J) -> the latest task on that tile
+    made = _blocks(client, A, g) if lazy else {}
     for I, J in g.lower():
-        block = np.ascontiguousarray(A[g.span(I), g.span(J)], np.float32)
+        block = made[I, J] if lazy else np.ascontiguousarray(A[g.span(I), g.span(J)], np.float32)
         last[I, J] = submit(w.put, (I, J), I, J, block, t, method, variant)
     pivots, sent = {}, {}         # sent: (I, K, reader) -> the fetch future a reader uploads from
 
@@ -98,6 +121,8 @@ def _factor(client, A, g, own, job, method, variant, live, poll) -> np.ndarray:
     d = np.concatenate([pivots[K].result() for K in range(g.count)])
     if not np.isfinite(d).all() or (d <= 0).any():
         NotPositiveDefiniteError.check(d, g.m)
+    if lazy:                                          # the result as it came: a dask.array, on the workers
+        return _as_dask(parts, g)
     L = np.zeros((g.m, g.m), np.float32)
     for (I, J), fut in parts.items():
         L[g.span(I), g.span(J)] = fut.result()

@@ -45,12 +45,16 @@ def test_not_positive_definite_names_the_global_pivot(client):
     assert sum(_held(client).values()) == 0
 
 
-def test_a_dask_array_is_taken():
+def test_a_dask_array_in_a_dask_array_out(client):
+    """A's tiles made on the workers from its chunks (any chunking: rechunked to the tiles),
+    L's tiles left there as a dask.array -- the same bits as the one-process factor."""
     da = pytest.importorskip("dask.array")
-    A = spd(100, 1e2, np.random.default_rng(2))
-    with gd.LocalGLCluster(n_workers=1) as cluster, cluster.get_client() as c:
-        L = gd.cholesky(da.from_array(A, chunks=50), client=c, tile=64, method="compute")
-    assert np.array_equal(L, glgpgpu.cholesky(A, method="compute", ctx=glgpgpu.Context(max_texture_size=64)))
+    A = spd(300, 1e2, np.random.default_rng(2))
+    L = gd.cholesky(da.from_array(A, chunks=(70, 110)), client=client, tile=64, method="compute")
+    assert isinstance(L, da.Array) and L.shape == (300, 300)
+    want = glgpgpu.cholesky(A, method="compute", ctx=glgpgpu.Context(max_texture_size=64))
+    assert np.array_equal(L.compute(), want)
+    assert sum(_held(client).values()) == 0
 
 
 def test_owners_are_two_dimensional_block_cyclic():
