@@ -30,12 +30,13 @@ def owners(count: int, workers: list) -> dict:
 
 
 def cholesky(A, *, client=None, tile: int | None = None, method: str = "auto", variant: str = "outer",
-             poll: float = 0.5) -> np.ndarray:
+             poll: float = 0.5):
     """L with L L^T = A (A's lower triangle read; float32 (m, m), upper part zero), the
     tiles factored on the cluster's workers.  A: numpy (L numpy), or a dask.array (L a
     dask.array: A's tiles are made on the workers -- rechunked to the tile grid -- and
-    sent worker to worker to their owners, and L's tiles stay there until computed).  tile: the tile order's limit (default: each worker's texture limit); the tile
-    order is the one-process code's for that limit, so the result equals
+    sent worker to worker to their owners, and L's tiles stay there until computed).
+    tile: the tile order's limit (default: each worker's texture limit); the tile order is
+    the one-process code's for that limit, so the result equals
     `glgpgpu.cholesky(A, method=..., ctx=Context(max_texture_size=tile))` bit for bit.
     Raises NotPositiveDefiniteError naming the global pivot, WorkerLostError naming the
     worker and tile when an owner leaves (checked every `poll` seconds)."""
