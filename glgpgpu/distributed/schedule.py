@@ -85,18 +85,42 @@ def _as_dask(parts, g):
 
 def _factor(client, A, g, own, job, method, variant, live, poll, lazy=False):
     t = g.t
+    made = _blocks(client, A, g) if lazy else {}
 
+    def make(submit, I, J):
+        block = made[I, J] if lazy else np.ascontiguousarray(A[g.span(I), g.span(J)], np.float32)
+        return submit(w.put, (I, J), I, J, block, t, method, variant)
+    last = {}
+    _factor_tiles(client, g, own, job, method, variant, live, poll, make, last)
+    submit = _submitter(client, own, job, live)
+    parts = {(I, J): submit(w.fetch, (I, J), I, J, t, g.size(I), g.size(J), last[I, J]) for I, J in g.lower()}
+    _wait(client, live, poll)
+    if lazy:                                          # the result as it came: a dask.array, on the workers
+        return _as_dask(parts, g)
+    L = np.zeros((g.m, g.m), np.float32)
+    for (I, J), fut in parts.items():
+        L[g.span(I), g.span(J)] = fut.result()
+    return L
+
+
+def _submitter(client, own, job, live):
     def submit(fn, tile, *args):
         fut = client.submit(fn, job, *args, workers=[own[tile]], allow_other_workers=False, pure=False,
                             key=f"{fn.__name__}-{job}-{len(live)}")
         live.append((fut, own[tile], tile))
         return fut
+    return submit
 
-    last = {}                     # (I, J) -> the latest task on that tile
-    made = _blocks(client, A, g) if lazy else {}
+
+def _factor_tiles(client, g, own, job, method, variant, live, poll, make, last=None) -> np.ndarray:
+    """The tiled Cholesky's tasks on tiles that `make(submit, I, J)` puts on their owners;
+    waits for them and returns the pivots (NotPositiveDefiniteError naming the first bad
+    one).  last: filled with each tile's latest task."""
+    t = g.t
+    submit = _submitter(client, own, job, live)
+    last = {} if last is None else last           # (I, J) -> the latest task on that tile
     for I, J in g.lower():
-        block = made[I, J] if lazy else np.ascontiguousarray(A[g.span(I), g.span(J)], np.float32)
-        last[I, J] = submit(w.put, (I, J), I, J, block, t, method, variant)
+        last[I, J] = make(submit, I, J)
     pivots, sent = {}, {}         # sent: (I, K, reader) -> the fetch future a reader uploads from
 
     def data(I, K, reader):
@@ -117,17 +141,11 @@ def _factor(client, A, g, own, job, method, variant, live, poll, lazy=False):
         else:
             last[I, J] = submit(w.update, (I, J), I, J, K, t, g.size(I), g.size(J), mK,
                                 data(I, K, own[I, J]), data(J, K, own[I, J]), last[I, J], last[I, K], last[J, K])
-    parts = {(I, J): submit(w.fetch, (I, J), I, J, t, g.size(I), g.size(J), last[I, J]) for I, J in g.lower()}
     _wait(client, live, poll)
     d = np.concatenate([pivots[K].result() for K in range(g.count)])
     if not np.isfinite(d).all() or (d <= 0).any():
         NotPositiveDefiniteError.check(d, g.m)
-    if lazy:                                          # the result as it came: a dask.array, on the workers
-        return _as_dask(parts, g)
-    L = np.zeros((g.m, g.m), np.float32)
-    for (I, J), fut in parts.items():
-        L[g.span(I), g.span(J)] = fut.result()
-    return L
+    return d
 
 
 def _wait(client, live, poll) -> None:

@@ -105,3 +105,37 @@ def release(job) -> int:
 def held() -> int:
     """Tiles and copies this worker holds (a leak if it stays above zero after a call)."""
     return len(_TILES) + len(_COPIES)
+
+
+def kernel_tile(job, I: int, J: int, XI: np.ndarray, XJ: np.ndarray, t: int, method: str, kernel: str,
+                gamma: float, degree: int, coef0: float, diag: float) -> tuple:
+    """Tile (I, J) of H = K + diag I made here from the points of its rows and columns
+    (float64 on this worker's host, then float32 into its GPU): X travels, not H."""
+    from ..kernel_functions import kernel64
+    block = kernel64(XI, XJ, kernel, gamma, degree, coef0)
+    if I == J:
+        block[np.diag_indices_from(block)] += diag
+    return put(job, I, J, block.astype(np.float32), t, method, "outer")
+
+
+def row_products(job, K: int, Js: list, t: int, rows: int, backward: bool, *ys) -> np.ndarray:
+    """sum over this worker's tiles of tile row K (L_KJ y_J, J < K) -- or, backward, of tile
+    column K below the diagonal transposed (L_JK^T y_J, J > K): rows x nrhs float32."""
+    ops = _OPS[job][0]
+    if backward:
+        tiles = [ops.transpose(_TILES[job, J, K], t) for J in Js]
+    else:
+        tiles = [_TILES[job, K, J] for J in Js]
+    try:
+        return ops.products(tiles, [np.asarray(y, np.float32) for y in ys], t, rows, ys[0].shape[1])
+    finally:
+        if backward:
+            ops.give(*tiles)
+
+
+def diagonal_solve(job, K: int, size: int, t: int, rhs: np.ndarray, backward: bool, *partials) -> np.ndarray:
+    """y_K = L_KK^-1 (rhs - the partial products), or with L_KK^T backward: size x nrhs float32."""
+    b = np.array(rhs, np.float32, copy=True)
+    for p in partials:
+        b -= p
+    return _OPS[job][0].substitute(_TILES[job, K, K], size, t, b, (backward,))

@@ -102,13 +102,17 @@ class _LSSVM(BaseEstimator):
     positive number, "scale" (1 / (n_features X.var())) or "auto" / None (1 / n_features),
     as scikit-learn's SVC; solver "cholesky" (the GPU's Cholesky, refined to float64) or
     "cg" (PLSSVM's conjugate gradients on the GPU, float32); method the Cholesky's
-    kernels ("auto", "paper", "blocked", "compute")."""
+    kernels ("auto", "paper", "blocked", "compute"); client a dask.distributed Client:
+    the float32 factor's tiles (order at most `tile`) made, factored and kept on its
+    workers' GPUs (glgpgpu.distributed), the float64 refinement here."""
 
     def __init__(self, kernel="rbf", C=1.0, gamma=None, degree=3, coef0=0.0, jitter=0.0, solver="cholesky",
-                 method="auto", packed=False, tol=1e-12, cg_tol=1e-3, cg_max_iter=None, ctx=None):
+                 method="auto", packed=False, tol=1e-12, cg_tol=1e-3, cg_max_iter=None, ctx=None, client=None,
+                 tile=None):
         self.kernel, self.C, self.gamma, self.degree, self.coef0 = kernel, C, gamma, degree, coef0
         self.jitter, self.solver, self.method, self.packed = jitter, solver, method, packed
         self.tol, self.cg_tol, self.cg_max_iter, self.ctx = tol, cg_tol, cg_max_iter, ctx
+        self.client, self.tile = client, tile
 
     def _params(self, X):
         check.choice(self.kernel, "kernel", KERNELS)
@@ -125,6 +129,10 @@ class _LSSVM(BaseEstimator):
             raise ValueError(f"gamma must be a positive number, 'scale' or 'auto', not {self.gamma!r}")
         else:
             gamma = check.real(self.gamma, "gamma", 0.0, np.inf)
+        if self.client is not None and self.solver != "cholesky":
+            raise ValueError("client= runs the Cholesky solver on the cluster; solver='cg' is one GPU's")
+        if self.tile is not None:
+            check.integer(self.tile, "tile", 1)
         if self.cg_max_iter is not None:
             check.integer(self.cg_max_iter, "cg_max_iter", 1)
         check.context(self.ctx)
@@ -163,7 +171,7 @@ class _LSSVM(BaseEstimator):
         self.alpha_, self.b_, self.info_ = train(
             X, Y, kernel=self.kernel, gamma=gamma, degree=degree, coef0=coef0, C=C, jitter=self.jitter,
             packed=self.packed, method=self.method, solver=self.solver, ctx=self.ctx, tol=self.tol,
-            cg_tol=self.cg_tol, cg_max_iter=self.cg_max_iter, track=track)
+            cg_tol=self.cg_tol, cg_max_iter=self.cg_max_iter, track=track, client=self.client, tile=self.tile)
         return self
 
     def _decision(self, X):

@@ -20,11 +20,11 @@ import warnings
 
 import numpy as np
 import scipy.linalg as sla
-from scipy.spatial.distance import cdist
 
 from ..dispatch import choose, float64_kernels, implementation
 from ..errors import GLUnavailableError, NotPositiveDefiniteError
 from ..gl import Stopwatch, resolve
+from ..kernel_functions import kernel64
 from ..vectors import Vectors
 from .cg import cg
 
@@ -35,30 +35,6 @@ except ImportError:                                      # the lean install
         """scikit-learn's: an iterative solve stopped before its tolerance."""
 
 KERNELS = ("linear", "poly", "rbf")
-
-
-def kernel64(X, Y, kernel, gamma, degree, coef0):
-    """k(x_i, y_j) in float64 on the host (refinement residuals, prediction)."""
-    if kernel == "rbf":
-        return _rbf64(X, Y, gamma)
-    G = X @ Y.T
-    if kernel == "linear":
-        return G
-    if kernel == "poly":
-        return (gamma * G + coef0) ** degree
-
-
-def _rbf64(X, Y, gamma):
-    """|x|^2 + |y|^2 - 2 x.y (BLAS) loses ~1e-16 (|x|^2 + |y|^2) to cancellation, which gamma
-    multiplies: where that could pass ~1e-14 the squared distances are summed directly."""
-    xx, yy = (X * X).sum(1), (Y * Y).sum(1)
-    if gamma * (xx.max(initial=0.0) + yy.max(initial=0.0)) > EXPANSION_MOST:
-        return np.exp(-gamma * cdist(X, Y, "sqeuclidean"))
-    return np.exp(-gamma * np.maximum(xx[:, None] + yy[None, :] - 2 * (X @ Y.T), 0.0))
-
-
-#: gamma (|x|^2 + |y|^2) up to which the rbf kernel's distances come from the expansion (error < ~1e-12)
-EXPANSION_MOST = 1024.0
 
 
 #: test points x training points from which the decision values are made on the GPU
@@ -121,7 +97,7 @@ def kernel_products(X, *, kernel, gamma, degree, coef0, ctx):
 
 def train(X, Y, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, C=1.0, jitter=0.0, packed=False,
           method="auto", solver="cholesky", ctx=None, tol=1e-12, max_refine=30, cg_tol=1e-3,
-          cg_max_iter=None, track=False):
+          cg_max_iter=None, track=False, client=None, tile=None):
     """(alpha (N, k), b (k,), info) for the k target columns of Y (N, k).
 
     solver="cholesky": H + jitter I = L L^T on the GPU (impl.KernelFactor of the
@@ -155,7 +131,7 @@ def train(X, Y, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, C=1.0, jitter=0
                               track, info)
             else:
                 Z = _train_cholesky(X, X32, rhs, H, kernel, gamma, degree, coef0, C, jitter, packed, method, ctx,
-                                    watch, tol, max_refine, info)
+                                    watch, tol, max_refine, info, client, tile)
     finally:
         products.release()
     info["times"] = watch.as_dict()
@@ -200,10 +176,16 @@ def _done(H, R, Z, rhs, tol) -> bool:
 
 
 def _train_cholesky(X, X32, rhs, H, kernel, gamma, degree, coef0, C, jitter, packed, method, ctx, watch, tol,
-                    max_refine, info):
-    impl = implementation(choose(method, ctx, packed=packed))
-    fac = impl.kernel_factor(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
-                            diag=1.0 / C + jitter, packed=packed, ctx=ctx, watch=watch)
+                    max_refine, info, client=None, tile=None):
+    if client is not None:          # the float32 factor's tiles made and kept on a Dask cluster's GPUs
+        from ..distributed.kernel import DistributedKernelFactor
+        with watch("factor"):
+            fac = DistributedKernelFactor(X, client=client, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
+                                          diag=1.0 / C + jitter, tile=tile, method=method)
+    else:
+        impl = implementation(choose(method, ctx, packed=packed))
+        fac = impl.kernel_factor(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
+                                diag=1.0 / C + jitter, packed=packed, ctx=ctx, watch=watch)
     try:
         try:
             NotPositiveDefiniteError.check(fac.pivots, X.shape[0])

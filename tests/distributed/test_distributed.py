@@ -102,3 +102,19 @@ def test_context_device_choice(monkeypatch):
     monkeypatch.setenv("GLGPGPU_DEVICE", "x")
     with pytest.raises(ValueError, match="GLGPGPU_DEVICE"):
         glgpgpu.Context()
+
+
+def test_lssvc_fits_on_the_cluster(client):
+    """LSSVC(client=): H's tiles made on their owners from X, factored there, the solves by
+    tile rows there; refined to float64 here -- the one-process model's decision values."""
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((300, 5))
+    y = (X[:, 0] + X[:, 1] ** 2 > 0.5).astype(int)
+    model = glgpgpu.LSSVC(C=10.0, gamma=0.2, client=client, tile=64, method="compute").fit(X, y)
+    alone = glgpgpu.LSSVC(C=10.0, gamma=0.2, method="compute").fit(X, y)
+    T = rng.standard_normal((40, 5))
+    assert model.info_["converged"]
+    assert np.abs(model.decision_function(T) - alone.decision_function(T)).max() <= 1e-10
+    assert sum(_held(client).values()) == 0
+    with pytest.raises(ValueError, match="client"):
+        glgpgpu.LSSVC(client=client, solver="cg").fit(X, y)
