@@ -52,6 +52,9 @@ def main():
     ap.add_argument("--method", default="compute")
     ap.add_argument("--svc-most", type=int, default=4096)
     ap.add_argument("--reference-most", type=int, default=32768, help="largest N with a float64 reference")
+    ap.add_argument("--dask-gpus", type=int, default=0,
+                    help="also fit with LSSVC(client=) on a LocalGLCluster of this many GPUs (tiles of --tile)")
+    ap.add_argument("--tile", type=int, default=8192)
     ap.add_argument("--out", default="benchmarks/results")
     args = ap.parse_args()
     import glgpgpu
@@ -103,6 +106,19 @@ def main():
             svc = SVC(gamma=gamma, C=args.C).fit(X, y)
             row["sklearn_svc_s"] = round(time.perf_counter() - t, 4)
             row["sklearn_svc_accuracy"] = float(svc.score(T, yt))
+        if args.dask_gpus:
+            from glgpgpu.distributed import LocalGLCluster
+            found = [dev[0] for dev in glgpgpu.gl.devices()]
+            with LocalGLCluster(devices=found[:args.dask_gpus], n_workers=args.dask_gpus) as cluster, \
+                    cluster.get_client() as client:
+                glgpgpu.LSSVC(gamma=gamma, C=args.C, client=client, tile=256).fit(X[:1024], y[:1024])   # compile
+                t = time.perf_counter()
+                dmodel = glgpgpu.LSSVC(gamma=gamma, C=args.C, method=args.method, client=client,
+                                       tile=args.tile).fit(X, y)
+                row["dask_fit_s"] = round(time.perf_counter() - t, 4)
+                row["dask_gpus"] = args.dask_gpus
+                row["dask_decision_vs_one_gpu"] = float(np.abs(dmodel.decision_function(T) - F).max()
+                                                        / np.abs(F).max())
         row["ratio_to_torch"] = round(row["fit_s"] / row["torch_fp32_s"], 2) if "torch_fp32_s" in row else ""
         rows.append(row)
         print(row, flush=True)
