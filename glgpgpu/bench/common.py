@@ -163,8 +163,22 @@ def plot(rows: list, path: Path, title: str, host_keys: dict) -> Path:
     ax.set_yscale("log")
     ax.set_title(title, fontsize=9)
     ax.grid(True, which="both", alpha=.3)
-    ax.legend(fontsize=8)
+    legend(ax)
     return save_figure(fig, path)
+
+
+#: legend entries that fit inside the axes; more go beside them (a legend never hides the data)
+LEGEND_INSIDE = 6
+
+
+def legend(ax) -> None:
+    """The axes' legend: inside where it is short, else beside the axes on the right."""
+    n = len(ax.get_legend_handles_labels()[1])
+    if n <= LEGEND_INSIDE:
+        ax.legend(fontsize=8)
+    else:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0,
+                  ncol=1 + n // 24, frameon=False)
 
 
 def save_figure(fig, path: Path, rect=(0, 0, 1, 1)) -> Path:
@@ -173,7 +187,7 @@ def save_figure(fig, path: Path, rect=(0, 0, 1, 1)) -> Path:
 
     fig.tight_layout(rect=rect)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")      # a legend beside the axes is kept
     return path
 
 

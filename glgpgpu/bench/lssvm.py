@@ -25,7 +25,7 @@ from ..api import cholesky
 from ..errors import NotPositiveDefiniteError
 from ..gl import resolve
 from ..solvers.estimators import LSSVC
-from .common import save_figure
+from .common import legend, save_figure
 
 #: the thesis's numbers quoted beside ours (single precision, A30, N = 60000)
 THESIS = {"cholesky_first_s": 5600.0, "cholesky_blocked_s": 25.0, "mnist_cholesky_s": 42.0,
@@ -168,8 +168,20 @@ def _lines(series: dict, path, *, xlabel, ylabel, title, log2x=True):
     from ..teach.plotting import subplots
 
     fig, ax = subplots(figsize=(6.4, 4.4))
+    positive = [y for pts in series.values() for _, y in pts if y is not None and np.isfinite(y) and y > 0]
+    floor = min(positive) / 10 if positive else 1e-16
+    exact = []
     for label, pts in series.items():
-        ax.plot(*zip(*pts), "o-" if len(pts) < 40 else "-", label=label)
+        shown = [(x, np.nan if y == 0 else y) for x, y in pts]
+        line, = ax.plot(*zip(*shown), "o-" if len(pts) < 40 else "-", label=label)
+        # an error of exactly 0 has no place on a log axis: drawn on the floor, marked, not "missing"
+        zeros = [(x, floor) for x, y in pts if y == 0]
+        if zeros:
+            ax.plot(*zip(*zeros), "v", color=line.get_color(), markersize=7)
+            exact.append(label)
+    if exact:
+        ax.annotate(f"v: error exactly 0 ({', '.join(exact)})", (0.01, 0.01), xycoords="axes fraction",
+                    fontsize=7, va="bottom")
     if log2x:
         ax.set_xscale("log", base=2)
     ax.set_yscale("log")
@@ -177,7 +189,7 @@ def _lines(series: dict, path, *, xlabel, ylabel, title, log2x=True):
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=9)
     ax.grid(True, which="both", alpha=.3)
-    ax.legend(fontsize=8)
+    legend(ax)
     return save_figure(fig, path)
 
 
@@ -188,7 +200,7 @@ def plot_fig78(rows, path):
         for j in sorted({r["jitter"] for r in sel}):
             series[f"{fam}, jitter {j:g}"] = [(r["N"], r["rel_frobenius_error"]) for r in sel if r["jitter"] == j]
         series[f"{fam}, float64 host"] = [(r["N"], r["float64_rel_error"]) for r in sel if r["jitter"] == 0.0]
-    return _lines(series, path, xlabel="N", ylabel="||L_gpu - L||_F / ||L||_F (missing: a pivot failed)",
+    return _lines(series, path, xlabel="N", ylabel="||L_gpu - L||_F / ||L||_F (missing: a pivot failed; v: 0)",
                   title="Fig. 7.8 analogue: float32 Cholesky of the thesis's L L^T")
 
 

@@ -157,11 +157,11 @@ def format_tables(rows, ceil) -> str:
 def plot_tables(rows, path):
     from ..teach.plotting import subplots
 
-    fig, axes = subplots(1, 2, figsize=(10, 4))
-    for ax, t in zip(axes, (1, 2)):
+    tables = [t for t in (1, 2) if any(r["table"] == t for r in rows)]       # a panel per table there is
+    fig, axes = subplots(1, len(tables), figsize=(5 * len(tables), 4))
+    axes = np.atleast_1d(axes)
+    for ax, t in zip(axes, tables):
         sel = [r for r in rows if r["table"] == t]
-        if not sel:
-            continue
         labels = sorted({(r["m"], r["n"]) for r in sel}, key=lambda s: s[0] * s[1])
         x = np.arange(len(labels))
         methods = list(dict.fromkeys(r["method"] for r in sel))
