@@ -72,112 +72,140 @@ class FrontStore:
         parent row of the child block's row r (-1: none) and pcol its columns' parent
         columns, leftmost (the staircase or None), fr (pivot rows), fp (pivot
         columns), cm (contribution rows).  Small fronts share one buffer and one
-        dispatch; the others each have a buffer and the dense QR's panels."""
-        ctx = self.ctx
+        dispatch; the others each have a buffer and the dense QR's panels.  Five phases:
+        place, assemble, factor, keep the contribution blocks, read R."""
         small = [i for i, fr in enumerate(fronts) if fr["m"] * fr["n"] <= SMALL and fr["n"] <= SMALL_COLS]
         large = sorted(set(range(len(fronts))) - set(small))
-        held, out = [], [None] * len(fronts)
+        held = []
         arena = None
         try:
-            # where each front lives: (buffer, first float, row stride)
-            place, arena_buf = {}, None
-            if small:
-                sizes = np.array([fronts[i]["m"] * fronts[i]["n"] for i in small], np.int64)
-                starts = np.concatenate([[0], np.cumsum(sizes)])
-                abuf = ctx.buffers.take(1, max(int(starts[-1]), 1), "small fronts", ld=max(int(starts[-1]), 1))
-                arena, arena_buf = _Arena(abuf), abuf
-                arena.users = 1                                  # this round, until R is read
-                for i, o in zip(small, starts[:-1]):
-                    place[i] = (abuf, int(o), fronts[i]["n"])
-            for i in large:
-                F = take(ctx, fronts[i]["m"], fronts[i]["n"], "a front")
-                held.append(F)
-                place[i] = (F, 0, F.ld)
-            # A's entries (absolute positions) and the children's maps, one upload each
-            ents, maps, moffs, at = [], [], {}, 0
-            for i, fr in enumerate(fronts):
-                buf, o, ld = place[i]
-                e = np.empty((fr["rows"].shape[0], 2), np.int32)
-                e[:, 0] = o + fr["rows"] * ld + fr["cols"]
-                e[:, 1] = (fr["vals"] * fr["scale"]).astype(np.float32).view(np.int32)
-                ents.append(e)
-                moffs[i] = []
-                for _c, prow, pcol in fr["children"]:
-                    moffs[i].append(at)
-                    maps += [prow, pcol]
-                    at += prow.shape[0] + pcol.shape[0]
-            E = _ints(ctx, np.concatenate(ents).ravel() if ents else np.zeros(0, np.int32), "front entries")
-            held.append(E)
-            Mp = _ints(ctx, np.concatenate(maps) if maps else np.zeros(0, np.int32), "assembly maps")
-            held.append(Mp)
-            lens = [e.shape[0] for e in ents]
-            eoff = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
-            if small:
-                fill(ctx, arena.buf, 0.0)
-                lo, hi = self._scatter_range(small, eoff)
-                for a, b in zip(lo, hi):
-                    self._scatter(arena.buf, E, a, b - a)
-            for i in large:
-                fill(ctx, place[i][0], 0.0)
-                self._scatter(place[i][0], E, int(eoff[i]), lens[i])
-            for i, fr in enumerate(fronts):
-                buf, o, ld = place[i]
-                for (c, _prow, _pcol), mo in zip(fr["children"], moffs[i]):
-                    self._gather(c, buf, o, ld, Mp, mo, fr["scale"])
-            if small:
-                tab = np.array([[place[i][1], fronts[i]["m"], fronts[i]["n"]] for i in small], np.int32)
-                T = _ints(ctx, tab.ravel(), "small fronts' table")
-                held.append(T)
-                ctx.kernels.dispatch("front_qr_small", (len(small), 1, 1), buffers={0: arena.buf.buf, 1: T.buf},
-                                     defines={"SMALL": max(SMALL, 1)},
-                                     work=int(sum(fronts[i]["m"] * fronts[i]["n"] ** 2 for i in small)) // 4096)
-            for i in large:
-                fr = fronts[i]
-                tau, T_ = factor_buffer(ctx, place[i][0], fr["m"], fr["n"], fr["leftmost"])
-                tau.give()
-                T_.give()
-            # contribution blocks: small fronts' stay in the arena, large ones' are copied out
-            for i, fr in enumerate(fronts):
-                k, fp, nr = fr["cm"], fr["fp"], fr["fr"]
-                if not k:
-                    continue
-                buf, o, ld = place[i]
-                if buf is not arena_buf:
-                    C = take(ctx, k, fr["n"] - fp, "a contribution block")
-                    self._copy(buf, nr * ld + fp, C, 0, k, C.cols, C.ld)
-                    self.blocks[fr["f"]] = [C, 0, C.ld, k, C.cols, fr["scale"]]
-                else:
-                    arena.users += 1
-                    self.blocks[fr["f"]] = [arena, o + nr * ld + fp, ld, k, fr["n"] - fp, fr["scale"]]
-            # R's rows: the large fronts' copied into one buffer, the arena read whole
-            rsz = [fronts[i]["fr"] * fronts[i]["n"] for i in large]
-            roff = np.concatenate([[0], np.cumsum(rsz)]).astype(np.int64)
-            if large and roff[-1]:
-                Rall = ctx.buffers.take(1, int(roff[-1]), "R's rows", ld=int(roff[-1]))
-                held.append(Rall)
-                for i, o in zip(large, roff):
-                    if fronts[i]["fr"]:
-                        self._copy(place[i][0], 0, Rall, int(o), fronts[i]["fr"], fronts[i]["n"], fronts[i]["n"])
-                    place[i][0].give()                      # the front itself is done with
-                flat = download(ctx, Rall)[0]
-                for i, o, size in zip(large, roff, rsz):
-                    out[i] = flat[o:o + size].reshape(fronts[i]["fr"], fronts[i]["n"])
-            if small:
-                whole = download(ctx, arena.buf)[0]
-                for i in small:
-                    o, fr = place[i][1], fronts[i]
-                    out[i] = whole[o:o + fr["m"] * fr["n"]].reshape(fr["m"], fr["n"])[:fr["fr"]]
-            for i, fr in enumerate(fronts):
-                if out[i] is None:
-                    out[i] = np.zeros((0, fr["n"]), np.float32)
-                elif fr["scale"] != 1.0:
-                    out[i] = out[i] * np.float32(1.0 / fr["scale"])
-            return out
+            place, arena = self._place(fronts, small, large, held)
+            self._assemble(fronts, small, large, place, arena, held)
+            self._factor(fronts, small, large, place, arena, held)
+            self._keep_contributions(fronts, place, arena)
+            return self._read_r(fronts, small, large, place, arena, held)
         finally:
             for b in held:
                 b.give()
             if arena is not None:
                 arena.drop()
+
+    def _place(self, fronts, small, large, held):
+        """({front: (buffer, first float, row stride)}, the small fronts' shared arena or None)."""
+        place, arena = {}, None
+        if small:
+            sizes = np.array([fronts[i]["m"] * fronts[i]["n"] for i in small], np.int64)
+            starts = np.concatenate([[0], np.cumsum(sizes)])
+            abuf = self.ctx.buffers.take(1, max(int(starts[-1]), 1), "small fronts", ld=max(int(starts[-1]), 1))
+            arena = _Arena(abuf)
+            arena.users = 1                                  # this round, until R is read
+            for i, o in zip(small, starts[:-1]):
+                place[i] = (abuf, int(o), fronts[i]["n"])
+        try:
+            for i in large:
+                F = take(self.ctx, fronts[i]["m"], fronts[i]["n"], "a front")
+                held.append(F)
+                place[i] = (F, 0, F.ld)
+        except BaseException:
+            if arena is not None:                        # round()'s finally has no arena yet
+                arena.drop()
+            raise
+        return place, arena
+
+    def _assemble(self, fronts, small, large, place, arena, held):
+        """A's entries (absolute positions) and the children's maps, one upload each; then
+        every front zeroed, its entries scattered and its children's blocks gathered."""
+        ctx = self.ctx
+        ents, maps, moffs, at = [], [], {}, 0
+        for i, fr in enumerate(fronts):
+            buf, o, ld = place[i]
+            e = np.empty((fr["rows"].shape[0], 2), np.int32)
+            e[:, 0] = o + fr["rows"] * ld + fr["cols"]
+            e[:, 1] = (fr["vals"] * fr["scale"]).astype(np.float32).view(np.int32)
+            ents.append(e)
+            moffs[i] = []
+            for _c, prow, pcol in fr["children"]:
+                moffs[i].append(at)
+                maps += [prow, pcol]
+                at += prow.shape[0] + pcol.shape[0]
+        E = _ints(ctx, np.concatenate(ents).ravel() if ents else np.zeros(0, np.int32), "front entries")
+        held.append(E)
+        Mp = _ints(ctx, np.concatenate(maps) if maps else np.zeros(0, np.int32), "assembly maps")
+        held.append(Mp)
+        lens = [e.shape[0] for e in ents]
+        eoff = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+        if small:
+            fill(ctx, arena.buf, 0.0)
+            lo, hi = self._scatter_range(small, eoff)
+            for a, b in zip(lo, hi):
+                self._scatter(arena.buf, E, a, b - a)
+        for i in large:
+            fill(ctx, place[i][0], 0.0)
+            self._scatter(place[i][0], E, int(eoff[i]), lens[i])
+        for i, fr in enumerate(fronts):
+            buf, o, ld = place[i]
+            for (c, _prow, _pcol), mo in zip(fr["children"], moffs[i]):
+                self._gather(c, buf, o, ld, Mp, mo, fr["scale"])
+
+    def _factor(self, fronts, small, large, place, arena, held):
+        """The small fronts in one dispatch (front_qr_small), the large ones by the dense QR."""
+        ctx = self.ctx
+        if small:
+            tab = np.array([[place[i][1], fronts[i]["m"], fronts[i]["n"]] for i in small], np.int32)
+            T = _ints(ctx, tab.ravel(), "small fronts' table")
+            held.append(T)
+            ctx.kernels.dispatch("front_qr_small", (len(small), 1, 1), buffers={0: arena.buf.buf, 1: T.buf},
+                                 defines={"SMALL": max(SMALL, 1)},
+                                 work=int(sum(fronts[i]["m"] * fronts[i]["n"] ** 2 for i in small)) // 4096)
+        for i in large:
+            fr = fronts[i]
+            tau, T_ = factor_buffer(ctx, place[i][0], fr["m"], fr["n"], fr["leftmost"])
+            tau.give()
+            T_.give()
+
+    def _keep_contributions(self, fronts, place, arena):
+        """Each front's contribution block kept for its parent: a small front's stays in the
+        arena (one more user of it), a large one's is copied out of the front."""
+        arena_buf = arena.buf if arena is not None else None
+        for i, fr in enumerate(fronts):
+            k, fp, nr = fr["cm"], fr["fp"], fr["fr"]
+            if not k:
+                continue
+            buf, o, ld = place[i]
+            if buf is not arena_buf:
+                C = take(self.ctx, k, fr["n"] - fp, "a contribution block")
+                self._copy(buf, nr * ld + fp, C, 0, k, C.cols, C.ld)
+                self.blocks[fr["f"]] = [C, 0, C.ld, k, C.cols, fr["scale"]]
+            else:
+                arena.users += 1
+                self.blocks[fr["f"]] = [arena, o + nr * ld + fp, ld, k, fr["n"] - fp, fr["scale"]]
+
+    def _read_r(self, fronts, small, large, place, arena, held) -> list:
+        """R's rows: the large fronts' copied into one buffer, the arena read whole; unscaled."""
+        ctx, out = self.ctx, [None] * len(fronts)
+        rsz = [fronts[i]["fr"] * fronts[i]["n"] for i in large]
+        roff = np.concatenate([[0], np.cumsum(rsz)]).astype(np.int64)
+        if large and roff[-1]:
+            Rall = ctx.buffers.take(1, int(roff[-1]), "R's rows", ld=int(roff[-1]))
+            held.append(Rall)
+            for i, o in zip(large, roff):
+                if fronts[i]["fr"]:
+                    self._copy(place[i][0], 0, Rall, int(o), fronts[i]["fr"], fronts[i]["n"], fronts[i]["n"])
+                place[i][0].give()                      # the front itself is done with
+            flat = download(ctx, Rall)[0]
+            for i, o, size in zip(large, roff, rsz):
+                out[i] = flat[o:o + size].reshape(fronts[i]["fr"], fronts[i]["n"])
+        if small:
+            whole = download(ctx, arena.buf)[0]
+            for i in small:
+                o, fr = place[i][1], fronts[i]
+                out[i] = whole[o:o + fr["m"] * fr["n"]].reshape(fr["m"], fr["n"])[:fr["fr"]]
+        for i, fr in enumerate(fronts):
+            if out[i] is None:
+                out[i] = np.zeros((0, fr["n"]), np.float32)
+            elif fr["scale"] != 1.0:
+                out[i] = out[i] * np.float32(1.0 / fr["scale"])
+        return out
 
     @staticmethod
     def _scatter_range(idx, eoff):
