@@ -134,32 +134,13 @@ def wls(A, d2, b, *, tol: float = 1e-8, max_iter: int = 100, packed: bool = Fals
             x = pow2_solve(lambda v: fac.solve(v, "solve"), rhs)
             info = WLSInfo("iteration limit", x0=x.astype(np.float32))
             t0 = time.perf_counter()
-            best = np.inf
             # ||r|| / ||x|| is the 2008 paper's test (Algorithm 1), kept for data whose normal
             # matrix is of size 2^-16 .. 2^16 (its Tables 1 and 2: 1 and 1e4); data far outside it
             # (weights 1e8, A x 1e5) is measured against that size, a power of two, so scaling
             # such data changes neither the steps nor the status
             size = tops[0] ** 2 * tops[1]
             norm = 1.0 if not size or 2.0 ** -16 <= size <= 2.0 ** 16 else float(2.0 ** np.frexp(size)[1])
-            for k in range(max_iter):
-                r = rhs - A @ (d2 * (A.T @ x))
-                c = pow2_solve(lambda v: fac.solve(v, "refine"), r)
-                x = x + c
-                nx = np.linalg.norm(x)
-                rel = (np.linalg.norm(r) / nx if nx > 0 else np.linalg.norm(r)) / norm
-                info.residuals.append(float(rel))
-                info.iterations = k + 1
-                info.rel_error_estimate = float(np.linalg.norm(c) / nx) if nx > 0 else float("nan")
-                if not np.isfinite(rel):
-                    info.status = "diverged"
-                    break
-                if rel <= tol:
-                    info.status = "converged"
-                    break
-                best = min(best, rel)
-                if k >= 5 and rel > 1e3 * best:
-                    info.status = "diverged"
-                    break
+            x = _refine(fac, A, d2, rhs, x, info, tol, max_iter, norm)
             refine_wall = time.perf_counter() - t0
             times = watch.as_dict()
             times["refine_total"] = refine_wall
@@ -171,6 +152,33 @@ def wls(A, d2, b, *, tol: float = 1e-8, max_iter: int = 100, packed: bool = Fals
                             f"||r||/||x|| = {info.residuals[-1] if info.residuals else float('nan'):.3g} > tol = {tol:g}")
             warnings.warn(info.message, RuntimeWarning, stacklevel=2)
         return x, info
+
+
+def _refine(fac, A, d2, rhs, x, info, tol, max_iter, norm):
+    """Algorithm 1's loop: r = A D^2 b - A D^2 A^T x in float64, the correction from the
+    float32 factor, until ||r|| / ||x|| (over `norm`) <= tol; info's status, residuals and
+    iterations filled as it goes (diverged: not finite, or 1e3 above the best after 5 steps)."""
+    best = np.inf
+    for k in range(max_iter):
+        r = rhs - A @ (d2 * (A.T @ x))
+        c = pow2_solve(lambda v: fac.solve(v, "refine"), r)
+        x = x + c
+        nx = np.linalg.norm(x)
+        rel = (np.linalg.norm(r) / nx if nx > 0 else np.linalg.norm(r)) / norm
+        info.residuals.append(float(rel))
+        info.iterations = k + 1
+        info.rel_error_estimate = float(np.linalg.norm(c) / nx) if nx > 0 else float("nan")
+        if not np.isfinite(rel):
+            info.status = "diverged"
+            break
+        if rel <= tol:
+            info.status = "converged"
+            break
+        best = min(best, rel)
+        if k >= 5 and rel > 1e3 * best:
+            info.status = "diverged"
+            break
+    return x
 
 
 def _wls_qr(A, d2, b, tol, max_iter, method, ctx):
