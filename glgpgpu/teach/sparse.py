@@ -51,9 +51,6 @@ def write(out: Path, A, title: str = "A") -> list:
     returns [(file name, caption), ...].  title: what A is, for the first picture.
     The columns in COLAMD's order, as sparse_qr orders them; in A's own where the
     system has no COLAMD (the caption says which)."""
-    from .plotting import colormap, subplots
-    from matplotlib.patches import Rectangle
-
     out.mkdir(parents=True, exist_ok=True)
     ordering = "colamd" if colamd_available() else "natural"
     an = analyze(A, ordering)
@@ -61,9 +58,18 @@ def write(out: Path, A, title: str = "A") -> list:
     rnd = np.zeros(an.nfronts, np.int64)
     for r, fs in enumerate(rounds):
         rnd[fs] = r
-    made = []
+    # the front the staircase and assembly pictures show: the largest that has children and
+    # rows of A and passes a contribution block on
+    inner = [g for g in range(an.nfronts) if an.children[g] and an.parent[g] >= 0 and (an.sources[g] < 0).any()]
+    f = max(inner or range(an.nfronts), key=lambda g: an.fm[g] * an.fn[g])
+    return [_tree(out, an, rounds, rnd, title, ordering), _staircase(out, an, f), _assembled(out, an, A, f),
+            _launch(out, an, rounds)]
 
-    # 1. the tree: x = postorder position, y = depth, size ~ front columns, colour = round
+
+def _tree(out, an, rounds, rnd, title, ordering) -> tuple:
+    """The tree: x = postorder position, y = depth, size ~ front columns, colour = round."""
+    from .plotting import colormap, subplots
+
     depth = depths(an)
     fig, ax = subplots(figsize=(9, 4.5))
     cmap = colormap("viridis", len(rounds))
@@ -78,15 +84,16 @@ def write(out: Path, A, title: str = "A") -> list:
     ax.set_title(f"{title}: {an.nfronts} fronts in {len(rounds)} rounds")
     fig.tight_layout()
     fig.savefig(out / "sparse-qr-tree.png", dpi=90)
-    made.append(("sparse-qr-tree.png",
-                 f"The column elimination tree, grouped into {an.nfronts} fronts ({ordering} order, relaxed supernodes). "
-                 f"A front waits only for its own children: fronts of different subtrees and depths share a round, "
-                 f"{len(rounds)} rounds for a tree {int(depth.max()) + 1} deep."))
+    return ("sparse-qr-tree.png",
+            f"The column elimination tree, grouped into {an.nfronts} fronts ({ordering} order, relaxed supernodes). "
+            f"A front waits only for its own children: fronts of different subtrees and depths share a round, "
+            f"{len(rounds)} rounds for a tree {int(depth.max()) + 1} deep.")
 
-    # 2. one front's staircase: its rows by source (rows of A, each child's block), from the leftmost column
-    # the largest front that has children and rows of A and passes a contribution block on
-    inner = [g for g in range(an.nfronts) if an.children[g] and an.parent[g] >= 0 and (an.sources[g] < 0).any()]
-    f = max(inner or range(an.nfronts), key=lambda g: an.fm[g] * an.fn[g])
+
+def _staircase(out, an, f) -> tuple:
+    """One front's staircase: its rows by source (rows of A, each child's block), from the leftmost column."""
+    from .plotting import subplots
+
     fm, fn, fp = int(an.fm[f]), int(an.fn[f]), int(an.fp[f])
     img = np.zeros((fm, fn))
     kids = {c: i + 1 for i, c in enumerate(an.children[f])}
@@ -102,13 +109,20 @@ def write(out: Path, A, title: str = "A") -> list:
     ax.set_ylabel("row (sorted by leftmost column)")
     fig.tight_layout()
     fig.savefig(out / "sparse-qr-staircase.png", dpi=90)
-    made.append(("sparse-qr-staircase.png",
-                 f"Front {f}'s staircase (Fig. 4): blue rows are rows of A, the other colours the contribution blocks "
-                 f"of its {len(an.children[f])} children (colours repeat past nine), each row from its leftmost "
-                 "nonzero column. Blank cells are zeros a Householder panel never touches: the panel for column k "
-                 "stops at the last row that reaches k."))
+    return ("sparse-qr-staircase.png",
+            f"Front {f}'s staircase (Fig. 4): blue rows are rows of A, the other colours the contribution blocks "
+            f"of its {len(an.children[f])} children (colours repeat past nine), each row from its leftmost "
+            "nonzero column. Blank cells are zeros a Householder panel never touches: the panel for column k "
+            "stops at the last row that reaches k.")
 
-    # 3. the same front assembled by drawing: points for its rows of A, a rectangle per run of block rows
+
+def _assembled(out, an, A, f) -> tuple:
+    """The same front assembled by drawing: points for its rows of A, a rectangle per run of block rows."""
+    from matplotlib.patches import Rectangle
+
+    from .plotting import colormap, subplots
+
+    fm, fn = int(an.fm[f]), int(an.fn[f])
     points, rects = assembly(an, A, f)
     fig, ax = subplots(figsize=(6, 6 * fm / max(fn, 1) if fm < 2 * fn else 8))
     tab = colormap("tab10")
@@ -128,14 +142,20 @@ def write(out: Path, A, title: str = "A") -> list:
     ax.set_ylabel("row")
     fig.tight_layout()
     fig.savefig(out / "sparse-qr-assembly.png", dpi=90)
-    made.append(("sparse-qr-assembly.png",
-                 f"Front {f} assembled on the GPU (section 3.3.1): each nonzero of its rows of A is one point, added "
-                 f"into the cleared front; each child's contribution block is gathered by {nrect} rectangles, one per "
-                 "run of the front's rows that take consecutive rows of that block, across the front's whole width -- "
-                 "a column-map texture says which block column feeds each front column. Every row has one source, "
-                 "so nothing is written twice (figures/fronts.py, methods/fronts.py)."))
+    return ("sparse-qr-assembly.png",
+            f"Front {f} assembled on the GPU (section 3.3.1): each nonzero of its rows of A is one point, added "
+            f"into the cleared front; each child's contribution block is gathered by {nrect} rectangles, one per "
+            "run of the front's rows that take consecutive rows of that block, across the front's whole width -- "
+            "a column-map texture says which block column feeds each front column. Every row has one source, "
+            "so nothing is written twice (figures/fronts.py, methods/fronts.py).")
 
-    # 4. one launch across the fronts of the busiest round
+
+def _launch(out, an, rounds) -> tuple:
+    """One launch across the fronts of the busiest round."""
+    from matplotlib.patches import Rectangle
+
+    from .plotting import subplots
+
     busiest = max(rounds, key=len)
     step = 4
     atlas, rects = launch(an, np.array(busiest), step)
@@ -155,9 +175,8 @@ def write(out: Path, A, title: str = "A") -> list:
                  f"covers {len(rects)} rectangles", fontsize=10)
     fig.tight_layout()
     fig.savefig(out / "sparse-qr-launch.png", dpi=90)
-    made.append(("sparse-qr-launch.png",
-                 f"The {len(atlas)} fronts of round {rounds.index(busiest)} side by side in one texture (black), and "
-                 f"the {len(rects)} rectangles (orange) of the single draw that applies reflection {step} in every one "
-                 "of them: each rectangle's vertices carry its front's offset and shape, so one launch factors many "
-                 "fronts (Yeralan et al., section 3)."))
-    return made
+    return ("sparse-qr-launch.png",
+            f"The {len(atlas)} fronts of round {rounds.index(busiest)} side by side in one texture (black), and "
+            f"the {len(rects)} rectangles (orange) of the single draw that applies reflection {step} in every one "
+            "of them: each rectangle's vertices carry its front's offset and shape, so one launch factors many "
+            "fronts (Yeralan et al., section 3).")
