@@ -205,36 +205,7 @@ def solve(be, b, c, *, tol=1e-6, max_iter=100, callback=None) -> IPMResult:
                        f"precision='mixed' reaches 1e-8)")
             log.append(entry)
             break
-        be.scaling("d2", "x", "s", *D2_RANGE)
-        be.factor("d2", PIVOT_REL)
-        # predictor (affine scaling)
-        be.mul("rxs", "x", "s")
-        _direction(be, "rxs", "rb", "rc", "dx_aff", "dlam_aff", "ds_aff")
-        ap, _ = be.max_step("x", "dx_aff")
-        ad, _ = be.max_step("s", "ds_aff")
-        be.axpy("t_n", ap, "dx_aff", "x")
-        be.axpy("u", ad, "ds_aff", "s")
-        mu_aff = be.dot("t_n", "u") / n
-        sigma = min(1.0, max(0.0, mu_aff / mu)) ** 3 if mu > 0 else 0.0
-        # centering-corrector
-        be.mul("rxs", "dx_aff", "ds_aff")
-        be.axpy("rxs", -sigma * mu, "ones", "rxs")
-        _direction(be, "rxs", None, None, "dx", "dlam", "ds")
-        be.axpy("dx", 1.0, "dx", "dx_aff")
-        be.axpy("dlam", 1.0, "dlam", "dlam_aff")
-        be.axpy("ds", 1.0, "ds", "ds_aff")
-        apm, ip = be.max_step("x", "dx")
-        adm, idd = be.max_step("s", "ds")
-        be.axpy("t_n", apm, "dx", "x")
-        be.axpy("u", adm, "ds", "s")
-        mu_full = be.dot("t_n", "u") / n
-        alpha_p = _mehrotra_alpha(be, apm, ip, "x", "dx", "s", "ds", adm, mu_full)
-        alpha_d = _mehrotra_alpha(be, adm, idd, "s", "ds", "x", "dx", apm, mu_full)
-        alpha_p = _keep_positive(be, "x", "dx", alpha_p)
-        alpha_d = _keep_positive(be, "s", "ds", alpha_d)
-        be.axpy("x", alpha_p, "dx", "x")
-        be.axpy("lam", alpha_d, "dlam", "lam")
-        be.axpy("s", alpha_d, "ds", "s")
+        sigma, alpha_p, alpha_d = _step(be, n, mu)
         entry.update(sigma=sigma, alpha_p=alpha_p, alpha_d=alpha_d, seconds=time.perf_counter() - t0)
         log.append(entry)
         if callback:
@@ -250,3 +221,41 @@ def solve(be, b, c, *, tol=1e-6, max_iter=100, callback=None) -> IPMResult:
     else:
         final = ("x", "lam", "s")
     return IPMResult(status, *(be.get(v) for v in final), k, log, message)
+
+
+def _step(be, n: int, mu: float) -> tuple:
+    """One Mehrotra predictor-corrector step on the backend's vectors (the 2006 paper's
+    iteration): the normal matrix factored at D^2 = X S^-1, the affine direction, sigma,
+    the centred corrector, the step lengths kept inside the positive orthant; x, lam, s
+    updated in place.  (sigma, alpha_p, alpha_d)."""
+    be.scaling("d2", "x", "s", *D2_RANGE)
+    be.factor("d2", PIVOT_REL)
+    # predictor (affine scaling)
+    be.mul("rxs", "x", "s")
+    _direction(be, "rxs", "rb", "rc", "dx_aff", "dlam_aff", "ds_aff")
+    ap, _ = be.max_step("x", "dx_aff")
+    ad, _ = be.max_step("s", "ds_aff")
+    be.axpy("t_n", ap, "dx_aff", "x")
+    be.axpy("u", ad, "ds_aff", "s")
+    mu_aff = be.dot("t_n", "u") / n
+    sigma = min(1.0, max(0.0, mu_aff / mu)) ** 3 if mu > 0 else 0.0
+    # centering-corrector
+    be.mul("rxs", "dx_aff", "ds_aff")
+    be.axpy("rxs", -sigma * mu, "ones", "rxs")
+    _direction(be, "rxs", None, None, "dx", "dlam", "ds")
+    be.axpy("dx", 1.0, "dx", "dx_aff")
+    be.axpy("dlam", 1.0, "dlam", "dlam_aff")
+    be.axpy("ds", 1.0, "ds", "ds_aff")
+    apm, ip = be.max_step("x", "dx")
+    adm, idd = be.max_step("s", "ds")
+    be.axpy("t_n", apm, "dx", "x")
+    be.axpy("u", adm, "ds", "s")
+    mu_full = be.dot("t_n", "u") / n
+    alpha_p = _mehrotra_alpha(be, apm, ip, "x", "dx", "s", "ds", adm, mu_full)
+    alpha_d = _mehrotra_alpha(be, adm, idd, "s", "ds", "x", "dx", apm, mu_full)
+    alpha_p = _keep_positive(be, "x", "dx", alpha_p)
+    alpha_d = _keep_positive(be, "s", "ds", alpha_d)
+    be.axpy("x", alpha_p, "dx", "x")
+    be.axpy("lam", alpha_d, "dlam", "lam")
+    be.axpy("s", alpha_d, "ds", "s")
+    return sigma, alpha_p, alpha_d
