@@ -70,3 +70,16 @@ def float64_sums_case(ctx, rng, n: int, summed: bool) -> None:
     finally:
         places.give()
     assert L[0, 0] ** 2 == pytest.approx(P.data(d)[P.diagonal_at[0]], rel=1e-14)
+
+
+def reference_decision(X, Y, Xt, kernel, gamma, degree, coef0, C):
+    """The LS-SVM's decision values in float64: the bordered system [0 1^T; 1 K + I/C]
+    [b; alpha] = [0; y] solved by LAPACK, per target column (kernel_functions.kernel64:
+    rbf distances summed directly where the expansion would cancel)."""
+    from glgpgpu.kernel_functions import kernel64
+    N = X.shape[0]
+    M = np.zeros((N + 1, N + 1))
+    M[0, 1:] = M[1:, 0] = 1
+    M[1:, 1:] = kernel64(X, X, kernel, gamma, degree, coef0) + np.eye(N) / C
+    sol = np.linalg.solve(M, np.vstack([np.zeros((1, Y.shape[1])), Y]))
+    return kernel64(Xt, X, kernel, gamma, degree, coef0) @ sol[1:] + sol[0]

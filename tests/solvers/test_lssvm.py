@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import glgpgpu
-from glgpgpu.solvers.lssvm import kernel64
+from support import reference_decision
 
 
 def blobs(k, per, seed, spread=1.2):
@@ -13,16 +13,6 @@ def blobs(k, per, seed, spread=1.2):
     rng = np.random.default_rng(seed)
     X = np.vstack([rng.normal(c, spread, (per, 3)) for c in centres])
     return X, np.repeat(np.arange(k), per)
-
-
-def reference_decision(X, Y, Xt, kernel, gamma, degree, coef0, C):
-    """[0 1^T; 1 K + I/C] [b; alpha] = [0; y] in float64, per target column."""
-    N = X.shape[0]
-    M = np.zeros((N + 1, N + 1))
-    M[0, 1:] = M[1:, 0] = 1
-    M[1:, 1:] = kernel64(X, X, kernel, gamma, degree, coef0) + np.eye(N) / C
-    sol = np.linalg.solve(M, np.vstack([np.zeros((1, Y.shape[1])), Y]))
-    return kernel64(Xt, X, kernel, gamma, degree, coef0) @ sol[1:] + sol[0]
 
 
 @pytest.mark.parametrize("kernel", ["rbf", "poly", "linear"])

@@ -4,27 +4,10 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy.spatial.distance import cdist
 
 import glgpgpu
-from glgpgpu.solvers.lssvm import ConvergenceWarning, kernel64
-
-
-def _kernel(X, Y, kernel, gamma, degree, coef0):
-    """kernel64 with rbf's squared distances summed directly (exact for data far from 0)."""
-    if kernel != "rbf":
-        return kernel64(X, Y, kernel, gamma, degree, coef0)
-    return np.exp(-gamma * cdist(X, Y, "sqeuclidean"))
-
-
-def reference_decision(X, Y, Xt, kernel, gamma, degree, coef0, C):
-    """The bordered system [0 1^T; 1 K + I/C] [b; alpha] = [0; y] in float64."""
-    N = X.shape[0]
-    M = np.zeros((N + 1, N + 1))
-    M[0, 1:] = M[1:, 0] = 1
-    M[1:, 1:] = _kernel(X, X, kernel, gamma, degree, coef0) + np.eye(N) / C
-    sol = np.linalg.solve(M, np.vstack([np.zeros((1, Y.shape[1])), Y]))
-    return _kernel(Xt, X, kernel, gamma, degree, coef0) @ sol[1:] + sol[0]
+from support import reference_decision
+from glgpgpu.solvers.lssvm import ConvergenceWarning
 
 
 def _data(n=80, d=4, seed=0):
