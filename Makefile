@@ -81,6 +81,7 @@ demo: check-egl check-colamd $(STAMP)
 	$(PY) examples/tiled_cholesky.py
 	$(PY) examples/three_methods.py
 	$(PY) examples/sparse_least_squares.py
+	$(PY) examples/distributed_tiles.py 512 128 2 demo_out/distributed_tiles.png
 	$(VENV)/bin/glgpgpu demo --out demo_out
 	$(VENV)/bin/glgpgpu demo --web demo_out/web
 
