@@ -7,7 +7,7 @@ import pytest
 
 import glgpgpu
 from support import reference_decision
-from glgpgpu.solvers.lssvm import ConvergenceWarning
+from glgpgpu.solvers.lssvm import ConvergenceWarning, kernel64
 
 
 def _data(n=80, d=4, seed=0):
@@ -96,19 +96,27 @@ def test_track_must_be_a_flag(ctx):
         glgpgpu.LSSVC(ctx=ctx).fit(X, y, track="yes")
 
 
-def test_products_in_float64_match_the_host(ctx):
+def test_products_in_float64_match_the_host(ctx, monkeypatch):
+    """K Z as the refinement makes it -- on the GPU in float64 where the driver has compute
+    shaders, else on the host -- and the host's own two ways (K kept whole, or made a block
+    of rows at a time), all against kernel64(X, X) @ Z."""
+    from glgpgpu.compute.kernel_products import KernelProducts
     from glgpgpu.dispatch import float64_kernels
-    from glgpgpu.solvers.lssvm import HostKernelProducts
-    f64 = float64_kernels(ctx)
-    if f64 is None:
-        pytest.skip("no compute shaders")
+    from glgpgpu.solvers import lssvm
     rng = np.random.default_rng(0)
     for kernel, n, k in (("rbf", 1, 1), ("rbf", 67, 3), ("poly", 33, 17), ("linear", 2, 2)):
         X, Z = 2 * rng.standard_normal((n, 5)), rng.standard_normal((n, k))
-        gpu = f64.kernel_products(X, kernel=kernel, gamma=1 / 3, degree=3, coef0=1 / 7, ctx=ctx)
-        host = HostKernelProducts(X, kernel=kernel, gamma=1 / 3, degree=3, coef0=1 / 7)
+        ref = kernel64(X, X, kernel, 1 / 3, 3, 1 / 7) @ Z
+        made = lssvm.kernel_products(X, kernel=kernel, gamma=1 / 3, degree=3, coef0=1 / 7, ctx=ctx)
+        assert isinstance(made, KernelProducts) == (float64_kernels(ctx) is not None)
+        monkeypatch.setattr(lssvm.HostKernelProducts, "CACHE_BYTES", 0)          # a block of rows at a time
+        monkeypatch.setattr(lssvm.HostKernelProducts, "BLOCK_BYTES", 8 * 7 * max(n, 1))
+        blocked = lssvm.HostKernelProducts(X, kernel=kernel, gamma=1 / 3, degree=3, coef0=1 / 7)
+        monkeypatch.undo()
+        whole = lssvm.HostKernelProducts(X, kernel=kernel, gamma=1 / 3, degree=3, coef0=1 / 7)
+        assert blocked.K is None and whole.K is not None
         try:
-            ref = host(Z)
-            assert np.abs(gpu(Z) - ref).max() <= 1e-13 * max(1.0, np.abs(ref).max())
+            for products in (made, blocked, whole):
+                assert np.abs(products(Z) - ref).max() <= 1e-13 * max(1.0, np.abs(ref).max())
         finally:
-            gpu.release()
+            made.release()
