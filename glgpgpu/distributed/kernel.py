@@ -9,9 +9,8 @@ import uuid
 
 import numpy as np
 
-from ..layouts.tiles import TileGrid
 from . import worker as w
-from .schedule import _factor_tiles, _wait, owners
+from .schedule import _wait, checked_pivots, factor_tiles, plan, release, submitter
 
 
 class DistributedKernelFactor:
@@ -20,31 +19,23 @@ class DistributedKernelFactor:
 
     def __init__(self, X, *, client, kernel, gamma, degree, coef0, diag, tile=None, method="compute", poll=0.5):
         self.client, self.poll = client, poll
-        workers = sorted(client.scheduler_info()["workers"])
-        if not workers:
-            raise ValueError("the Dask cluster has no workers; start some (LocalGLCluster() or `dask worker`)")
         X = np.asarray(X, np.float64)
-        name, t = client.submit(w.plan, X.shape[0], tile, method, "outer", workers=workers[:1], pure=False).result()
-        self.g = g = TileGrid(X.shape[0], t)
-        self.own = owners(g.count, workers)
+        name, self.g, self.own = plan(client, X.shape[0], tile, method, "outer")
+        g = self.g
         self.job = f"kernel-{uuid.uuid4().hex}"
         self.live = []
+        self._submit = submitter(client, self.own, self.job, self.live)
         parts = {I: client.scatter(X[g.span(I)], broadcast=True) for I in range(g.count)}
 
         def make(submit, I, J):
-            return submit(w.kernel_tile, (I, J), I, J, parts[I], parts[J], t, name, kernel, gamma, degree,
+            return submit(w.kernel_tile, (I, J), I, J, parts[I], parts[J], g.t, name, kernel, gamma, degree,
                           coef0, diag)
         try:
-            self.pivots = _factor_tiles(client, g, self.own, self.job, name, "outer", self.live, poll, make)
+            pivots = factor_tiles(client, g, self.own, self.job, name, "outer", self.live, make)
+            self.pivots = checked_pivots(client, self.live, poll, pivots, g.m)
         except BaseException:
             self.release()
             raise
-
-    def _submit(self, fn, tile, *args):
-        fut = self.client.submit(fn, self.job, *args, workers=[self.own[tile]], allow_other_workers=False,
-                                 pure=False)
-        self.live.append((fut, self.own[tile], tile))
-        return fut
 
     def solve(self, R: np.ndarray) -> np.ndarray:
         g = self.g
@@ -63,14 +54,10 @@ class DistributedKernelFactor:
                             for Js_ in by_owner.values()]
                 rhs = (y[K] if backward else R[g.span(K)])
                 x[K] = self._submit(w.diagonal_solve, (K, K), K, g.size(K), g.t, rhs, backward, *partials)
-            y = {K: x[K] for K in x}
+            y = x
         _wait(self.client, self.live, self.poll)
-        self.live = [entry for entry in self.live if not entry[0].done()]
+        self.live[:] = [entry for entry in self.live if not entry[0].done()]     # submitter appends here
         return np.concatenate([y[K].result() for K in range(g.count)]).astype(np.float64)
 
     def release(self) -> None:
-        present = self.client.scheduler_info()["workers"]
-        for addr in set(self.own.values()):
-            if addr in present:
-                self.client.submit(w.release, self.job, workers=[addr], pure=False,
-                                   allow_other_workers=False).result()
+        release(self.client, self.own, self.job)

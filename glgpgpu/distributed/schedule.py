@@ -4,7 +4,6 @@ every task pinned to its tile's owner ("owner computes"), and a finished tile se
 the workers that read it as the result of a `fetch` on its owner."""
 from __future__ import annotations
 
-import time
 import uuid
 
 import numpy as np
@@ -49,20 +48,32 @@ def cholesky(A, *, client=None, tile: int | None = None, method: str = "auto", v
         A = check.square(A, "A")
     if tile is not None:
         check.integer(tile, "tile", 1)
-    workers = sorted(client.scheduler_info()["workers"])
-    if not workers:
-        raise ValueError("the Dask cluster has no workers; start some (LocalGLCluster() or `dask worker`)")
-    name, t = client.submit(w.plan, A.shape[0], tile, method, variant, workers=workers[:1], pure=False).result()
-    g = TileGrid(A.shape[0], t)
-    own = owners(g.count, workers)
+    name, g, own = plan(client, A.shape[0], tile, method, variant)
     job = f"cholesky-{uuid.uuid4().hex}"
     live = []                     # every future, for the fault check
     try:
         return _factor(client, A, g, own, job, name, variant, live, poll, lazy)
     finally:
-        for addr in set(own.values()):
-            if addr in client.scheduler_info()["workers"]:
-                client.submit(w.release, job, workers=[addr], pure=False, allow_other_workers=False).result()
+        release(client, own, job)
+
+
+def plan(client, m: int, tile, method: str, variant: str) -> tuple:
+    """(the method's name, the tile grid, {tile: owner}) for an m x m matrix on the client's
+    workers (ValueError where there are none); the tile order as a worker's one process picks it."""
+    workers = sorted(client.scheduler_info()["workers"])
+    if not workers:
+        raise ValueError("the Dask cluster has no workers; start some (LocalGLCluster() or `dask worker`)")
+    name, t = client.submit(w.plan, m, tile, method, variant, workers=workers[:1], pure=False).result()
+    g = TileGrid(m, t)
+    return name, g, owners(g.count, workers)
+
+
+def release(client, own: dict, job) -> None:
+    """Every tile and copy of `job` given back on the owners still in the cluster."""
+    present = client.scheduler_info()["workers"]
+    for addr in set(own.values()):
+        if addr in present:
+            client.submit(w.release, job, workers=[addr], pure=False, allow_other_workers=False).result()
 
 
 def _blocks(client, A, g):
@@ -91,10 +102,11 @@ def _factor(client, A, g, own, job, method, variant, live, poll, lazy=False):
         block = made[I, J] if lazy else np.ascontiguousarray(A[g.span(I), g.span(J)], np.float32)
         return submit(w.put, (I, J), I, J, block, t, method, variant)
     last = {}
-    _factor_tiles(client, g, own, job, method, variant, live, poll, make, last)
-    submit = _submitter(client, own, job, live)
+    pivots = factor_tiles(client, g, own, job, method, variant, live, make, last)
+    submit = submitter(client, own, job, live)
+    # the result's reads queued behind the factor: one wait for both
     parts = {(I, J): submit(w.fetch, (I, J), I, J, t, g.size(I), g.size(J), last[I, J]) for I, J in g.lower()}
-    _wait(client, live, poll)
+    checked_pivots(client, live, poll, pivots, g.m)
     if lazy:                                          # the result as it came: a dask.array, on the workers
         return _as_dask(parts, g)
     L = np.zeros((g.m, g.m), np.float32)
@@ -103,7 +115,8 @@ def _factor(client, A, g, own, job, method, variant, live, poll, lazy=False):
     return L
 
 
-def _submitter(client, own, job, live):
+def submitter(client, own, job, live):
+    """submit(fn, tile, *args): fn(job, *args) on the tile's owner only, recorded in `live`."""
     def submit(fn, tile, *args):
         fut = client.submit(fn, job, *args, workers=[own[tile]], allow_other_workers=False, pure=False,
                             key=f"{fn.__name__}-{job}-{len(live)}")
@@ -112,12 +125,12 @@ def _submitter(client, own, job, live):
     return submit
 
 
-def _factor_tiles(client, g, own, job, method, variant, live, poll, make, last=None) -> np.ndarray:
-    """The tiled Cholesky's tasks on tiles that `make(submit, I, J)` puts on their owners;
-    waits for them and returns the pivots (NotPositiveDefiniteError naming the first bad
-    one).  last: filled with each tile's latest task."""
+def factor_tiles(client, g, own, job, method, variant, live, make, last=None) -> list:
+    """The tiled Cholesky's tasks on tiles that `make(submit, I, J)` puts on their owners,
+    submitted, not waited for; the futures of each diagonal tile's pivots, in order
+    (checked_pivots waits and checks them).  last: filled with each tile's latest task."""
     t = g.t
-    submit = _submitter(client, own, job, live)
+    submit = submitter(client, own, job, live)
     last = {} if last is None else last           # (I, J) -> the latest task on that tile
     for I, J in g.lower():
         last[I, J] = make(submit, I, J)
@@ -141,10 +154,16 @@ def _factor_tiles(client, g, own, job, method, variant, live, poll, make, last=N
         else:
             last[I, J] = submit(w.update, (I, J), I, J, K, t, g.size(I), g.size(J), mK,
                                 data(I, K, own[I, J]), data(J, K, own[I, J]), last[I, J], last[I, K], last[J, K])
+    return [pivots[K] for K in range(g.count)]
+
+
+def checked_pivots(client, live, poll, pivots: list, m: int) -> np.ndarray:
+    """Every task in `live` done (_wait), then L's diagonal from the pivot futures;
+    NotPositiveDefiniteError naming the first global pivot that is not positive."""
     _wait(client, live, poll)
-    d = np.concatenate([pivots[K].result() for K in range(g.count)])
+    d = np.concatenate([p.result() for p in pivots])
     if not np.isfinite(d).all() or (d <= 0).any():
-        NotPositiveDefiniteError.check(d, g.m)
+        NotPositiveDefiniteError.check(d, m)
     return d
 
 
@@ -170,4 +189,3 @@ def _wait(client, live, poll) -> None:
                 raise WorkerLostError(f"worker {addr} left the cluster with tile {tile} of the factorization "
                                       f"unfinished; its tiles lived in that worker's GPU memory -- run the call "
                                       f"again on the workers left")
-        time.sleep(0)

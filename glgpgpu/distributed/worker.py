@@ -92,14 +92,11 @@ def fetch(job, I: int, J: int, t: int, size_i: int, size_j: int, *after) -> np.n
 
 def release(job) -> int:
     """Give back every tile and copy of the job (safe to call twice); how many there were."""
-    entry = _OPS.pop(job, None)
-    keys = [k for k in list(_TILES) + list(_COPIES) if k[0] == job]
-    if entry is not None:
-        ops, neg = entry
-        ops.give(*(_TILES.pop(k, None) or _COPIES.pop(k) for k in keys))
-        if neg is not None:
-            ops.give(neg)
-    return len(keys)
+    tiles = [store.pop(k) for store in (_TILES, _COPIES) for k in [k for k in store if k[0] == job]]
+    ops, neg = _OPS.pop(job, (None, None))
+    if ops is not None:                       # every tile of a job was made by its ops
+        ops.give(*tiles, neg)
+    return len(tiles)
 
 
 def held() -> int:
