@@ -213,10 +213,18 @@ def from_linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None) -> 
     row_lo, row_up = (np.concatenate(v) if v else np.zeros(0) for v in (lo, up))
     # a row bound counts as infinite at 1e20 times the row's largest coefficient (at least 1):
     # 1e30 x1 + 1e30 x2 <= 1e30 is x1 + x2 <= 1, not a free row
-    big = np.maximum(1.0, abs(A).max(axis=1).toarray().ravel() if sp.issparse(A) else
-                     np.abs(A).max(axis=1, initial=0.0))
+    big = np.maximum(1.0, row_magnitudes(A))
     row_lo, row_up = _infinite(row_lo / big, row_up / big)
     return GeneralLP(c, A, row_lo * big, row_up * big, *_infinite(col_lo, col_up))
+
+
+def row_magnitudes(A) -> np.ndarray:
+    """max |a_ij| of each row of A (dense or scipy.sparse; 0 for an empty row)."""
+    if A.shape[1] == 0:
+        return np.zeros(A.shape[0])
+    if sp.issparse(A):
+        return abs(sp.csr_matrix(A)).max(axis=1).toarray().ravel()
+    return np.abs(A).max(axis=1)
 
 
 def _constraint_matrix(A, name):

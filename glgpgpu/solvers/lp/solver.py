@@ -19,7 +19,7 @@ from ... import validate as check
 from ...dispatch import METHODS
 from . import mixed, single
 from . import presolve as rows_presolve
-from .problem import GeneralLP, from_linprog, from_mps
+from .problem import GeneralLP, from_linprog, from_mps, row_magnitudes
 from .result import LPResult, verdict
 
 CHOLESKY = ("outer", "inner", "triad")
@@ -82,14 +82,12 @@ def _rows_near_one(lp: GeneralLP):
     unit coefficients otherwise meet rows of 1e-15, and the geometric scaling settles
     where the interior point stalls; rows near 1 are left as given (NETLIB's iterations
     are the geometric scaling's).  Multipliers come back as y = D y'."""
-    A = sp.csr_matrix(lp.A)
-    top = abs(A).max(axis=1).toarray().ravel() if A.nnz else np.zeros(A.shape[0])
+    top = row_magnitudes(lp.A)
     far = (top > 0) & ((top < ROW_RANGE[0]) | (top > ROW_RANGE[1]))
     d = np.where(far, np.exp2(-np.floor(np.log2(np.where(far, top, 1.0)))), 1.0)
     if np.all(d == 1.0):
         return lp, d
-    DA = sp.diags(d) @ A
-    scaled = DA if sp.issparse(lp.A) else DA.toarray()
+    scaled = sp.diags(d) @ lp.A if sp.issparse(lp.A) else lp.A * d[:, None]
     return GeneralLP(lp.c, scaled, lp.row_lo * d, lp.row_up * d, lp.col_lo, lp.col_up, lp.offset, lp.name), d
 
 
