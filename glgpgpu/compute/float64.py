@@ -53,6 +53,11 @@ class Float64Matrix:
         download(ctx, self._mb, out=out.view(np.float32), rows=self.rows, cols=2 * self.cols)
         return out
 
+    def clear(self, ctx) -> "Float64Matrix":
+        """Every double 0 (padding too), on the GPU."""
+        fill(ctx, self._mb, 0.0)
+        return self
+
     def give(self) -> None:
         if self._mb is not None:
             self._mb.give()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .blas import fill, require
+from .blas import require
 from .dense import KERNELS
 from .float64 import Float64Matrix
 
@@ -50,29 +50,38 @@ class KernelProducts:
         Z = np.asarray(Z, np.float64)
         flat = Z.ndim == 1
         Z = Z.reshape(self.N, -1)
-        if rows is None:
-            parts = [self._product(Z[:, c:c + MOST_COLUMNS], None) for c in range(0, Z.shape[1], MOST_COLUMNS)]
-            out = np.concatenate(parts, axis=1)
-        else:
-            T = np.ascontiguousarray(rows, np.float64).reshape(-1, self.d)
-            out = np.concatenate([np.concatenate([self._product(Z[:, c:c + MOST_COLUMNS], T[r:r + ROWS_AT_ONCE])
-                                                  for c in range(0, Z.shape[1], MOST_COLUMNS)], axis=1)
-                                  for r in range(0, T.shape[0], ROWS_AT_ONCE)] or [np.zeros((0, Z.shape[1]))])
+        T = None if rows is None else np.ascontiguousarray(rows, np.float64).reshape(-1, self.d)
+        out = np.concatenate([self._product(Z[:, c:c + MOST_COLUMNS], T)
+                              for c in range(0, Z.shape[1], MOST_COLUMNS)], axis=1)
         return out[:, 0] if flat else out
 
     def _product(self, Z: np.ndarray, T: np.ndarray | None) -> np.ndarray:
+        """K Z (T None) or K(T, X) Z for at most MOST_COLUMNS columns of Z: Z uploaded once,
+        T's blocks of ROWS_AT_ONCE points one after another."""
         ctx, k = self.ctx, Z.shape[1]
-        M = self.N if T is None else T.shape[0]
         Zb = Float64Matrix(ctx, self.N, k, "the LS-SVM's right-hand sides")
+        try:
+            Zb.put(ctx, Z)
+            if T is None:
+                return self._rows(Zb, k, self.N, None)
+            return np.concatenate([self._rows(Zb, k, len(block), block)
+                                   for block in (T[r:r + ROWS_AT_ONCE] for r in range(0, T.shape[0], ROWS_AT_ONCE))]
+                                  or [np.zeros((0, k))])
+        finally:
+            Zb.give()
+
+    def _rows(self, Zb, k: int, M: int, T: np.ndarray | None) -> np.ndarray:
+        """The M rows of the product for the points T (X's own where None), the columns j
+        of X in chunks of at most TERMS loop iterations per invocation."""
+        ctx = self.ctx
         Yb = Float64Matrix(ctx, M, k, "K Z")
         Tb = None if T is None else Float64Matrix(ctx, M, self.d, "the points to predict")
         try:
-            Zb.put(ctx, Z)
             buffers, defines = {0: self.X.buf, 1: Zb.buf, 2: Yb.buf}, {"KCOLS": k}
             if Tb is not None:
                 Tb.put(ctx, T)
                 buffers[3], defines["ROWS"] = Tb.buf, 1
-            fill(ctx, Yb._mb, 0.0)
+            Yb.clear(ctx)
             step = max(1, TERMS // (self.d + k + 1))          # columns per dispatch
             for j0 in range(0, self.N, step):
                 ctx.kernels.dispatch("kernel_product64", (-(-M // 64), 1, 1), buffers=buffers, defines=defines,
@@ -81,7 +90,7 @@ class KernelProducts:
                                      work=M * min(step, self.N - j0))
             return Yb.get(ctx)
         finally:
-            for b in (Zb, Yb, Tb):
+            for b in (Yb, Tb):
                 if b is not None:
                     b.give()
 

@@ -157,7 +157,8 @@ class _LSSVM(BaseEstimator):
         # and scaled by a power of two to a root-mean-square near 1 (exact): gamma x.y and
         # gamma |x - y|^2 are (gamma s^2) of the scaled data, so 1e-30 X and 1e200 X are the
         # same problem in float32 as X; the linear kernel's s^2 goes into C (alpha is X_'s)
-        rms = float(np.sqrt(np.mean(np.square(X / max(np.abs(X).max(), 1e-300))))) * np.abs(X).max() if X.size else 0
+        top = float(np.abs(X).max()) if X.size else 0.0
+        rms = top * float(np.sqrt(np.mean(np.square(X / top)))) if top > 0 else 0.0    # no overflow at 1e200
         self._scale = float(np.exp2(np.round(np.log2(rms)))) if np.isfinite(rms) and rms > 0 else 1.0
         X = X / self._scale
         C, gamma, degree, coef0 = self._params(raw / self._scale)      # 'scale': the variance of X as given

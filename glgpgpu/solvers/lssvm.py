@@ -48,12 +48,12 @@ def decision_values(T, X, alpha, b, *, kernel, gamma, degree, coef0, ctx=None) -
     M, N = T.shape[0], X.shape[0]
     if M * N >= GPU_DECISION_FROM:
         try:
-            f64 = float64_kernels(resolve(ctx))
+            ctx = resolve(ctx)
+            f64 = float64_kernels(ctx)
         except GLUnavailableError:
             f64 = None
         if f64 is not None:
-            products = f64.kernel_products(X, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
-                                           ctx=resolve(ctx))
+            products = f64.kernel_products(X, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, ctx=ctx)
             try:
                 return products(alpha, rows=T) + b
             finally:
@@ -260,14 +260,14 @@ class FallbackFactor:
     naming the remedies, where H in float64 would not fit in the host's memory."""
 
     def __init__(self, X, exc, *, kernel, gamma, degree, coef0, C):
-        N = X.shape[0]
-        need = 8 * N * N
+        from ..errors import HostMemoryError
         from ..gl import memory
 
-        have = memory._host_available()
-        if have is not None and 3 * need > have:
-            raise NotPositiveDefiniteError(exc.pivot, N) from _remedy(exc, C, f"H in float64 ({need / 2**30:.3g} "
-                                                                           f"GiB) would not fit in host memory")
+        N = X.shape[0]
+        try:                            # H in float64, its factor and a temporary
+            memory.require_host(3 * 8 * N * N, "H = K + I/C in float64")
+        except HostMemoryError as err:
+            raise _remedy(exc, C, f"the float64 fallback does not fit: {err}") from None
         H = kernel64(X, X, kernel, gamma, degree, coef0) + np.eye(N) / C
         try:
             self.c = sla.cho_factor(H, lower=True, check_finite=False)
