@@ -38,7 +38,8 @@ import scipy.sparse as sp
 import glgpgpu
 from glgpgpu.bench import matrices
 from glgpgpu.bench.common import csv_rows
-from glgpgpu.solvers.sparse_qr import HostQR, default_tol, numeric
+from glgpgpu.solvers.sparse_fronts import HostQR, numeric
+from glgpgpu.solvers.sparse_qr import default_tol
 from glgpgpu.symbolic import analyze
 
 OFF = dict(nrelax=(0, 0, 0), zrelax=(0, 0, 0))

@@ -10,14 +10,15 @@
           or triad Cholesky variants).
 The public functions (api.py) and the solvers call `choose`, then the operation
 of the object `implementation` returns: every implementation satisfies the
-methods' contract (methods/contract.py), so a third method is one package and
+methods' contract (methods/contract.py), so a fourth method is one package and
 one line in IMPLEMENTATIONS.
 """
 from __future__ import annotations
 
 from .blocked import BlockedMethod
 from .compute import ComputeMethod
-from .methods.contract import CHOLESKY_VARIANTS, Method  # noqa: F401 -- the variants, for api.py
+from .methods.contract import (CHOLESKY_VARIANTS, FrontSpec, FrontStore, Method,  # noqa: F401 -- for api.py and the
+                               NormalSystem)                                       # solvers: the contract's names
 from .paper import PaperMethod
 
 #: method name -> the object implementing the contract

@@ -19,9 +19,9 @@ class FrontStore(DrawnFrontStore):
 
     def _place(self, fronts: list) -> list:
         nb = self.nb
-        atlases = place_blocked([(fr["m"], fr["n"]) for fr in fronts], self.ctx.max_texture_size, nb,
+        atlases = place_blocked([(fr.m, fr.n) for fr in fronts], self.ctx.max_texture_size, nb,
                                 lambda m: _check_nb(nb, None, m))
-        return [[(i, _with_reach(bf, fronts[i]["leftmost"], nb)) for i, bf in atlas] for atlas in atlases]
+        return [[(i, _with_reach(bf, fronts[i].leftmost, nb)) for i, bf in atlas] for atlas in atlases]
 
     def _factor(self, a_tex, fronts: list, placed: list) -> tuple:
         try:

@@ -11,7 +11,7 @@ from .. import figures as geo
 from ..figures.points import normal_points, pair_count
 from ..gl import Stopwatch, engine
 from ..methods.points import POINT_COST, PointAssembly, PointsNormal, dense_columns, points_pay
-from ..methods.resident import ResidentFactor, single_factor
+from ..methods.resident import NormalSystemBase, ResidentFactor, single_factor
 from ..layouts.rgba import to_rgba
 from ..gl.transfer import read_rgba_lower, solve_column, upload_rgba
 from .adat import LOWER, adat_texture, product_texture
@@ -23,10 +23,12 @@ from .sizes import ADAT_BLOCK, padded, require, start_normal
 from .triangular import substitute_texture
 
 
-class OneTextureNormal(ResidentFactor):
+class OneTextureNormal(ResidentFactor, NormalSystemBase):
     """A D A^T for a fixed A and changing weights d (blocked RGBA, order padded to
     a multiple of the panel): A uploaded once, `factor(d)` per weight vector,
     `solve(r)` against the float32 factor, float64 out."""
+
+    reads_lower = True
 
     def __init__(self, A32, *, packed: bool = False, variant: str = "outer", ctx=None,
                  watch: Stopwatch | None = None):
@@ -46,8 +48,9 @@ class OneTextureNormal(ResidentFactor):
             raise ValueError(f"A must stay {self.m}x{self.n}, got {A32.shape}")
         self.a_tex.write(to_rgba(A32, self.m, self.n4))
 
-    def factor(self, d32, *, pivot_floor: float | None = None, regularize: bool = False):
+    def factor(self, d32, *, pivot_floor: float | None = None, regularize: bool = False, row_scale=None):
         """Form and factor A diag(d32) A^T; returns L's diagonal (the pivots)."""
+        self._refuse_row_scale(row_scale)
         ctx, m, watch = self.ctx, self.m, self.watch
         self._free_factor()
         with watch("transfer"):

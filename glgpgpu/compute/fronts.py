@@ -52,8 +52,9 @@ class _Arena:
 class FrontStore:
     """The fronts of one factorization; `release()` gives back whatever is left."""
 
-    #: no `panel`: rounds as soon as possible (symbolic.front_rounds), a round's small fronts
+    #: no panel: rounds as soon as possible (symbolic.front_rounds), a round's small fronts
     #: in one dispatch and the leaves all in the first (by levels grid3d_40 took twice as long)
+    panel = None
 
     def __init__(self, ctx):
         require(ctx)
@@ -66,15 +67,11 @@ class FrontStore:
         return lim // (4 * (-(-n // 4) * 4)) if lim else None
 
     def round(self, fronts: list) -> list:
-        """Assemble and factor each front of a round; returns each one's R rows (fr x n,
-        float32, unscaled).  A front is a dict: f, m, n, scale, rows / cols / vals (its
-        own entries of A, unscaled), children [(child, prow, pcol)] with prow[r] the
-        parent row of the child block's row r (-1: none) and pcol its columns' parent
-        columns, leftmost (the staircase or None), fr (pivot rows), fp (pivot
-        columns), cm (contribution rows).  Small fronts share one buffer and one
+        """Assemble and factor each front of a round (methods.contract.FrontSpec); returns each
+        one's R rows (fr x n, float32, unscaled).  Small fronts share one buffer and one
         dispatch; the others each have a buffer and the dense QR's panels.  Five phases:
         place, assemble, factor, keep the contribution blocks, read R."""
-        small = [i for i, fr in enumerate(fronts) if fr["m"] * fr["n"] <= SMALL and fr["n"] <= SMALL_COLS]
+        small = [i for i, fr in enumerate(fronts) if fr.m * fr.n <= SMALL and fr.n <= SMALL_COLS]
         large = sorted(set(range(len(fronts))) - set(small))
         held = []
         arena = None
@@ -94,16 +91,16 @@ class FrontStore:
         """({front: (buffer, first float, row stride)}, the small fronts' shared arena or None)."""
         place, arena = {}, None
         if small:
-            sizes = np.array([fronts[i]["m"] * fronts[i]["n"] for i in small], np.int64)
+            sizes = np.array([fronts[i].m * fronts[i].n for i in small], np.int64)
             starts = np.concatenate([[0], np.cumsum(sizes)])
             abuf = self.ctx.buffers.take(1, max(int(starts[-1]), 1), "small fronts", ld=max(int(starts[-1]), 1))
             arena = _Arena(abuf)
             arena.users = 1                                  # this round, until R is read
             for i, o in zip(small, starts[:-1]):
-                place[i] = (abuf, int(o), fronts[i]["n"])
+                place[i] = (abuf, int(o), fronts[i].n)
         try:
             for i in large:
-                F = take(self.ctx, fronts[i]["m"], fronts[i]["n"], "a front")
+                F = take(self.ctx, fronts[i].m, fronts[i].n, "a front")
                 held.append(F)
                 place[i] = (F, 0, F.ld)
         except BaseException:
@@ -119,12 +116,12 @@ class FrontStore:
         ents, maps, moffs, at = [], [], {}, 0
         for i, fr in enumerate(fronts):
             buf, o, ld = place[i]
-            e = np.empty((fr["rows"].shape[0], 2), np.int32)
-            e[:, 0] = o + fr["rows"] * ld + fr["cols"]
-            e[:, 1] = (fr["vals"] * fr["scale"]).astype(np.float32).view(np.int32)
+            e = np.empty((fr.rows.shape[0], 2), np.int32)
+            e[:, 0] = o + fr.rows * ld + fr.cols
+            e[:, 1] = (fr.vals * fr.scale).astype(np.float32).view(np.int32)
             ents.append(e)
             moffs[i] = []
-            for _c, prow, pcol in fr["children"]:
+            for _c, prow, pcol in fr.children:
                 moffs[i].append(at)
                 maps += [prow, pcol]
                 at += prow.shape[0] + pcol.shape[0]
@@ -144,22 +141,22 @@ class FrontStore:
             self._scatter(place[i][0], E, int(eoff[i]), lens[i])
         for i, fr in enumerate(fronts):
             buf, o, ld = place[i]
-            for (c, _prow, _pcol), mo in zip(fr["children"], moffs[i]):
-                self._gather(c, buf, o, ld, Mp, mo, fr["scale"])
+            for (c, _prow, _pcol), mo in zip(fr.children, moffs[i]):
+                self._gather(c, buf, o, ld, Mp, mo, fr.scale)
 
     def _factor(self, fronts, small, large, place, arena, held):
         """The small fronts in one dispatch (front_qr_small), the large ones by the dense QR."""
         ctx = self.ctx
         if small:
-            tab = np.array([[place[i][1], fronts[i]["m"], fronts[i]["n"]] for i in small], np.int32)
+            tab = np.array([[place[i][1], fronts[i].m, fronts[i].n] for i in small], np.int32)
             T = _ints(ctx, tab.ravel(), "small fronts' table")
             held.append(T)
             ctx.kernels.dispatch("front_qr_small", (len(small), 1, 1), buffers={0: arena.buf.buf, 1: T.buf},
                                  defines={"SMALL": max(SMALL, 1)},
-                                 work=int(sum(fronts[i]["m"] * fronts[i]["n"] ** 2 for i in small)) // 4096)
+                                 work=int(sum(fronts[i].m * fronts[i].n ** 2 for i in small)) // 4096)
         for i in large:
             fr = fronts[i]
-            tau, T_ = factor_buffer(ctx, place[i][0], fr["m"], fr["n"], fr["leftmost"])
+            tau, T_ = factor_buffer(ctx, place[i][0], fr.m, fr.n, fr.leftmost)
             tau.give()
             T_.give()
 
@@ -168,43 +165,43 @@ class FrontStore:
         arena (one more user of it), a large one's is copied out of the front."""
         arena_buf = arena.buf if arena is not None else None
         for i, fr in enumerate(fronts):
-            k, fp, nr = fr["cm"], fr["fp"], fr["fr"]
+            k, fp, nr = fr.cm, fr.fp, fr.fr
             if not k:
                 continue
             buf, o, ld = place[i]
             if buf is not arena_buf:
-                C = take(self.ctx, k, fr["n"] - fp, "a contribution block")
+                C = take(self.ctx, k, fr.n - fp, "a contribution block")
                 self._copy(buf, nr * ld + fp, C, 0, k, C.cols, C.ld)
-                self.blocks[fr["f"]] = [C, 0, C.ld, k, C.cols, fr["scale"]]
+                self.blocks[fr.f] = [C, 0, C.ld, k, C.cols, fr.scale]
             else:
                 arena.users += 1
-                self.blocks[fr["f"]] = [arena, o + nr * ld + fp, ld, k, fr["n"] - fp, fr["scale"]]
+                self.blocks[fr.f] = [arena, o + nr * ld + fp, ld, k, fr.n - fp, fr.scale]
 
     def _read_r(self, fronts, small, large, place, arena, held) -> list:
         """R's rows: the large fronts' copied into one buffer, the arena read whole; unscaled."""
         ctx, out = self.ctx, [None] * len(fronts)
-        rsz = [fronts[i]["fr"] * fronts[i]["n"] for i in large]
+        rsz = [fronts[i].fr * fronts[i].n for i in large]
         roff = np.concatenate([[0], np.cumsum(rsz)]).astype(np.int64)
         if large and roff[-1]:
             Rall = ctx.buffers.take(1, int(roff[-1]), "R's rows", ld=int(roff[-1]))
             held.append(Rall)
             for i, o in zip(large, roff):
-                if fronts[i]["fr"]:
-                    self._copy(place[i][0], 0, Rall, int(o), fronts[i]["fr"], fronts[i]["n"], fronts[i]["n"])
+                if fronts[i].fr:
+                    self._copy(place[i][0], 0, Rall, int(o), fronts[i].fr, fronts[i].n, fronts[i].n)
                 place[i][0].give()                      # the front itself is done with
             flat = download(ctx, Rall)[0]
             for i, o, size in zip(large, roff, rsz):
-                out[i] = flat[o:o + size].reshape(fronts[i]["fr"], fronts[i]["n"])
+                out[i] = flat[o:o + size].reshape(fronts[i].fr, fronts[i].n)
         if small:
             whole = download(ctx, arena.buf)[0]
             for i in small:
                 o, fr = place[i][1], fronts[i]
-                out[i] = whole[o:o + fr["m"] * fr["n"]].reshape(fr["m"], fr["n"])[:fr["fr"]]
+                out[i] = whole[o:o + fr.m * fr.n].reshape(fr.m, fr.n)[:fr.fr]
         for i, fr in enumerate(fronts):
             if out[i] is None:
-                out[i] = np.zeros((0, fr["n"]), np.float32)
-            elif fr["scale"] != 1.0:
-                out[i] = out[i] * np.float32(1.0 / fr["scale"])
+                out[i] = np.zeros((0, fr.n), np.float32)
+            elif fr.scale != 1.0:
+                out[i] = out[i] * np.float32(1.0 / fr.scale)
         return out
 
     @staticmethod

@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 from ..errors import NotPositiveDefiniteError
 from ..gl import Stopwatch
-from ..methods.resident import single_factor
+from ..methods.resident import NormalSystemBase, single_factor
 from .blas import check_bytes, diagonal, download, lower_by_columns, require, upload, write
 from .dense import adat_buffer, factor, kernel_buffer, solve_buffer
 from .float64 import EntryPlaces, Float64Cholesky, NormalValues
@@ -20,14 +20,13 @@ def _refuse(packed, variant="outer"):
         raise ValueError("method='compute' has no packed layout and only the 'outer' variant")
 
 
-class NormalSystem:
+class NormalSystem(NormalSystemBase):
     """A diag(d) A^T for a fixed A and changing weights d; with factor(row_scale=s),
     S A diag(d) A^T S, the rows scaled on the GPU.  A (dense or scipy.sparse) is uploaded once, dense,
     at the first factor(): the mixed LP solver's float64 factor (float64_factor) needs none of it,
     and where every solve is by that factor it is never made (dfl001's A is 297 MB dense)."""
 
-    takes_row_scale = True
-    assembly_name = "dense"
+    takes_row_scale = keeps_low_part = reads_lower = float64_normal = True
 
     def __init__(self, A32, *, packed: bool = False, variant: str = "outer", ctx, watch: Stopwatch | None = None):
         require(ctx)

@@ -91,10 +91,10 @@ class DrawnFrontStore:
         return self.ctx.pool.take(rows, cols, what, components=self.components)
 
     def round(self, fronts: list) -> list:
-        """Assemble and factor each front of a round (compute/fronts.FrontStore.round's
-        dicts); returns each one's R rows (fr x n, float32, unscaled)."""
+        """Assemble and factor each front of a round (methods.contract.FrontSpec); returns
+        each one's R rows (fr x n, float32, unscaled)."""
         out = [None] * len(fronts)
-        self._resend([c for fr in fronts for c, _, _ in fr["children"]])
+        self._resend([c for fr in fronts for c, _, _ in fr.children])
         for atlas in self._place(fronts):
             idx = [i for i, _ in atlas]
             for i, R in zip(idx, self._atlas([fronts[i] for i in idx], [pf for _, pf in atlas])):
@@ -103,7 +103,7 @@ class DrawnFrontStore:
 
     def _atlas(self, fronts, placed) -> list:
         ctx, C = self.ctx, self.components
-        W = max(pf.ox + self._texels(fr["n"]) for fr, pf in zip(fronts, placed))
+        W = max(pf.ox + self._texels(fr.n) for fr, pf in zip(fronts, placed))
         H = max(pf.m for pf in placed)
         ctx.check_size(H, W, f"the sparse QR's atlas ({len(fronts)} fronts, {H} x {W} texels)")
         a_tex = self._take(H, W, "sparse QR fronts")
@@ -116,7 +116,7 @@ class DrawnFrontStore:
             raise
         texs, done = self._factor(a_tex, fronts, placed)
         try:
-            top = max(fr["fr"] for fr in fronts)
+            top = max(fr.fr for fr in fronts)
             tops = {}
             for t in texs:
                 if id(t) not in tops:
@@ -126,8 +126,8 @@ class DrawnFrontStore:
                     tops[id(t)] = flat.reshape(top, C * W)
             out = []
             for fr, pf, t in zip(fronts, placed, texs):
-                R = tops[id(t)][:fr["fr"], C * pf.ox:C * pf.ox + fr["n"]]
-                out.append(R * np.float32(1.0 / fr["scale"]) if fr["scale"] != 1.0 else R.copy())
+                R = tops[id(t)][:fr.fr, C * pf.ox:C * pf.ox + fr.n]
+                out.append(R * np.float32(1.0 / fr.scale) if fr.scale != 1.0 else R.copy())
             self._keep_blocks(texs, fronts, placed)
             return out
         finally:
@@ -135,12 +135,12 @@ class DrawnFrontStore:
 
     def _entries(self, a_tex, fronts, placed) -> None:
         """S-assembly: A's entries of every front of the atlas, one point each."""
-        x0 = np.concatenate([np.full(fr["rows"].shape[0], pf.ox) for fr, pf in zip(fronts, placed)])
+        x0 = np.concatenate([np.full(fr.rows.shape[0], pf.ox) for fr, pf in zip(fronts, placed)])
         if not x0.size:
             return
-        pts = geo.entry_points(x0, np.concatenate([fr["rows"] for fr in fronts]),
-                               np.concatenate([fr["cols"] for fr in fronts]),
-                               np.concatenate([fr["vals"] * fr["scale"] for fr in fronts]).astype(np.float32),
+        pts = geo.entry_points(x0, np.concatenate([fr.rows for fr in fronts]),
+                               np.concatenate([fr.cols for fr in fronts]),
+                               np.concatenate([fr.vals * fr.scale for fr in fronts]).astype(np.float32),
                                self.components)
         self.ctx.kernels.draw("front_entries", a_tex, pts, blend=True)
 
@@ -150,7 +150,7 @@ class DrawnFrontStore:
         limit, side = self._map_rows(), self.ctx.max_texture_size
         by_src = {}
         for fr, pf in zip(fronts, placed):
-            for c, prow, pcol in fr["children"]:
+            for c, prow, pcol in fr.children:
                 src, c0, y0, k, cols, cscale = self.blocks.pop(c)
                 by_src.setdefault(id(src), (src, []))[1].append((fr, pf, prow, pcol, c0, y0, cscale))
         try:
@@ -167,16 +167,16 @@ class DrawnFrontStore:
         for lo in range(0, len(pairs), limit):
             part = pairs[lo:lo + limit]
             shape = (_size_class(len(part), side),
-                     _size_class(max(self._texels(fr["n"]) for fr, *_ in part), side))
+                     _size_class(max(self._texels(fr.n) for fr, *_ in part), side))
             cmap = np.full((len(part), shape[1], C), -1.0, np.float32)
             rects = []
             for p, (fr, pf, prow, pcol, c0, y0, cscale) in enumerate(part):
-                cmap[p, :self._texels(fr["n"])] = geo.column_map(pcol, fr["n"], C)
+                cmap[p, :self._texels(fr.n)] = geo.column_map(pcol, fr.n, C)
                 brow = np.flatnonzero(prow >= 0)
                 at = prow[brow]
                 order = np.argsort(at, kind="stable")
-                e = int(np.frexp(fr["scale"] / cscale)[1]) - 1           # the ratio is a power of two
-                rects.append((p, pf.ox, fr["n"], at[order], brow[order], c0, y0, e))
+                e = int(np.frexp(fr.scale / cscale)[1]) - 1           # the ratio is a power of two
+                rects.append((p, pf.ox, fr.n, at[order], brow[order], c0, y0, e))
             geom = geo.gather_rects(rects, C)
             m_tex = self._take(*shape, "sparse QR column maps")
             try:
@@ -191,10 +191,10 @@ class DrawnFrontStore:
         """Copy each front's contribution block out to shelves of a texture of the
         round's own (whole texels from the one holding its first column)."""
         ctx, C = self.ctx, self.components
-        todo = [(fr, pf, t) for fr, pf, t in zip(fronts, placed, texs) if fr["cm"]]
+        todo = [(fr, pf, t) for fr, pf, t in zip(fronts, placed, texs) if fr.cm]
         if not todo:
             return
-        sizes = [(self._texels(fr["n"]) - fr["fp"] // C, fr["cm"]) for fr, _, _ in todo]
+        sizes = [(self._texels(fr.n) - fr.fp // C, fr.cm) for fr, _, _ in todo]
         places, dims = geo.shelves(sizes, self._pack_limit())
         side = ctx.max_texture_size
         for t, (w, h) in enumerate(dims):
@@ -206,9 +206,9 @@ class DrawnFrontStore:
                 for j in mine:
                     fr, pf, s = todo[j]
                     _, x, y = places[j]
-                    by_src.setdefault(id(s), (s, []))[1].append((pf.ox + fr["fp"] // C, fr["fr"], x, y, sizes[j][0],
-                                                                 fr["cm"]))
-                    self.blocks[fr["f"]] = [held, C * x + fr["fp"] % C, y, fr["cm"], fr["n"] - fr["fp"], fr["scale"]]
+                    by_src.setdefault(id(s), (s, []))[1].append((pf.ox + fr.fp // C, fr.fr, x, y, sizes[j][0],
+                                                                 fr.cm))
+                    self.blocks[fr.f] = [held, C * x + fr.fp % C, y, fr.cm, fr.n - fr.fp, fr.scale]
                 for s, copies in by_src.values():
                     ctx.kernels.draw("front_block_copy", tex, geo.copy_rects(copies), {"S": s})
             except BaseException:

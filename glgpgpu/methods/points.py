@@ -70,7 +70,7 @@ class PointsNormal:
     assembly_name = "points"
     assembly = None
 
-    def update_matrix(self, A32) -> None:
+    def update_matrix(self, A32) -> None:       # before OneTextureNormal's: A is kept as points
         raise TypeError("a sparse normal system keeps its A: pass the rows' scaling to factor(row_scale=)")
 
     def _form(self, d32, row_scale):

@@ -25,6 +25,41 @@ class ResidentFactor:
         self.a_tex = self.d_tex = None
 
 
+class NormalSystemBase:
+    """The optional features of a normal system (methods.contract.NormalSystem) and their
+    defaults, off: every method's normal-system class derives from this one and turns on
+    what it has, so the LP solver reads flags instead of probing for methods."""
+
+    takes_row_scale = False
+    assembly_name = "dense"
+    keeps_low_part = False
+    reads_lower = False
+    float64_normal = False
+
+    def _lacks(self, what: str, flag: str):
+        return NotImplementedError(f"{type(self).__name__} has no {what} ({flag} is False)")
+
+    def update_matrix(self, A32) -> None:
+        raise TypeError(f"{type(self).__name__} keeps its A: pass the rows' scaling to factor(row_scale=)")
+
+    def _refuse_row_scale(self, row_scale) -> None:
+        if row_scale is not None and not self.takes_row_scale:
+            raise ValueError(f"{type(self).__name__} does not scale rows (takes_row_scale is False): "
+                             "upload S A by update_matrix instead")
+
+    def lower(self):
+        raise self._lacks("factor to read back", "reads_lower")
+
+    def keep_low_part(self, A_lo32) -> None:
+        raise self._lacks("low parts", "keeps_low_part")
+
+    def float64_factor(self, M, places=None, *, sums=None):
+        raise self._lacks("float64 factor", "float64_normal")
+
+    def float64_places(self, rows, cols, order=None, sums=None):
+        raise self._lacks("float64 factor", "float64_normal")
+
+
 def single_factor(system_cls):
     """The normal_factor operation from a normal-system class: a subclass whose
     constructor also factors A diag(d) A^T for one weight vector

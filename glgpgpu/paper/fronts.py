@@ -14,7 +14,7 @@ class FrontStore(DrawnFrontStore):
     panel = 1                    # a launch (its four draws) per column
 
     def _place(self, fronts: list) -> list:
-        return place([(fr["m"], fr["n"]) for fr in fronts], self.ctx.max_texture_size)
+        return place([(fr.m, fr.n) for fr in fronts], self.ctx.max_texture_size)
 
     def _factor(self, a_tex, fronts: list, placed: list) -> tuple:
         textures, hh = factor_atlas(a_tex, placed, ctx=self.ctx)

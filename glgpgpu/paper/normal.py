@@ -18,7 +18,7 @@ from ..figures.points import normal_points, pair_count
 from ..gl import Stopwatch, engine
 from ..layouts.triangle import layout_for
 from ..methods.points import PointAssembly, PointsNormal, points_pay
-from ..methods.resident import ResidentFactor, single_factor
+from ..methods.resident import NormalSystemBase, ResidentFactor, single_factor
 from ..gl.transfer import read_lower, solve_column
 from .assemble import Accumulator, assemble_resident, assemble_texture
 from .cholesky import diagonal, factor_texture
@@ -26,13 +26,15 @@ from .tiled import TiledNormalSystem, fits_one_texture
 from .triangular import substitute_texture
 
 
-class OneTextureNormal(ResidentFactor):
+class OneTextureNormal(ResidentFactor, NormalSystemBase):
     """A D A^T for a fixed A and changing weights d: A is uploaded once, each
     `factor(d)` forms C by Algorithm 3 and factors it by Algorithm 5 on the GPU;
     `solve(r)` runs both substitutions against the float32 factor (float64 out).
 
     pivot_floor / regularize: see paper.cholesky.factor_texture (the mixed-precision
     LP solver regularizes pivots below a floor instead of failing)."""
+
+    reads_lower = True
 
     def __init__(self, A32, *, packed: bool = False, variant: str = "outer", ctx=None,
                  watch: Stopwatch | None = None):
@@ -59,8 +61,9 @@ class OneTextureNormal(ResidentFactor):
         if self.a_tex is not None:
             self.a_tex.write(A32)
 
-    def factor(self, d32, *, pivot_floor: float | None = None, regularize: bool = False):
+    def factor(self, d32, *, pivot_floor: float | None = None, regularize: bool = False, row_scale=None):
         """Form and factor A diag(d32) A^T; returns L's diagonal (the pivots)."""
+        self._refuse_row_scale(row_scale)
         ctx, m, watch = self.ctx, self.m, self.watch
         self._free_factor()
         if self.a_tex is None:

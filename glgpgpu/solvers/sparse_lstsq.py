@@ -21,7 +21,8 @@ from scipy.sparse.linalg import lsmr
 from ..dispatch import METHODS, choose, implementation
 from ..gl import resolve
 from .. import validate as check
-from .sparse_qr import INTENSITY_THRESHOLD, HostQR, SparseQRFactor, default_tol, factorize_rank, preconditioned
+from .sparse_fronts import HostQR
+from .sparse_qr import INTENSITY_THRESHOLD, SparseQRFactor, default_tol, factorize_rank, preconditioned
 
 SPARSE_METHODS = (*METHODS, "host")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..gl import Stopwatch, memory
-from ..methods.resident import ResidentFactor
+from ..methods.resident import NormalSystemBase, ResidentFactor
 from ..layouts.tiles import TileGrid
 from .cholesky import cholesky_bytes, factor as tiled_factor
 from .matrix import TiledLower
@@ -16,7 +16,7 @@ from .products import add_products, band_width
 from .solve import solve_tiled
 
 
-class TiledNormalSystem(ResidentFactor):
+class TiledNormalSystem(ResidentFactor, NormalSystemBase):
     """A D A^T for a fixed A (m x n float32) on a grid of t x t tiles of `ops`'s
     storage; `factor(d)` per weight vector, `solve(r)` against the float32 factor,
     float64 out.  Release when done."""
@@ -54,8 +54,9 @@ class TiledNormalSystem(ResidentFactor):
             raise ValueError(f"A must stay {self.m}x{self.n}, got {A32.shape}")
         self._upload(A32)
 
-    def factor(self, d32, *, pivot_floor: float | None = None, regularize: bool = False):
+    def factor(self, d32, *, pivot_floor: float | None = None, regularize: bool = False, row_scale=None):
         """Form and factor A diag(d32) A^T on the tiles; returns L's diagonal (the pivots)."""
+        self._refuse_row_scale(row_scale)
         g, watch = self.grid, self.watch
         self._free_factor()
         with watch("transfer"):

@@ -189,10 +189,10 @@ def test_compute_takes_its_float64_factor_on_the_gpu(ctx, monkeypatch):
     (compute/float64.py) where the host would: forced here for every solve and every
     order; the answer is cpu64's and every buffer goes back."""
     from glgpgpu.solvers.lp.mixed import mehrotra
-    from glgpgpu.solvers.lp.mixed import normal
+    from glgpgpu.solvers.lp.mixed import ladder
     monkeypatch.setattr(mehrotra, "FLOAT64_AFTER", 0)
-    monkeypatch.setattr(normal, "GPU_FLOAT64_ROWS", 1)
-    monkeypatch.setattr(normal, "GPU_FLOAT64_FLOPS", 0)
+    monkeypatch.setattr(ladder, "GPU_FLOAT64_ROWS", 1)
+    monkeypatch.setattr(ladder, "GPU_FLOAT64_FLOPS", 0)
     from glgpgpu.compute.normal import NormalSystem
     given, factor = [], NormalSystem.float64_factor
 
@@ -219,10 +219,10 @@ def test_the_gpu_float64_factor_takes_autos_pattern_instead_of_making_one(ctx, m
     M's own, and the GPU's float64 factor places M through it -- no second pattern is made."""
     from glgpgpu.gl.context import Capabilities
     from glgpgpu.solvers.lp import mixed
-    from glgpgpu.solvers.lp.mixed import normal, normal_pattern
+    from glgpgpu.solvers.lp.mixed import ladder, normal_pattern
     from glgpgpu.solvers.lp.mixed.device import Choice
-    monkeypatch.setattr(normal, "GPU_FLOAT64_ROWS", 1)
-    monkeypatch.setattr(normal, "GPU_FLOAT64_FLOPS", 0)
+    monkeypatch.setattr(ladder, "GPU_FLOAT64_ROWS", 1)
+    monkeypatch.setattr(ladder, "GPU_FLOAT64_FLOPS", 0)
     monkeypatch.setattr(Capabilities, "software", property(lambda self: False))
     made, init = [], normal_pattern.NormalPattern.__init__
 
@@ -244,9 +244,9 @@ def test_places_that_cannot_be_made_leave_m_to_the_sparse_product(ctx, monkeypat
     """Where the pattern's places cannot go to the GPU (past int32, or no room), the GPU's
     float64 factor takes M formed as a sparse product instead: same answer, no crash."""
     from glgpgpu.compute.normal import NormalSystem
-    from glgpgpu.solvers.lp.mixed import normal
-    monkeypatch.setattr(normal, "GPU_FLOAT64_ROWS", 1)
-    monkeypatch.setattr(normal, "GPU_FLOAT64_FLOPS", 0)
+    from glgpgpu.solvers.lp.mixed import ladder
+    monkeypatch.setattr(ladder, "GPU_FLOAT64_ROWS", 1)
+    monkeypatch.setattr(ladder, "GPU_FLOAT64_FLOPS", 0)
     given = []
 
     def refused(self, rows, cols, order=None, sums=None):
@@ -268,9 +268,9 @@ def test_places_that_cannot_be_made_leave_m_to_the_sparse_product(ctx, monkeypat
 def test_compute_factors_in_float64_throughout_where_its_float64_factor_takes_m(ctx, monkeypatch):
     """Where the GPU's float64 factor takes M (forced here for every order), every
     factorization is that one from the start: no float32 factor, no PCG, the answer cpu64's."""
-    from glgpgpu.solvers.lp.mixed import normal
-    monkeypatch.setattr(normal, "GPU_FLOAT64_ROWS", 1)
-    monkeypatch.setattr(normal, "GPU_FLOAT64_FLOPS", 0)
+    from glgpgpu.solvers.lp.mixed import ladder
+    monkeypatch.setattr(ladder, "GPU_FLOAT64_ROWS", 1)
+    monkeypatch.setattr(ladder, "GPU_FLOAT64_FLOPS", 0)
     path = lp_table3.data_dir() / "adlittle.mps.gz"
     res = glgpgpu.solve_mps(path, method="compute", device="gpu")
     assert res.status == "optimal" and res.stats["float64_throughout"]
@@ -285,21 +285,27 @@ def test_float64_throughout_only_where_the_gpu_factors_m_in_float64(monkeypatch)
     a stand-in system)."""
     import scipy.sparse as sp
     from glgpgpu.solvers.lp.mixed import normal
+    from glgpgpu.solvers.lp.mixed import ladder
     A = sp.random(40, 90, density=0.1, random_state=np.random.default_rng(1), format="csc")
 
     def made(device, system, rows=1, flops=0):
-        monkeypatch.setattr(normal, "GPU_FLOAT64_ROWS", rows)
-        monkeypatch.setattr(normal, "GPU_FLOAT64_FLOPS", flops)
+        monkeypatch.setattr(ladder, "GPU_FLOAT64_ROWS", rows)
+        monkeypatch.setattr(ladder, "GPU_FLOAT64_FLOPS", flops)
         N = normal.MixedNormal(A, device="cpu32")
-        N.device, N.system = device, system
+        N.device = N.ladder.device = device
+        N.system = N.ladder.system = system
         return N.float64_throughout
 
-    class WithFloat64:
+    from glgpgpu.methods.resident import NormalSystemBase
+
+    class WithFloat64(NormalSystemBase):
+        float64_normal = True
+
         def float64_factor(self, M):
             raise AssertionError("not called")
     assert made("gpu", WithFloat64())
     assert not made("cpu64", WithFloat64()) and not made("cpu32", WithFloat64())
-    assert not made("gpu", object())                                  # paper, blocked: no float64 factor
+    assert not made("gpu", NormalSystemBase())                        # paper, blocked: no float64 factor
     assert not made("gpu", WithFloat64(), rows=41)
     assert not made("gpu", WithFloat64(), flops=1e30)
 
@@ -310,7 +316,7 @@ def test_a_driver_without_float64_kernels_falls_back_to_the_host(ctx, monkeypatc
     from glgpgpu.compute.normal import NormalSystem
     from glgpgpu.errors import ShaderCompileError
     from glgpgpu.solvers.lp.mixed import mehrotra
-    from glgpgpu.solvers.lp.mixed import normal
+    from glgpgpu.solvers.lp.mixed import ladder
     calls = []
 
     def broken(self, M, places=None, sums=None):
@@ -318,8 +324,8 @@ def test_a_driver_without_float64_kernels_falls_back_to_the_host(ctx, monkeypatc
         raise ShaderCompileError("gemm.comp does not compile")
     monkeypatch.setattr(NormalSystem, "float64_factor", broken)
     monkeypatch.setattr(mehrotra, "FLOAT64_AFTER", 0)
-    monkeypatch.setattr(normal, "GPU_FLOAT64_ROWS", 1)
-    monkeypatch.setattr(normal, "GPU_FLOAT64_FLOPS", 0)
+    monkeypatch.setattr(ladder, "GPU_FLOAT64_ROWS", 1)
+    monkeypatch.setattr(ladder, "GPU_FLOAT64_FLOPS", 0)
     with pytest.warns(RuntimeWarning, match="float64 factor is unavailable"):
         res = glgpgpu.solve_mps(lp_table3.data_dir() / "adlittle.mps.gz", method="compute", device="gpu")
     assert res.status == "optimal" and len(calls) == 1 and res.stats["gpu_factor_float64"] == 0
@@ -352,10 +358,10 @@ def test_a_float32_factor_that_raises_goes_to_the_float64_one(ctx, monkeypatch, 
     a staircase LP of 15,000 rows under compute on the H100) is taken as an overflowed L: the
     solves go to the float64 factor, the answer is cpu64's -- no crash."""
     from glgpgpu.errors import NotPositiveDefiniteError
-    from glgpgpu.solvers.lp.mixed import normal
+    from glgpgpu.solvers.lp.mixed import ladder
     from glgpgpu.solvers.lp.mixed import mehrotra
     monkeypatch.setattr(mehrotra, "FLOAT64_AFTER", 10 ** 6)        # keep making float32 factors
-    monkeypatch.setattr(normal, "GPU_FLOAT64_ROWS", 10 ** 9)       # compute: not its float64 one throughout
+    monkeypatch.setattr(ladder, "GPU_FLOAT64_ROWS", 10 ** 9)       # compute: not its float64 one throughout
     made = []
 
     def raising(self, *a, **k):
@@ -515,10 +521,10 @@ def test_a_dense_normal_matrix_is_formed_dense(m, n):
     N = MixedNormal(A, device="cpu64")
     N.factor(d, 1e-9)
     want = (A @ sp.diags(d) @ A.T).toarray() + 1e-9 * np.eye(m)
-    got = N._normal_matrix(d, 1e-9)
+    got = N.forms.normal_dense(d, 1e-9)
     assert isinstance(got, np.ndarray)
     assert np.allclose(got, want, rtol=0, atol=1e-13 * np.abs(want).max())
-    N._dense_M, N._pattern = True, None                    # as after a first dense M with no pattern
+    N.forms.dense, N.ladder.pattern = True, None                    # as after a first dense M with no pattern
                                                            # (at m > 32 the long columns are a border)
     b = rng.standard_normal(m)
     before = N.stats["host_factor_dense"]
@@ -540,11 +546,11 @@ def test_cpu64_host_factor_is_of_m_with_delta_and_solves_without_cg(m, n, dense)
     A = A.tocsc()
     d = np.exp(rng.uniform(-20, 20, n))                # an interior point's spread of weights
     N = MixedNormal(A, device="cpu64")
-    N._pattern = None                                  # the HostFactor branch
-    N._dense_M = dense
+    N.ladder.pattern = None                            # the HostFactor branch
+    N.forms.dense = dense
     delta = 1e-6 * float(d.max())
     N.factor(d, delta)
-    assert N._F_whole
+    assert N.pre.whole
     b = rng.standard_normal(m)
     x = N.solve(b, tol=1e-12)
     M = (A @ sp.diags(d) @ A.T).toarray() + delta * np.eye(m)
@@ -565,13 +571,13 @@ def test_cpu64_host_factor_is_not_made_again_as_the_last_resort():
     A = sp.random(30, 80, density=0.1, random_state=rng, format="csc").tolil()
     A[:, 0] = 1.0
     N = MixedNormal(A.tocsc(), device="cpu64")
-    N._pattern = None                                  # the HostFactor branch
+    N.ladder.pattern = None                            # the HostFactor branch
     d = np.exp(rng.uniform(-20, 20, 80))
     N.factor(d, 1e-6 * float(d.max()))
-    assert N._F_whole
+    assert N.pre.whole
     made = sum(N.stats[k] for k in ("host_factor_multifrontal", "host_factor_sparse", "host_factor_dense"))
-    solve = N._F.solve
-    N._F.solve = lambda v: 0.5 * solve(v)
+    solve = N.pre.F.solve
+    N.pre.F.solve = lambda v: 0.5 * solve(v)
     N._pcg = lambda rhs, x, r, nr, tol, max_cg: (x, np.linalg.norm(r) / nr)
     x = N.solve(rng.standard_normal(30), tol=1e-12)
     assert np.all(np.isfinite(x))
@@ -591,9 +597,9 @@ def test_cpu64_pcg_after_its_float64_factor_takes_few_steps():
     N = normal.MixedNormal(A.tocsc(), device="cpu64")
     d = np.exp(rng.uniform(-12, 12, 120))
     N.factor(d, 1e-10 * float(d.max()))
-    assert isinstance(N._F, SparseLDL) and N._F_whole        # the pattern's factor: M's own
-    solve = N._F.solve
-    N._F.solve = lambda v: solve(v) + v
+    assert isinstance(N.pre.F, SparseLDL) and N.pre.whole        # the pattern's factor: M's own
+    solve = N.pre.F.solve
+    N.pre.F.solve = lambda v: solve(v) + v
     N.solve(rng.standard_normal(40), tol=1e-30)                # past reach: PCG runs to its cap
     assert 0 < N.stats["pcg_iterations"] <= normal.FLOAT64_CG
 
@@ -617,12 +623,12 @@ def test_cpu64_pattern_factor_is_of_m_scaled_by_its_own_diagonal(m):
     d = np.exp(rng.uniform(-8, 8, n))
     delta = 1e-6 * float(d.max())
     N.factor(d, delta)
-    assert isinstance(N._F, SparseLDL)
+    assert isinstance(N.pre.F, SparseLDL)
     M = (A @ sp.diags(d) @ A.T).toarray() + delta * np.eye(m)
     np.testing.assert_allclose(N.s ** 2 * np.diag(M) / N.dmax, 1.0, rtol=1e-12)
     made = N.stats["host_factor_sparse"]
-    solve = N._F.solve
-    N._F.solve = lambda v: 0.5 * solve(v)                # every solve misses: refinement, PCG, no fallback
+    solve = N.pre.F.solve
+    N.pre.F.solve = lambda v: 0.5 * solve(v)                # every solve misses: refinement, PCG, no fallback
     x = N.solve(rng.standard_normal(m), tol=1e-30)
     assert np.all(np.isfinite(x))
     assert N.stats["host_fallbacks"] == 0 and N.stats["host_factor_sparse"] == made == 1
@@ -636,17 +642,18 @@ def test_cpu64_with_the_multifrontal_factor_solves_once_by_it(monkeypatch, name,
     once, from the first iteration: no refinement, PCG or primal corrections, and the same
     optimum as the refined path (dfl001: 11.7 -> 8.0 s on the CPU machine).  Without COLAMD
     there is no analysis, so no multifrontal factor: the refined path, to the same optimum."""
-    from glgpgpu.solvers.lp.mixed import host_factor, normal
+    from glgpgpu.solvers.lp.mixed import host_factor
+    from glgpgpu.solvers.lp.mixed import ladder
     from glgpgpu.symbolic import colamd_available
     path = lp_table3.data_dir() / f"{name}.mps.gz"
     ref = glgpgpu.solve_mps(path, device="cpu64")
     assert not ref.stats["float64_throughout"]
-    monkeypatch.setattr(normal, "ANALYSIS_ROWS", 0)
-    monkeypatch.setattr(normal, "MULTIFRONTAL_FLOPS", 0.0)
+    monkeypatch.setattr(ladder, "ANALYSIS_ROWS", 0)
+    monkeypatch.setattr(ladder, "MULTIFRONTAL_FLOPS", 0.0)
     monkeypatch.setattr(host_factor, "MULTIFRONTAL_FLOPS", 0.0)
-    monkeypatch.setattr(normal, "LDL_FLOPS", 0.0)
+    monkeypatch.setattr(ladder, "LDL_FLOPS", 0.0)
     if not colamd:
-        monkeypatch.setattr(normal, "colamd_available", lambda: False)
+        monkeypatch.setattr(ladder, "colamd_available", lambda: False)
     res = glgpgpu.solve_mps(path, device="cpu64")
     st = res.stats
     assert res.status == "optimal"

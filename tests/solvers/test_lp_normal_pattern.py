@@ -217,7 +217,7 @@ def test_a_bordered_factor_that_fails_falls_back_to_m_itself(monkeypatch):
     N = mixed_normal.MixedNormal(A, device="cpu64")
     d = rng.uniform(0.5, 2.0, 500)
     N.factor(d, 1e-9)
-    assert N._pattern.long.size == 1 and N.stats["host_factor_sparse"] == 0
+    assert N.ladder.pattern.long.size == 1 and N.stats["host_factor_sparse"] == 0
     M = (A.multiply(d[None, :]) @ A.T).toarray() + 1e-9 * np.eye(200)
     b = rng.standard_normal(200)
     x = N.solve(b, tol=1e-12)

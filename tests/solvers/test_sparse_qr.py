@@ -135,7 +135,7 @@ def test_drawing_stores_group_rounds_by_the_schedule_with_fewer_launches(big, wa
     puts 2 and 3 together -- the solver takes the grouping whose rounds' tallest fronts
     sum to fewer launches; the compute store (no panel) keeps rounds."""
     from types import SimpleNamespace
-    from glgpgpu.solvers.sparse_qr import _grouping
+    from glgpgpu.solvers.sparse_fronts import _grouping
     size = np.array([10 if f in big else 1 for f in range(5)])
     an = SimpleNamespace(nfronts=5, fm=size, fn=size, children=[[], [0], [1], [], [2, 3]],
                          parent=np.array([1, 2, 4, 4, -1]))
@@ -144,7 +144,7 @@ def test_drawing_stores_group_rounds_by_the_schedule_with_fewer_launches(big, wa
     assert chosen == [want]
     assert got == ([[0, 3], [1], [2], [4]] if want == "rounds" else [[0], [1], [2, 3], [4]])
     chosen = []
-    assert _grouping(an, SimpleNamespace(), chosen)(an, np.arange(5)) == [[0, 3], [1], [2], [4]]
+    assert _grouping(an, SimpleNamespace(panel=None), chosen)(an, np.arange(5)) == [[0, 3], [1], [2], [4]]
     assert chosen == ["rounds"]
 
 

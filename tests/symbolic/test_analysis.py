@@ -9,7 +9,8 @@ import scipy.sparse as sp
 
 from glgpgpu.bench.matrices import chessboard, grid, nug
 from glgpgpu.errors import OrderingUnavailableError
-from glgpgpu.solvers.sparse_qr import HostQR, factorize
+from glgpgpu.solvers.sparse_fronts import HostQR
+from glgpgpu.solvers.sparse_qr import factorize
 from glgpgpu.symbolic import (analyze, column_etree, column_order, front_bytes, front_levels, front_rounds,
                               plan_stages, postorder)
 from glgpgpu.symbolic import ordering as ordering_mod
@@ -141,7 +142,7 @@ def dense_house_flops(M):
 def test_flop_count_matches_the_staircase_of_each_front(m, n):
     A = random_sparse(m, n, seed=m + n)
     an = analyze(A, "natural")
-    from glgpgpu.solvers.sparse_qr import _assemble
+    from glgpgpu.solvers.sparse_fronts import _assemble
     AP = A[:, an.perm].tocsr().astype(np.float32)
     blocks, total = {}, 0.0
     for f in range(an.nfronts):

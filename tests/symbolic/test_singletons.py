@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from glgpgpu.solvers.sparse_qr import HostQR, factorize
+from glgpgpu.solvers.sparse_fronts import HostQR
+from glgpgpu.solvers.sparse_qr import factorize
 from glgpgpu.symbolic import analyze, column_singletons, leading_singletons
 
 SIZES = [(1, 1), (2, 1), (1, 2), (3, 2), (2, 3), (7, 5), (9, 9), (30, 17), (41, 40), (64, 33)]

@@ -103,6 +103,9 @@ class HostFactor:
         y = sla.solve_triangular(self.L, b, lower=True, check_finite=False)
         return sla.solve_triangular(self.L, y, lower=True, trans=1, check_finite=False)
 
+    def release(self) -> None:
+        """Nothing to give back (host memory): as the GPU's float64 factor's release."""
+
 
 #: L's flops (sum of its squared column counts) from which the multifrontal factor is worth
 #: its Python analysis instead: the same line as MULTIFRONTAL_FLOPS, in qdldl's own count
@@ -167,6 +170,9 @@ class SparseLDL:
         if P.size == P.m:
             return self._solver.solve(b)
         return self._solver.solve(np.concatenate([b, np.zeros(P.size - P.m)]))[:P.m]
+
+    def release(self) -> None:
+        """Nothing to give back: the pattern's factor is kept for the next numbers (Float64Ladder)."""
 
 
 def ordered_on(order, pattern):
