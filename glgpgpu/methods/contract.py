@@ -83,17 +83,18 @@ class Method(Protocol):
         """A uploaded once; `.factor(d)` per weight vector, `.solve(r)` float64 out (the LP solver):
         a NormalSystem, below."""
 
-    def normal_factor(self, A: np.ndarray, d: np.ndarray, *, packed: bool, ctx, watch):
-        """The factor of A diag(d) A^T for one weight vector (weighted least squares)."""
+    def normal_factor(self, A: np.ndarray, d: np.ndarray, *, packed: bool, ctx, watch) -> NormalSystem:
+        """The factor of A diag(d) A^T for one weight vector (weighted least squares): a
+        NormalSystem already factored."""
 
     def resident_normal(self, V, A_tex, A_host, *, packed: bool, variant: str):
         """A, d2 and right-hand sides already in textures (the all-float32 LP solver)."""
 
     def kernel_factor(self, X: np.ndarray, *, kernel: str, gamma: float, degree: int, coef0: float,
-                      diag: float, packed: bool, ctx, watch):
+                      diag: float, packed: bool, ctx, watch) -> KernelFactor:
         """K + diag I formed and factored on the GPU; `.solve(R)` (LS-SVM training)."""
 
-    def qr_factor(self, A: np.ndarray, *, ctx, watch):
+    def qr_factor(self, A: np.ndarray, *, ctx, watch) -> QRFactor:
         """A = QR kept on the GPU; `.q(y)`, `.solve_r(y)` (least squares by QR)."""
 
 
@@ -144,6 +145,31 @@ class NormalSystem(Protocol):
 
     def float64_places(self, rows: np.ndarray, cols: np.ndarray, order=None, sums=None):
         """A fixed pattern of M's entries uploaded once (float64_normal)."""
+
+    def release(self) -> None:
+        """Everything back to the pool (safe twice)."""
+
+
+@runtime_checkable
+class KernelFactor(Protocol):
+    """What `kernel_factor` returns: L L^T = K + diag I kept on the GPU (LS-SVM training)."""
+
+    def solve(self, R: np.ndarray) -> np.ndarray:
+        """X with (K + diag I) X = R, R (N,) or (N, k); float64 out."""
+
+    def release(self) -> None:
+        """Everything back to the pool (safe twice)."""
+
+
+@runtime_checkable
+class QRFactor(Protocol):
+    """What `qr_factor` returns: A = Q R kept on the GPU (least squares by QR)."""
+
+    def q(self, y: np.ndarray, *, trans: bool = False) -> np.ndarray:
+        """Q y (Q^T y with trans)."""
+
+    def solve_r(self, y: np.ndarray, *, trans: bool = False) -> np.ndarray:
+        """R^-1 y (R^-T y with trans)."""
 
     def release(self) -> None:
         """Everything back to the pool (safe twice)."""
