@@ -14,7 +14,7 @@ High-level API (numpy in, numpy out; everything in between stays on the GPU):
     pack(L), unpack(P, m)                the rectangular packed format
 The layers (docs/ARCHITECTURE.md): gl/ (the GL engine), layouts/, figures/
 (the vertex tables), scheduling/, methods/ (the contract every method meets),
-paper/ and blocked/ (two implementations of it), api.py + dispatch.py
+paper/, blocked/ and compute/ (three implementations of it), api.py + dispatch.py
 (validation and the method= rule), solvers/, teach/, bench/, cli/.
 """
 from . import limits

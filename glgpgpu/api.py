@@ -155,7 +155,7 @@ def solve_triangular(L, B, *, lower: bool = True, trans: bool = False, packed: b
 
 def cho_solve(L, B, *, packed: bool = False, method: str = "auto", ctx: Context | None = None) -> np.ndarray:
     """Solve (L L^T) X = B given the Cholesky factor L, by forward then backward
-    substitution on the GPU (method: "paper", "blocked" or "auto", as cholesky)."""
+    substitution on the GPU (method: "paper", "blocked", "compute" or "auto", as cholesky)."""
     ltop = []
     Ls = check.square(L, "L", magnitude=ltop)
     check.data_in_lower(Ls, "L", "cho_solve (L L^T with L lower, as glgpgpu.cholesky returns)",

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from .blocked import BlockedMethod
 from .compute import ComputeMethod
-from .methods.contract import (CHOLESKY_VARIANTS, FrontSpec, FrontStore, Method,  # noqa: F401 -- for api.py and the
-                               NormalSystem)                                       # solvers: the contract's names
+from .methods.contract import (CHOLESKY_VARIANTS, KERNELS, FrontSpec, FrontStore, Method,  # noqa: F401 -- the
+                               NormalSystem)                           # contract's names, for api.py and the solvers
 from .paper import PaperMethod
 
 #: method name -> the object implementing the contract

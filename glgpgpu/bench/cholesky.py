@@ -43,7 +43,7 @@ def cholesky(ctx=None, sizes=(64, 128), repeat: int = 1, ceil=None,
                     tex.write(C)
                     ctx.finish()
                     t0 = time.perf_counter()
-                    out = lu_texture(tex, m, ctx)
+                    out = lu_texture(tex, m, ctx=ctx)
                 else:
                     tex = upload_lower(C, packed, ctx, "C")
                     ctx.finish()

@@ -18,7 +18,7 @@ qr          Householder QR: the Factorize / Apply tile kernels of Yeralan et al.
 normal      the solvers' normal-equations operation
 
 method      BlockedMethod: these operations behind the methods' contract
-            (methods/contract.py); paper/ and blocked/ never import each other.
+            (methods/contract.py); paper/, blocked/ and compute/ never import each other.
 """
 from .adat import adat_texture, product_texture
 from .cholesky import diagonal, factor_texture

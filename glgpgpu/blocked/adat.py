@@ -17,7 +17,7 @@ from .sizes import ADAT_BLOCK, padded, rect_rows, require
 
 
 def adat_texture(a_tex, d_tex, m: int, *, block=ADAT_BLOCK, mp: int | None = None, chunk: int = 1024,
-                 packed: bool = False, ctx: Context | None = None, epilogue: tuple | None = None):
+                 packed: bool = False, ctx: Context, epilogue: tuple | None = None):
     """C (blocked RGBA, mp/4 x mp) from A (RGBA, n4 x >=m) and d (RGBA, n4 x 1);
     block = (BR, BC): rows and columns of C per fragment, BR a multiple of BC;
     epilogue: (norms texture, kernel uniforms[, column norms]) runs blocked_kernel_matrix.frag
@@ -70,7 +70,7 @@ def full_cover(col_blocks: tuple | None = None, row_blocks: int | None = None) -
 
 def product_texture(c_tex, row_tex, col_tex, d_tex, m: int, *, cover: Cover = LOWER, block=ADAT_BLOCK,
                     chunk: int = 1024, first: bool = True, k_range: tuple | None = None,
-                    epilogue: tuple | None = None, ctx: Context | None = None):
+                    epilogue: tuple | None = None, ctx: Context):
     """C (+)= (R D) S^T by blocked_adat into c_tex, for R = row_tex and S = col_tex
     (RGBA, k along texels; the same texture for A D^2 A^T), over the blocks `cover`
     names.  first=False adds to what C holds (the tile algorithms' updates, with
@@ -157,7 +157,7 @@ def read_packed_lower(ctx, tex, m: int, B: int) -> np.ndarray:
         ctx.pool.give(full)
 
 
-def adat(A, d2, *, packed: bool = False, ctx: Context | None = None, block=ADAT_BLOCK) -> np.ndarray:
+def adat(A, d2, *, packed: bool = False, ctx: Context, block=ADAT_BLOCK) -> np.ndarray:
     """C = A diag(d2) A^T (float32, lower triangle) by the blocked kernel; A, d2
     float32 and validated (glgpgpu.adat chooses this for method="blocked")."""
     ctx = engine(ctx)

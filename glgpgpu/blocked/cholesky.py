@@ -29,7 +29,7 @@ def _slab_ends(mp: int, W: int):
 
 def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = UPDATE_BLOCK, pivot_floor: float | None = None,
                    regularize: bool = False, slab: int | None = None,
-                   ctx: Context | None = None):
+                   ctx: Context):
     """Factor blocked C (RGBA, mp/4 x mp, mp a multiple of P) in place; returns it.
     slab: columns per slab (None: SLAB from order SLAB_FROM on, else none; 0: no
     slabs, every update over the whole trailing triangle); a multiple of P and of
@@ -94,7 +94,7 @@ def factor_texture(c_tex, m: int, *, P: int = P_PANEL, B: int = UPDATE_BLOCK, pi
     return c_tex
 
 
-def diagonal(l_tex, m: int, ctx: Context | None = None) -> np.ndarray:
+def diagonal(l_tex, m: int, *, ctx: Context) -> np.ndarray:
     ctx = engine(ctx)
     K = ctx.kernels
     out = ctx.pool.take(1, m)

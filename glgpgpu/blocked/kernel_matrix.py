@@ -9,7 +9,6 @@ import numpy as np
 
 from ..gl import Context, Stopwatch, memory, engine
 from ..gl.transfer import read_rgba_lower, upload_rgba
-from ..layouts import tiles
 from ..layouts.tiles import TileGrid, tile_order
 from .adat import adat_texture, full_cover, product_texture, read_packed_lower
 from .cholesky import diagonal, factor_texture
@@ -17,12 +16,12 @@ from .sizes import ADAT_BLOCK, P_PANEL, padded, require
 from ..tiled import TiledFactor, TiledLower, cholesky_bytes
 from .tile_kernels import BlockedTiles
 from .triangular import substitute_texture
+from ..methods.contract import KERNELS
 
-KERNELS = {"linear": 0, "poly": 1, "rbf": 2}
 
 
 def kernel_texture(X32, *, kernel: str = "rbf", gamma: float = 1.0, degree: int = 3, coef0: float = 0.0,
-                   packed: bool = False, diag: float = 0.0, mp: int | None = None, ctx: Context | None = None):
+                   packed: bool = False, diag: float = 0.0, mp: int | None = None, ctx: Context):
     """The RGBA texture of K + diag I's lower triangle (order padded to mp); give it back.
     The squared norms come from the host (float32, O(N d)), 4 per texel."""
     ctx = engine(ctx)
@@ -44,11 +43,11 @@ def kernel_texture(X32, *, kernel: str = "rbf", gamma: float = 1.0, degree: int 
         ctx.pool.give(a_tex, d_tex, norms)
 
 
-def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=False, ctx=None) -> np.ndarray:
+def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=False, ctx) -> np.ndarray:
     """K's lower triangle as float32 (N, N), upper part zero."""
     ctx = engine(ctx)
     N = X32.shape[0]
-    if not packed and not fits_one_texture(ctx, N):
+    if not packed and not BlockedTiles.fits(ctx, N):
         T = kernel_tiles(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, diag=0.0, ctx=ctx)
         try:
             return T.read()
@@ -68,7 +67,7 @@ class OneTextureKernelFactor:
     factored by the blocked Cholesky) and kept for solves: solve(R) runs both
     substitutions on the columns of R (N x k float64 in, float64 out)."""
 
-    def __init__(self, X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):
+    def __init__(self, X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx, watch=None):
         if packed:
             raise ValueError("the blocked LS-SVM factor has no packed layout; use method='paper' for packed=True")
         self.ctx = ctx = engine(ctx)
@@ -81,7 +80,7 @@ class OneTextureKernelFactor:
         try:
             with self.watch("factor"):
                 factor_texture(self.l_tex, N, ctx=ctx)
-                self.pivots = diagonal(self.l_tex, N, ctx)
+                self.pivots = diagonal(self.l_tex, N, ctx=ctx)
         except BaseException:
             self.release()
             raise
@@ -103,18 +102,13 @@ class OneTextureKernelFactor:
         self.l_tex = None
 
 
-def fits_one_texture(ctx, N: int) -> bool:
-    """Whether K of N points (padded to the panel) fits one texture."""
-    return padded(N, P_PANEL) <= min(ctx.max_texture_size, tiles.MAX_ONE_TILE)
-
-
 class TiledKernelFactor(TiledFactor):
     """OneTextureKernelFactor for N beyond one texture): K's lower tiles,
     tile (I, J) = the kernel function of X_I X_J^T (the epilogue with row band I's
     and band J's squared norms; 1/C + jitter only on diagonal tiles), factored by
     tiled.factor, solved by tiled.solve_tiled (tiled.TiledFactor).  The same methods."""
 
-    def __init__(self, X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):
+    def __init__(self, X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx, watch=None):
         if packed:
             raise ValueError("the blocked LS-SVM factor has no packed layout; use method='paper' for packed=True")
         self.ctx = ctx = engine(ctx)
@@ -126,10 +120,10 @@ class TiledKernelFactor(TiledFactor):
         self.factor_tiles()
 
 
-def kernel_factor(X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):
+def kernel_factor(X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx, watch=None):
     """The LS-SVM factor on one texture when K fits one, else on tiles (the same methods)."""
     ctx = engine(ctx)
-    cls = OneTextureKernelFactor if fits_one_texture(ctx, X32.shape[0]) else TiledKernelFactor
+    cls = OneTextureKernelFactor if BlockedTiles.fits(ctx, X32.shape[0]) else TiledKernelFactor
     return cls(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, diag=diag, packed=packed, ctx=ctx,
                watch=watch)
 

@@ -16,7 +16,6 @@ from ..layouts.rgba import to_rgba
 from ..gl.transfer import read_rgba_lower, solve_column, upload_rgba
 from .adat import LOWER, adat_texture, product_texture
 from .cholesky import diagonal, factor_texture
-from ..layouts import tiles
 from ..tiled import TiledNormalSystem as _TiledNormal, tile_grid
 from .tile_kernels import BlockedTiles
 from .sizes import ADAT_BLOCK, padded, require, start_normal
@@ -30,7 +29,7 @@ class OneTextureNormal(ResidentFactor, NormalSystemBase):
 
     reads_lower = True
 
-    def __init__(self, A32, *, packed: bool = False, variant: str = "outer", ctx=None,
+    def __init__(self, A32, *, packed: bool = False, variant: str = "outer", ctx,
                  watch: Stopwatch | None = None):
         start_normal(self, A32, packed, variant, ctx, watch)
         ctx = self.ctx
@@ -59,7 +58,7 @@ class OneTextureNormal(ResidentFactor, NormalSystemBase):
             self.l_tex = adat_texture(self.a_tex, self.d_tex, m, mp=self.rows, ctx=ctx)
         with watch("factor"):
             factor_texture(self.l_tex, m, pivot_floor=pivot_floor, regularize=regularize, ctx=ctx)
-            self.pivots = diagonal(self.l_tex, m, ctx)
+            self.pivots = diagonal(self.l_tex, m, ctx=ctx)
         return self.pivots
 
     def solve(self, rhs: np.ndarray, phase: str = "solve") -> np.ndarray:
@@ -81,21 +80,15 @@ class TiledNormalSystem(_TiledNormal):
     """OneTextureNormal's operation on tiles): glgpgpu.tiled's
     TiledNormalSystem with the blocked kernels, for m beyond one texture."""
 
-    def __init__(self, A32, *, packed: bool = False, variant: str = "outer", ctx=None,
+    def __init__(self, A32, *, packed: bool = False, variant: str = "outer", ctx,
                  watch: Stopwatch | None = None):
         start_normal(self, A32, packed, variant, ctx, watch)
         ctx = self.ctx
         super().__init__(A32, BlockedTiles(ctx), tile_grid(ctx, self.m, BlockedTiles).t, watch=self.watch)
 
 
-def fits_one_texture(ctx, m: int, n: int) -> bool:
-    """A (m x n/4 RGBA) and C (padded m square) each fit one texture."""
-    lim = ctx.max_texture_size
-    return padded(m) <= min(lim, tiles.MAX_ONE_TILE) and -(-n // 4) <= lim
-
-
 def _chosen(ctx, shape):
-    return OneTextureNormal if fits_one_texture(ctx, *shape) else TiledNormalSystem
+    return OneTextureNormal if BlockedTiles.fits(ctx, *shape) else TiledNormalSystem
 
 
 class SparseNormal(PointsNormal, OneTextureNormal):
@@ -107,7 +100,7 @@ class SparseNormal(PointsNormal, OneTextureNormal):
     the 2008 kernel -- S A_D uploaded per factorization (m x a few) -- the points
     added on top."""
 
-    def __init__(self, A, *, packed: bool = False, variant: str = "outer", ctx=None,
+    def __init__(self, A, *, packed: bool = False, variant: str = "outer", ctx,
                  watch: Stopwatch | None = None, dense=()):
         start_normal(self, A, packed, variant, ctx, watch)
         self.l_tex = self.pivots = None
@@ -159,11 +152,11 @@ class SparseNormal(PointsNormal, OneTextureNormal):
         self.l_tex = self._form(d32, row_scale)
         with self.watch("factor"):
             factor_texture(self.l_tex, m, pivot_floor=pivot_floor, regularize=regularize, ctx=ctx)
-            self.pivots = diagonal(self.l_tex, m, ctx)
+            self.pivots = diagonal(self.l_tex, m, ctx=ctx)
         return self.pivots
 
 
-def normal_system(A32, *, packed: bool = False, variant: str = "outer", ctx=None, watch: Stopwatch | None = None):
+def normal_system(A32, *, packed: bool = False, variant: str = "outer", ctx, watch: Stopwatch | None = None):
     """The normal-equations operation for A (m x n float32): OneTextureNormal when
     A and C fit one texture, else TiledNormalSystem) -- the same methods.  A
     scipy.sparse A whose nonzero pairs are far fewer than the dense assembly's
@@ -188,7 +181,7 @@ def normal_system(A32, *, packed: bool = False, variant: str = "outer", ctx=None
 _FACTORS = {cls: single_factor(cls) for cls in (OneTextureNormal, TiledNormalSystem)}
 
 
-def normal_factor(A32, d32, *, packed: bool = False, ctx=None, watch: Stopwatch | None = None):
+def normal_factor(A32, d32, *, packed: bool = False, ctx, watch: Stopwatch | None = None):
     """The factor of A diag(d32) A^T for one weight vector (NotPositiveDefiniteError
     if a pivot failed), on one texture or on tiles as NormalSystem chooses."""
     ctx = engine(ctx)

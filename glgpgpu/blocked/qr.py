@@ -162,7 +162,7 @@ def _geometries(fronts, nb, plan):
     return out
 
 
-def factor_atlas(a_tex, fronts, *, nb: int = NB, ctx: Context | None = None):
+def factor_atlas(a_tex, fronts, *, nb: int = NB, ctx: Context):
     """Factor every front of the RGBA atlas a_tex in place (geqrf's layout); returns TT
     (front f's T of the panel at kb in columns f NB.., rows kb..; tau on the diagonals)."""
     ctx = engine(ctx)
@@ -209,7 +209,7 @@ def _front(m: int, n: int, nb: int, chunk) -> BlockedFront:
     return BlockedFront(0, m, n, 0, _check_nb(nb, chunk, m))
 
 
-def qr_texture(a_tex, m: int, n: int, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = None):
+def qr_texture(a_tex, m: int, n: int, *, nb: int = NB, chunk: int = CHUNK, ctx: Context):
     """Factor the RGBA matrix (m x n, n padded to a multiple of 4 in the texture)
     in place: the one-front atlas.  Returns TT (the panels' T, tau on their diagonals).
     A should be scaled to max |A| ~ 1 (power_of_two_scale): bqr_house treats sums of
@@ -237,7 +237,7 @@ def _with_reach(fr: BlockedFront, leftmost, nb: int) -> BlockedFront:
     return replace(fr, reach=tuple(rows_reached(fr.m, kb + fr.bw(kb, nb), leftmost) for kb in range(0, fr.steps, nb)))
 
 
-def qr_batched(mats, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = None, stairs=None) -> list:
+def qr_batched(mats, *, nb: int = NB, chunk: int = CHUNK, ctx: Context, stairs=None) -> list:
     """[(F, tau), ...] for float32 matrices of any shapes: fronts side by side in one
     RGBA atlas (several when the texture limit says so), every launch's draws
     covering all of them (many fronts per launch, as Yeralan et al. (2015) do, Fig. 5).  Each result
@@ -279,14 +279,14 @@ def qr_batched(mats, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = 
     return out
 
 
-def qr_raw(A: np.ndarray, *, nb: int = NB, chunk: int = CHUNK, ctx: Context | None = None):
+def qr_raw(A: np.ndarray, *, nb: int = NB, chunk: int = CHUNK, ctx: Context):
     """(F, tau) in geqrf's layout for a float32 matrix, by the tile algorithm (the
     one-front atlas).  Scaled by a power of two first, as paper/qr.py (exact)."""
     return qr_batched([A], nb=nb, chunk=chunk, ctx=ctx)[0]
 
 
 def apply_q_texture(a_tex, tt, m: int, s: int, c_tex, p: int, *, trans: bool, nb: int = NB, chunk: int = CHUNK,
-                    ctx: Context | None = None):
+                    ctx: Context):
     """Q C or Q^T C in place on the RGBA texture c_tex (m x p) by the block
     reflectors of a factored a_tex and its TT: the Apply's draws per panel."""
     ctx = engine(ctx)
@@ -329,7 +329,7 @@ def _upload_factor(ctx, F, tau, nb):
 
 
 def apply_q(F: np.ndarray, tau: np.ndarray, C: np.ndarray, *, trans: bool = False, nb: int = NB,
-            chunk: int = CHUNK, ctx: Context | None = None) -> np.ndarray:
+            chunk: int = CHUNK, ctx: Context) -> np.ndarray:
     """Q C or Q^T C for (F, tau) from any QR (geqrf layout), C (m, p) float32."""
     ctx = engine(ctx)
     require(ctx)
@@ -350,7 +350,7 @@ class QRFactor:
     factored texture and TT (for Q, Q^T) and R^T in the blocked solves' layout.
     The same operation as paper.qr.QRFactor (float64 vectors in and out)."""
 
-    def __init__(self, A32: np.ndarray, *, ctx: Context | None = None, watch=None, nb: int = NB,
+    def __init__(self, A32: np.ndarray, *, ctx: Context, watch=None, nb: int = NB,
                  chunk: int = CHUNK):
         self.ctx = ctx = engine(ctx)
         require(ctx)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..layouts.rgba import padded
+from ..layouts import tiles
 from ..gl.transfer import read_rgba, read_rgba_lower, upload_rgba
 from ..tiled import TileKernels
 from .adat import full_cover, product_texture
@@ -72,6 +73,13 @@ class BlockedTiles(TileKernels):
     multiple = 16                   # the Cholesky panel (P_PANEL), a multiple of the 4 columns of a texel
     band_texels = 4                 # RGBA: 4 columns of A per texel
 
+    @classmethod
+    def fits(cls, ctx, m: int, n: int = 0) -> bool:
+        """RGBA storage: C padded to the panel within the texture limit and MAX_ONE_TILE, and
+        A's n columns (4 a texel) in one texture's width."""
+        lim = ctx.max_texture_size
+        return padded(m, P_PANEL) <= min(lim, tiles.MAX_ONE_TILE) and -(-n // 4) <= lim
+
     def __init__(self, ctx, block=None):
         """block: blocked_adat's (BR, BC) for the SYRK/GEMM updates (default ADAT_BLOCK,
         the one-texture kernel's, so a tiled factor sums as the single texture does)."""
@@ -113,7 +121,7 @@ class BlockedTiles(TileKernels):
     # -- the tile operations ----------------------------------------------------------
     def potrf(self, tex, m, *, pivot_floor=None, regularize=False):
         factor_texture(tex, m, pivot_floor=pivot_floor, regularize=regularize, ctx=self.ctx)
-        return tex, diagonal(tex, m, self.ctx)
+        return tex, diagonal(tex, m, ctx=self.ctx)
 
     def trsm(self, l_tex, m, a_tex, t, rows):
         neg = constant_d(self.ctx, -1.0, t)          # the slab products' d (one small upload per tile)

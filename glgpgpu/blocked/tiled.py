@@ -20,7 +20,7 @@ def _upload_lower(ctx, M: np.ndarray, what: str) -> TiledLower:
     return upload_checked(ctx, M, BlockedTiles(ctx), what)
 
 
-def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | None = None) -> np.ndarray:
+def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context) -> np.ndarray:
     """L with L L^T = C by the tiled blocked Cholesky: one tile when C fits one
     texture (the blocked Cholesky of a single texture), tiles of layouts.tiles's
     order when it does not.  C float32, validated (glgpgpu.cholesky chooses this
@@ -32,7 +32,7 @@ def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | 
     return factor_and_read(T)
 
 
-def solve(L_lower: np.ndarray, Bm: np.ndarray, steps, *, packed: bool = False, ctx: Context | None = None):
+def solve(L_lower: np.ndarray, Bm: np.ndarray, steps, *, packed: bool = False, ctx: Context):
     """Substitutions `steps` (False forward with L, True backward with L^T) on the
     right-hand sides Bm (m x nrhs float32), tiled when L passes one texture; the
     same signature as paper.solve."""
@@ -45,7 +45,7 @@ def solve(L_lower: np.ndarray, Bm: np.ndarray, steps, *, packed: bool = False, c
         T.release()
 
 
-def adat(A, d2, *, packed: bool = False, ctx: Context | None = None, block=ADAT_BLOCK) -> np.ndarray:
+def adat(A, d2, *, packed: bool = False, ctx: Context, block=ADAT_BLOCK) -> np.ndarray:
     """C = A diag(d2) A^T (float32, lower triangle): one texture when C fits one,
     else tiles of C, each the sum over A's column chunks of (A_I D) A_J^T."""
     ctx = engine(ctx)

@@ -5,7 +5,7 @@ from ..gl import Context, engine
 from .sizes import P_PANEL, rect_rows
 
 
-def substitute_texture(l_tex, m: int, b_tex, *, backward: bool, P: int = P_PANEL, ctx: Context | None = None):
+def substitute_texture(l_tex, m: int, b_tex, *, backward: bool, P: int = P_PANEL, ctx: Context):
     """Blocked forward (L y = b) or backward (L^T x = y) substitution; `b_tex`
     (mp x nrhs, R32F) is consumed, the result returned."""
     ctx = engine(ctx)

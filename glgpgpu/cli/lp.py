@@ -114,7 +114,8 @@ def register(sub):
                         "float64, sparse where A D A^T is (the yardstick); cpu32 dense float32 (for tests). With "
                         "--precision single: the numpy reference of the 2006 solver in that precision")
     s.add_argument("--method", choices=["paper", "blocked", "compute"], default=None,
-                   help="paper kernels or the blocked fast path (default: blocked for a file, paper for --table)")
+                   help="the paper's kernels, the blocked fragment kernels or the compute shaders (default: blocked "
+                        "for a file, paper for --table)")
     s.add_argument("--table", type=int, choices=[3], help="3: reproduce Table 3 of the 2006 paper on the shipped NETLIB set")
     s.add_argument("--problems", default=None, help="(--table, --netlib) comma-separated subset")
     add_out(s, "CSV file")

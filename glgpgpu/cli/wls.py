@@ -30,6 +30,6 @@ def register(sub):
     s.add_argument("--sizes", default="512,1024,1536,2048", type=size_list, help="comma-separated m (n = 2m)")
     s.add_argument("--packed", action="store_true", help="assemble and factor in the packed format")
     s.add_argument("--method", choices=["paper", "blocked", "compute"], default="paper",
-                   help="paper (the reproduction, default) or the blocked fast path")
+                   help="paper (the reproduction, default), the blocked fragment kernels or the compute shaders")
     add_out(s, "CSV file")
     s.set_defaults(func=run)

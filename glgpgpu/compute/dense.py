@@ -8,10 +8,10 @@ import numpy as np
 
 from ..errors import NotPositiveDefiniteError
 from ..gl.buffers import MatrixBuffer
+from ..methods.contract import KERNELS
 from .blas import (NB, diagonal, download, gemm, potrf_block, require, syrk64, take, trsm_rhs, trsm_rows, upload,
                    zero_upper)
 
-KERNELS = {"linear": 0, "poly": 1, "rbf": 2}
 
 
 def _refuse_packed(packed: bool, variant: str = "outer") -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .blas import require
-from .dense import KERNELS
+from ..methods.contract import KERNELS
 from .float64 import Float64Matrix
 
 #: the most loop iterations one invocation runs (columns x (features + right-hand sides)):

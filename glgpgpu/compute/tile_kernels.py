@@ -27,6 +27,12 @@ class ComputeTiles(TileKernels):
         by_bytes = (lim // (4 * t) - 8) // 4 * 4          # leading() pads a row by up to 8 floats
         return max(4, min(self.ctx.max_texture_size, by_bytes))
 
+    @classmethod
+    def fits(cls, ctx, m: int, n: int = 0) -> bool:
+        """One storage buffer holds an m x m matrix and an m x n one (and the context's texture
+        limit, which tests lower to exercise the tiles, is not passed)."""
+        return max(m, n) <= min(ctx.max_texture_size, cls.max_order(ctx))
+
     @staticmethod
     def max_order(ctx) -> int:
         """The largest tile order one storage buffer holds (with its padded stride)."""

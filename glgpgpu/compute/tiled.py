@@ -13,14 +13,8 @@ from ..tiled import TiledFactor, TiledLower, TiledNormalSystem, adat_tiled, fact
 from ..tiled.cholesky import cholesky_bytes
 from . import dense, normal
 from .blas import gemm, require, upload
-from .dense import KERNELS
+from ..methods.contract import KERNELS
 from .tile_kernels import ComputeTiles
-
-
-def fits_one(ctx, m: int) -> bool:
-    """An m x m matrix fits one storage buffer (and the context's tile limit, which
-    tests lower to exercise the tiles)."""
-    return m <= min(ctx.max_texture_size, ComputeTiles.max_order(ctx))
 
 
 def _checks(ctx, packed, variant="outer"):
@@ -30,7 +24,7 @@ def _checks(ctx, packed, variant="outer"):
 
 def cholesky(C, *, packed=False, variant="outer", ctx):
     _checks(ctx, packed, variant)
-    if fits_one(ctx, C.shape[0]):
+    if ComputeTiles.fits(ctx, C.shape[0]):
         return dense.cholesky(C, ctx=ctx)
     T = upload_checked(ctx, C, ComputeTiles(ctx), "the Cholesky factorization")
     return factor_and_read(T)
@@ -38,7 +32,7 @@ def cholesky(C, *, packed=False, variant="outer", ctx):
 
 def solve(L, B, steps, *, packed=False, ctx):
     _checks(ctx, packed)
-    if fits_one(ctx, L.shape[0]):
+    if ComputeTiles.fits(ctx, L.shape[0]):
         return dense.solve(L, B, steps, ctx=ctx)
     T = upload_checked(ctx, L, ComputeTiles(ctx), "triangular solves")
     try:
@@ -50,7 +44,7 @@ def solve(L, B, steps, *, packed=False, ctx):
 def adat(A, d2, *, packed=False, ctx):
     _checks(ctx, packed)
     m = A.shape[0]
-    if fits_one(ctx, m) and fits_one(ctx, A.shape[1]):
+    if ComputeTiles.fits(ctx, m, A.shape[1]):
         return dense.adat(A, d2, ctx=ctx)
     ops = ComputeTiles(ctx)
     T = adat_tiled(ctx, A, d2, tile_grid(ctx, m, ops).t, ops)
@@ -71,7 +65,7 @@ class TiledComputeNormal(TiledNormalSystem):
 
 def normal_system(A32, *, packed=False, variant="outer", ctx, watch=None):
     # storage buffers take no points: the product of the dense A (NormalSystem densifies at its upload)
-    if fits_one(ctx, A32.shape[0]) and fits_one(ctx, A32.shape[1]):
+    if ComputeTiles.fits(ctx, *A32.shape):
         return normal.NormalSystem(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
     if sp.issparse(A32):
         A32 = np.ascontiguousarray(A32.toarray(), np.float32)
@@ -79,7 +73,7 @@ def normal_system(A32, *, packed=False, variant="outer", ctx, watch=None):
 
 
 def normal_factor(A32, d32, *, packed=False, ctx, watch=None):
-    if fits_one(ctx, A32.shape[0]) and fits_one(ctx, A32.shape[1]):
+    if ComputeTiles.fits(ctx, *A32.shape):
         return normal.NormalFactor(A32, d32, packed=packed, ctx=ctx, watch=watch)
     return _TILED_FACTOR(A32, d32, packed=packed, ctx=ctx, watch=watch)
 
@@ -125,14 +119,14 @@ class TiledKernelFactor(TiledFactor):
 
 
 def kernel_factor(X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx, watch=None):
-    cls = normal.KernelFactor if fits_one(ctx, X32.shape[0]) else TiledKernelFactor
+    cls = normal.KernelFactor if ComputeTiles.fits(ctx, X32.shape[0]) else TiledKernelFactor
     return cls(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, diag=diag, packed=packed, ctx=ctx,
                watch=watch)
 
 
 def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=False, ctx):
     _checks(ctx, packed)
-    if fits_one(ctx, X32.shape[0]):
+    if ComputeTiles.fits(ctx, X32.shape[0]):
         return dense.kernel_matrix(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, ctx=ctx)
     T = kernel_tiles(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, diag=0.0, ctx=ctx)
     try:

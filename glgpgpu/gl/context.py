@@ -216,8 +216,8 @@ class Context:
         return min(lim, STORAGE_BLOCK) if lim and STORAGE_BLOCK else lim
 
     #: the way past the limit for the paper path's square matrices
-    TILED_HINT = ("use packed=False: the full layout stores larger matrices as tiles, with either method "
-                  "(method='blocked', the default where the GPU supports it, is the fast one)")
+    TILED_HINT = ("use packed=False: the full layout stores larger matrices as tiles, with every method "
+                  "(method='blocked' or 'compute', which 'auto' picks where the GPU has them, are the fast ones)")
 
     def check_size(self, rows: int, cols: int, what: str, hint: str | None = None) -> None:
         """Raise ValueError if a rows x cols texture does not fit on this GPU; hint:

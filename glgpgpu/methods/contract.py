@@ -28,6 +28,9 @@ import numpy as np
 #: outer product with index triads, the 2006 paper's inner product (Algorithm 1); the
 #: blocked and compute methods run "outer" only
 CHOLESKY_VARIANTS = ("outer", "triad", "inner")
+#: the kernel functions every method's kernel_matrix / kernel_factor offers (`kernel=`), each
+#: with the number its shaders' u_kind uniform takes (shaders/*/kernel_*.frag, .comp)
+KERNELS = {"linear": 0, "poly": 1, "rbf": 2}
 
 
 @runtime_checkable

@@ -66,7 +66,7 @@ def single_factor(system_cls):
     (NotPositiveDefiniteError if a pivot failed, and nothing left on the GPU then)."""
 
     class NormalFactor(system_cls):
-        def __init__(self, A32, d32, *, packed: bool = False, ctx=None, watch=None):
+        def __init__(self, A32, d32, *, packed: bool = False, ctx, watch=None):
             super().__init__(A32, packed=packed, ctx=ctx, watch=watch)
             try:
                 NotPositiveDefiniteError.check(self.factor(d32), self.m)

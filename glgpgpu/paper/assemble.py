@@ -105,7 +105,7 @@ class Accumulator:
         self.ctx.pool.give(self.b, self.pp.target, self.pp.source)
 
 
-def assemble_resident(a_tex, d_row, *, packed: bool = False, ctx: Context | None = None):
+def assemble_resident(a_tex, d_row, *, packed: bool = False, ctx: Context):
     """Algorithm 3 with A (m x n) and d (1 x n) already in textures: nothing crosses
     to the host (the interior-point solver forms A X S^-1 A^T this way)."""
     ctx = engine(ctx)
@@ -114,7 +114,7 @@ def assemble_resident(a_tex, d_row, *, packed: bool = False, ctx: Context | None
     return acc.finish()
 
 
-def adat(A, d2, *, packed: bool = False, ctx: Context | None = None) -> np.ndarray:
+def adat(A, d2, *, packed: bool = False, ctx: Context) -> np.ndarray:
     """C = A diag(d2) A^T by Algorithm 3: float32 (m, m), lower triangle filled, upper zero.
 
     A: (m, n) float32, d2: (n,) float32, already validated (glgpgpu.adat does

@@ -103,7 +103,7 @@ def factor_texture(c_tex, m: int, *, packed: bool = False, variant: str = "outer
     return T
 
 
-def diagonal(l_tex, m: int, packed: bool, ctx: Context | None = None) -> np.ndarray:
+def diagonal(l_tex, m: int, packed: bool, *, ctx: Context) -> np.ndarray:
     """L's diagonal, gathered on the GPU (one pass) and read back."""
     ctx = engine(ctx)
     K = ctx.kernels
@@ -115,13 +115,13 @@ def diagonal(l_tex, m: int, packed: bool, ctx: Context | None = None) -> np.ndar
         ctx.pool.give(diag)
 
 
-def check_pivots(l_tex, m: int, packed: bool, ctx: Context | None = None):
+def check_pivots(l_tex, m: int, packed: bool, *, ctx: Context | None = None):
     """Gather L's diagonal on the GPU and raise NotPositiveDefiniteError at the
     first pivot that is not a positive finite number."""
-    return NotPositiveDefiniteError.check(diagonal(l_tex, m, packed, resolve(ctx or l_tex.ctx)), m)
+    return NotPositiveDefiniteError.check(diagonal(l_tex, m, packed, ctx=resolve(ctx or l_tex.ctx)), m)
 
 
-def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | None = None) -> np.ndarray:
+def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context) -> np.ndarray:
     """L with L L^T = C by Algorithm 5 (variant "outer"), index triads ("triad") or
     the 2006 inner-product form ("inner"), full or packed (Figs. 6, 7).
 
@@ -134,7 +134,7 @@ def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | 
     m = C.shape[0]
     l_tex = factor_texture(upload_and_pack(C, packed, ctx, "C"), m, packed=packed, variant=variant, ctx=ctx)
     try:
-        check_pivots(l_tex, m, packed, ctx)
+        check_pivots(l_tex, m, packed, ctx=ctx)
         return unpack_and_read(l_tex, m, packed)
     finally:
         ctx.pool.give(l_tex)

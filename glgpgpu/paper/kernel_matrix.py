@@ -15,14 +15,14 @@ from .assemble import assemble_texture
 from .cholesky import diagonal, factor_texture
 from .triangular import substitute_texture
 from .packing import unpack_and_read
+from ..methods.contract import KERNELS
 from .tile_kernels import PaperTiles
-from .tiled import fits_one_texture, grid_for
+from .tiled import grid_for
 
-KERNELS = {"linear": 0, "poly": 1, "rbf": 2}
 
 
 def kernel_texture(X32, *, kernel: str = "rbf", gamma: float = 1.0, degree: int = 3, coef0: float = 0.0,
-                   packed: bool = False, diag: float = 0.0, ctx=None):
+                   packed: bool = False, diag: float = 0.0, ctx):
     """The texture holding the lower triangle of K + diag I (full or packed); give it
     back to the pool.  diag is LS-SVM's 1/C (the thesis's cost on the diagonal)."""
     ctx = engine(ctx)
@@ -48,11 +48,11 @@ def kernel_texture(X32, *, kernel: str = "rbf", gamma: float = 1.0, degree: int 
     return out
 
 
-def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=False, ctx=None) -> np.ndarray:
+def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=False, ctx) -> np.ndarray:
     """K's lower triangle as a float32 (N, N) array (upper part zero); on tiles when N
     is beyond one texture (full layout)."""
     ctx = engine(ctx)
-    if not packed and not fits_one_texture(ctx, X32.shape[0]):
+    if not packed and not PaperTiles.fits(ctx, X32.shape[0]):
         T = kernel_tiles(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, diag=0.0, ctx=ctx)
         try:
             return T.read()
@@ -60,7 +60,7 @@ def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=F
             T.release()
     tex = kernel_texture(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, packed=packed, ctx=ctx)
     try:
-        return unpack_and_read(tex, X32.shape[0], packed, ctx)
+        return unpack_and_read(tex, X32.shape[0], packed, ctx=ctx)
     finally:
         ctx.pool.give(tex)
 
@@ -71,7 +71,7 @@ class OneTextureKernelFactor:
     runs both multipass substitutions on the columns of R (N x k, float64 in and out).
     The same operation as blocked.KernelFactor."""
 
-    def __init__(self, X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):
+    def __init__(self, X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx, watch=None):
         self.ctx = ctx = engine(ctx)
         self.watch = watch or Stopwatch(ctx, enabled=False)
         self.N, self.packed = X32.shape[0], packed
@@ -80,7 +80,7 @@ class OneTextureKernelFactor:
                                    diag=diag, ctx=ctx)
         with self.watch("factor"):
             self.l_tex = factor_texture(h_tex, self.N, packed=packed, ctx=ctx)
-            self.pivots = diagonal(self.l_tex, self.N, packed, ctx)
+            self.pivots = diagonal(self.l_tex, self.N, packed, ctx=ctx)
 
     def solve(self, R: np.ndarray) -> np.ndarray:
         with self.watch("solve"):
@@ -113,7 +113,7 @@ def kernel_tiles(X32, *, kernel, gamma, degree, coef0, diag, ctx):
     T = adat_tiled(ctx, X32, np.ones(X32.shape[1], np.float32), t, PaperTiles(ctx))
     row = None
     try:
-        norms = [diagonal(T.tiles[b, b], t, False, ctx) for b in range(g.count)]
+        norms = [diagonal(T.tiles[b, b], t, False, ctx=ctx) for b in range(g.count)]
         row = ctx.pool.take(2, t, "squared norms")
         for I, J in g.lower():
             row.write(np.stack([norms[I], norms[J]]))
@@ -141,7 +141,7 @@ class TiledKernelFactor(TiledFactor):
     """OneTextureKernelFactor for N beyond one texture): kernel_tiles, then the
     tiled Cholesky and solves on the same R32F tiles.  The same methods."""
 
-    def __init__(self, X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):
+    def __init__(self, X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx, watch=None):
         if packed:
             raise ValueError("the rectangular packed format lives in one texture; use packed=False for tiles")
         self.ctx = ctx = engine(ctx)
@@ -152,9 +152,9 @@ class TiledKernelFactor(TiledFactor):
         self.factor_tiles()
 
 
-def kernel_factor(X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx=None, watch=None):
+def kernel_factor(X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx, watch=None):
     """The LS-SVM factor in one texture when K fits one (or packed), else on tiles."""
     ctx = engine(ctx)
-    cls = OneTextureKernelFactor if packed or fits_one_texture(ctx, X32.shape[0]) else TiledKernelFactor
+    cls = OneTextureKernelFactor if packed or PaperTiles.fits(ctx, X32.shape[0]) else TiledKernelFactor
     return cls(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, diag=diag, packed=packed, ctx=ctx,
                watch=watch)

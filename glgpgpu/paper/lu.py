@@ -33,7 +33,7 @@ def lu_geometries(m: int):
     return out
 
 
-def lu_texture(a_tex, m: int, ctx: Context | None = None):
+def lu_texture(a_tex, m: int, *, ctx: Context):
     """Factor in place on the GPU; returns the texture holding L\\U (unit L implied)."""
     ctx = engine(ctx)
     K = ctx.kernels
@@ -54,14 +54,14 @@ def lu_texture(a_tex, m: int, ctx: Context | None = None):
     return S
 
 
-def lu_nopivot(A, ctx: Context | None = None):
+def lu_nopivot(A, *, ctx: Context):
     """(L, U) with A = L U, L unit lower triangular; float32, on the GPU."""
     A = as_square(A, "A")
     ctx = engine(ctx)
     m = A.shape[0]
     tex = ctx.pool.take(m, m)
     tex.write(A)
-    out = lu_texture(tex, m, ctx)
+    out = lu_texture(tex, m, ctx=ctx)
     LU = out.read()
     ctx.pool.give(out)
     return np.tril(LU, -1) + np.eye(m, dtype=np.float32), np.triu(LU)

@@ -22,7 +22,8 @@ from ..methods.resident import NormalSystemBase, ResidentFactor, single_factor
 from ..gl.transfer import read_lower, solve_column
 from .assemble import Accumulator, assemble_resident, assemble_texture
 from .cholesky import diagonal, factor_texture
-from .tiled import TiledNormalSystem, fits_one_texture
+from .tile_kernels import PaperTiles
+from .tiled import TiledNormalSystem
 from .triangular import substitute_texture
 
 
@@ -36,7 +37,7 @@ class OneTextureNormal(ResidentFactor, NormalSystemBase):
 
     reads_lower = True
 
-    def __init__(self, A32, *, packed: bool = False, variant: str = "outer", ctx=None,
+    def __init__(self, A32, *, packed: bool = False, variant: str = "outer", ctx,
                  watch: Stopwatch | None = None):
         self.ctx = ctx = engine(ctx)
         self.watch = watch or Stopwatch(ctx, enabled=False)
@@ -77,7 +78,7 @@ class OneTextureNormal(ResidentFactor, NormalSystemBase):
         with watch("factor"):
             self.l_tex = factor_texture(c_tex, m, packed=self.packed, variant=self.variant, ctx=ctx,
                                         pivot_floor=pivot_floor, regularize=regularize)
-            self.pivots = diagonal(self.l_tex, m, self.packed, ctx)
+            self.pivots = diagonal(self.l_tex, m, self.packed, ctx=ctx)
         return self.pivots
 
     def solve(self, rhs: np.ndarray, phase: str = "solve") -> np.ndarray:
@@ -100,7 +101,7 @@ class SparseNormal(PointsNormal, OneTextureNormal):
     C = S A D A^T S formed by points with additive blending (figures/points.py)
     instead of Algorithm 3, then factored and solved by the papers' kernels."""
 
-    def __init__(self, A, *, packed: bool = False, variant: str = "outer", ctx=None,
+    def __init__(self, A, *, packed: bool = False, variant: str = "outer", ctx,
                  watch: Stopwatch | None = None):
         self.ctx = ctx = engine(ctx)
         self.watch = watch or Stopwatch(ctx, enabled=False)
@@ -131,11 +132,11 @@ class SparseNormal(PointsNormal, OneTextureNormal):
         with self.watch("factor"):
             self.l_tex = factor_texture(c_tex, m, packed=self.packed, variant=self.variant, ctx=ctx,
                                         pivot_floor=pivot_floor, regularize=regularize)
-            self.pivots = diagonal(self.l_tex, m, self.packed, ctx)
+            self.pivots = diagonal(self.l_tex, m, self.packed, ctx=ctx)
         return self.pivots
 
 
-def normal_system(A32, *, packed: bool = False, variant: str = "outer", ctx=None, watch: Stopwatch | None = None):
+def normal_system(A32, *, packed: bool = False, variant: str = "outer", ctx, watch: Stopwatch | None = None):
     """The normal-equations operation for A (m x n float32): OneTextureNormal when C
     fits one texture, else R32F tiles (tiled.TiledNormalSystem with the papers' kernels;
     full layout only) -- the same methods.  A scipy.sparse A whose nonzero pairs are
@@ -150,13 +151,13 @@ def normal_system(A32, *, packed: bool = False, variant: str = "outer", ctx=None
 
 
 def _chosen(ctx, m: int, packed: bool):
-    return OneTextureNormal if packed or fits_one_texture(ctx, m) else TiledNormalSystem
+    return OneTextureNormal if packed or PaperTiles.fits(ctx, m) else TiledNormalSystem
 
 
 _FACTORS = {cls: single_factor(cls) for cls in (OneTextureNormal, TiledNormalSystem)}
 
 
-def normal_factor(A32, d32, *, packed: bool = False, ctx=None, watch: Stopwatch | None = None):
+def normal_factor(A32, d32, *, packed: bool = False, ctx, watch: Stopwatch | None = None):
     """The factor of A diag(d32) A^T for one weight vector (NotPositiveDefiniteError
     if a pivot failed), in one texture or on tiles as NormalSystem chooses."""
     ctx = engine(ctx)

@@ -16,7 +16,7 @@ def _rect(ctx, w, h):
     return ctx.geometry.cached_store(("rect", w, h), lambda: [geo.rectangle(0, 0, w, h)])[0]
 
 
-def pack_texture(full_tex, m: int, ctx=None):
+def pack_texture(full_tex, m: int, *, ctx=None):
     """A pooled packed texture (Fig. 3) holding the lower triangle of `full_tex` (m x m)."""
     ctx = engine(ctx or full_tex.ctx)
     K = ctx.kernels
@@ -27,7 +27,7 @@ def pack_texture(full_tex, m: int, ctx=None):
     return out
 
 
-def unpack_texture(tex, m: int, packed: bool, ctx=None):
+def unpack_texture(tex, m: int, packed: bool, *, ctx=None):
     """A pooled m x m texture: the lower triangle of `tex` (full or packed), upper zero."""
     ctx = engine(ctx or tex.ctx)
     K = ctx.kernels
@@ -47,16 +47,16 @@ def upload_and_pack(M: np.ndarray, packed: bool, ctx, what: str = "matrix"):
     if not packed:
         return full
     try:
-        return pack_texture(full, m, ctx)
+        return pack_texture(full, m, ctx=ctx)
     finally:
         ctx.pool.give(full)
 
 
-def unpack_and_read(tex, m: int, packed: bool, ctx=None) -> np.ndarray:
+def unpack_and_read(tex, m: int, packed: bool, *, ctx=None) -> np.ndarray:
     """The (m, m) float32 lower triangle (upper zero) of a full or packed texture,
     expanded on the GPU and read straight into the result (on the texture's context)."""
     ctx = engine(ctx or tex.ctx)
-    full = unpack_texture(tex, m, packed, ctx)
+    full = unpack_texture(tex, m, packed, ctx=ctx)
     try:
         return full.read()
     finally:

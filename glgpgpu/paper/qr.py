@@ -36,7 +36,7 @@ def _factor_steps(fronts, chunk):
     return steps
 
 
-def factor_atlas(tex, fronts, *, chunk: int = CHUNK, ctx: Context | None = None):
+def factor_atlas(tex, fronts, *, chunk: int = CHUNK, ctx: Context):
     """Factor every front of the atlas texture `tex` (consumed).  Returns
     (textures, hh): textures[f] holds front f's geqrf layout (its last step's
     target; fronts finish at different steps), hh the (beta, tau, s) texture."""
@@ -84,7 +84,7 @@ def _release(ctx, textures, hh):
     ctx.pool.give(*seen, hh)
 
 
-def qr_batched(mats, *, chunk: int = CHUNK, ctx: Context | None = None, stairs=None):
+def qr_batched(mats, *, chunk: int = CHUNK, ctx: Context, stairs=None):
     """[(F, tau), ...] for float32 matrices of any shapes, factored together: the
     matrices share one atlas (several when their widths pass the texture limit)
     and every draw covers all of them (many fronts per launch, as Yeralan et al. (2015) do).
@@ -122,12 +122,12 @@ def qr_batched(mats, *, chunk: int = CHUNK, ctx: Context | None = None, stairs=N
     return out
 
 
-def qr_raw(A: np.ndarray, *, chunk: int = CHUNK, ctx: Context | None = None):
+def qr_raw(A: np.ndarray, *, chunk: int = CHUNK, ctx: Context):
     """(F, tau): LAPACK geqrf's output for one float32 matrix (the one-front atlas)."""
     return qr_batched([A], chunk=chunk, ctx=ctx)[0]
 
 
-def apply_q_texture(f_tex, hh, s: int, S, *, trans: bool, chunk: int = CHUNK, ctx: Context | None = None):
+def apply_q_texture(f_tex, hh, s: int, S, *, trans: bool, chunk: int = CHUNK, ctx: Context):
     """Q S or Q^T S on the GPU for the reflectors in f_tex (geqrf layout) and hh
     (tau in .y); S (m x p texture) is consumed, the result returned.  Per
     reflector: its dots with S's columns (two reduction draws, as in factoring)
@@ -163,7 +163,7 @@ def _upload_reflectors(ctx, F, tau):
 
 
 def apply_q(F: np.ndarray, tau: np.ndarray, C: np.ndarray, *, trans: bool = False, chunk: int = CHUNK,
-            ctx: Context | None = None) -> np.ndarray:
+            ctx: Context) -> np.ndarray:
     """Q C (trans=False) or Q^T C for Q = H_0 ... H_{s-1} stored as (F, tau);
     C is (m, p) float32.  Returns float32 (m, p)."""
     ctx = engine(ctx)
@@ -183,7 +183,7 @@ class QRFactor:
     substitutions of paper/triangular.py).  Vectors go in and come out float64;
     the work is float32 on the GPU.  The least-squares solvers use it."""
 
-    def __init__(self, A32: np.ndarray, *, ctx: Context | None = None, watch=None):
+    def __init__(self, A32: np.ndarray, *, ctx: Context, watch=None):
         self.ctx = ctx = engine(ctx)
         self.watch = watch or Stopwatch(ctx, enabled=False)
         self.m, self.n = A32.shape

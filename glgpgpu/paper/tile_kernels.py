@@ -86,7 +86,7 @@ class PaperTiles(TileKernels):
         return tex.read(buf)
 
     def read_lower(self, tex, m, *, upper_zero):
-        return unpack_and_read(tex, m, False, self.ctx)           # one unpack pass: the upper part zero
+        return unpack_and_read(tex, m, False, ctx=self.ctx)           # one unpack pass: the upper part zero
 
     def zero_upper(self, tex, t):
         return tex                                           # unpack_and_read zeroes it anyway
@@ -102,7 +102,7 @@ class PaperTiles(TileKernels):
             tex.write_rows(pad, m)
         L = factor_texture(tex, t, packed=False, variant=self.variant, ctx=self.ctx, pivot_floor=pivot_floor,
                            regularize=regularize)
-        return L, diagonal(L, t, False, self.ctx)[:m]
+        return L, diagonal(L, t, False, ctx=self.ctx)[:m]
 
     def trsm(self, l_tex, m, a_tex, t, rows):
         at = self.transpose(a_tex, t)

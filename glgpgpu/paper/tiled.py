@@ -10,16 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..gl import Context, Stopwatch, engine
-from ..layouts import tiles
 from ..tiled import (TiledLower, TiledNormalSystem as _TiledNormal, adat_tiled, factor_and_read, solve_tiled, tile_grid,
                      upload_checked)
 from . import assemble, cholesky as one_texture, triangular
 from .tile_kernels import PaperTiles
-
-
-def fits_one_texture(ctx, m: int, n: int = 0) -> bool:
-    """C (m x m R32F) fits one texture (A's n columns are taken in column blocks, any n)."""
-    return m <= min(ctx.max_texture_size, tiles.MAX_ONE_TILE)
 
 
 def grid_for(ctx, m: int):
@@ -31,7 +25,7 @@ def upload_lower(ctx, M: np.ndarray, what: str, variant: str = "outer") -> Tiled
     return upload_checked(ctx, M, PaperTiles(ctx, variant), what)
 
 
-def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | None = None) -> np.ndarray:
+def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context) -> np.ndarray:
     """L with L L^T = C: Algorithm 5 (variant "outer"), index triads ("triad") or the
     2006 inner-product form ("inner") on each diagonal tile, the tile algorithm
     around them (one tile when C fits one texture); packed=True: Figs. 6 / 7 in one
@@ -44,7 +38,7 @@ def cholesky(C, *, packed: bool = False, variant: str = "outer", ctx: Context | 
     return factor_and_read(upload_lower(ctx, C, "the Cholesky factorization", variant))
 
 
-def solve(L_lower: np.ndarray, B2: np.ndarray, steps, *, packed: bool = False, ctx: Context | None = None):
+def solve(L_lower: np.ndarray, B2: np.ndarray, steps, *, packed: bool = False, ctx: Context):
     """The substitutions `steps` (False: L y = b, True: L^T x = y) on B2 (m x nrhs
     float32) by the multipass kernel, tile by tile beyond one texture."""
     ctx = engine(ctx)
@@ -57,12 +51,12 @@ def solve(L_lower: np.ndarray, B2: np.ndarray, steps, *, packed: bool = False, c
         T.release()
 
 
-def adat(A, d2, *, packed: bool = False, ctx: Context | None = None) -> np.ndarray:
+def adat(A, d2, *, packed: bool = False, ctx: Context) -> np.ndarray:
     """C = A diag(d2) A^T (lower triangle, float32): Algorithm 3 in one texture (any n,
     in column blocks), Kernels 1 and 2 tile by tile when m is beyond one texture."""
     ctx = engine(ctx)
     m = A.shape[0]
-    if packed or fits_one_texture(ctx, m):
+    if packed or PaperTiles.fits(ctx, m):
         return assemble.adat(A, d2, packed=packed, ctx=ctx)
     T = adat_tiled(ctx, A, d2, grid_for(ctx, m).t, PaperTiles(ctx))
     try:
@@ -75,7 +69,7 @@ class TiledNormalSystem(_TiledNormal):
     """The normal-equations operation on R32F tiles (wls, the LP solver) for m beyond one
     texture: tiled.TiledNormalSystem with the papers' kernels, OneTextureNormal's signature."""
 
-    def __init__(self, A32, *, packed: bool = False, variant: str = "outer", ctx=None,
+    def __init__(self, A32, *, packed: bool = False, variant: str = "outer", ctx,
                  watch: Stopwatch | None = None):
         if packed:
             raise ValueError("the rectangular packed format lives in one texture; use packed=False for tiles")

@@ -34,7 +34,7 @@ def substitute_texture(l_tex, m: int, b_tex, *, packed: bool, backward: bool,
 
 
 def solve(L_lower: np.ndarray, B2: np.ndarray, steps, *, packed: bool = False,
-          ctx: Context | None = None) -> np.ndarray:
+          ctx: Context) -> np.ndarray:
     """Apply the substitutions `steps` (False: forward with L, True: backward with
     L^T) to the right-hand sides B2 (m x nrhs float32); L_lower is float32, only
     its lower triangle read, uploaded in the chosen layout.  Returns float32 (m, nrhs)."""

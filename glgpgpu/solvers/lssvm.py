@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 import scipy.linalg as sla
 
-from ..dispatch import choose, float64_kernels, implementation
+from ..dispatch import KERNELS as KERNEL_CODES, choose, float64_kernels, implementation
 from ..errors import GLUnavailableError, NotPositiveDefiniteError
 from ..gl import Stopwatch, resolve
 from ..kernel_functions import kernel64
@@ -34,7 +34,7 @@ except ImportError:                                      # the lean install
     class ConvergenceWarning(UserWarning):
         """scikit-learn's: an iterative solve stopped before its tolerance."""
 
-KERNELS = ("linear", "poly", "rbf")
+KERNELS = tuple(KERNEL_CODES)
 
 
 #: test points x training points from which the decision values are made on the GPU

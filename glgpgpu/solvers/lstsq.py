@@ -84,8 +84,8 @@ def float64_floor(R: np.ndarray) -> float:
 
 def refine(fac, A: np.ndarray, b: np.ndarray, *, tol: float, max_iter: int, watch: Stopwatch | None = None,
            stop=None) -> tuple:
-    """Bjorck's refinement on a QR factor `fac` (paper.qr.QRFactor or the blocked
-    one: q(y, trans=), solve_r(y, trans=), R).  A, b float64.  `stop(x, dx)`, if
+    """Bjorck's refinement on a QR factor `fac` (a method's qr_factor: methods.contract.QRFactor,
+    q(y, trans=), solve_r(y, trans=), R).  A, b float64.  `stop(x, dx)`, if
     given, replaces the default test ||dx|| <= tol ||x||.  Without it, refinement
     also ends (converged) when corrections stop contracting below the float64
     floor (`float64_floor`): x is then as accurate as float64 can make it, as

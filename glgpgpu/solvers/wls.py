@@ -73,7 +73,7 @@ def wls(A, d2, b, *, tol: float = 1e-8, max_iter: int = 100, packed: bool = Fals
     d2: (n,) the weights (diagonal of D^2, 1/sigma^2 for data with errors sigma),
     b: (n,) the data.  Never returns a wrong x silently: when refinement does not
     reach `tol`, info.status says why and a RuntimeWarning is issued.
-    method: "paper" (Algorithms 3 and 5), "blocked" or "auto", as in cholesky.
+    method: "paper" (Algorithms 3 and 5), "blocked", "compute" or "auto", as in cholesky.
     solver: "normal" (the paper: Cholesky of A D^2 A^T, refinement of the normal
     equations) or "qr" (Householder QR of D A^T on the GPU and Bjorck's
     refinement, solvers/lstsq.py: kappa is not squared).  Both stop on the same

@@ -75,7 +75,7 @@ def record(algorithm: str, m: int, *, packed: bool = False, n: int | None = None
             C = sample_problem("cholesky", m)
             tex = ctx.pool.take(m, m)
             tex.write(C)
-            out = lu_texture(tex, m, ctx)
+            out = lu_texture(tex, m, ctx=ctx)
         else:
             raise ValueError(f"algorithm must be one of {ALGORITHMS}, not {algorithm!r}")
     ctx.pool.give(out)

@@ -3,9 +3,9 @@
 A matrix is a grid of t x t tiles (layouts/tiles.py); a symmetric or triangular
 one keeps only its lower tiles -- the packed idea at tile granularity.  The
 algorithms here ask a method for its tile operations through the `TileKernels`
-contract (kernels.py); paper/ and blocked/ each supply one from their own
+contract (kernels.py); paper/, blocked/ and compute/ each supply one from their own
 kernels, so the same right-looking Cholesky, substitutions and products run on
-the papers' kernels and on the register-blocked ones.  A matrix that fits one
+the papers' kernels, the register-blocked ones and the compute shaders.  A matrix that fits one
 texture is the one-tile grid: the same code.
 
 kernels    the TileKernels contract: storage, POTRF, TRSM, SYRK/GEMM, solves

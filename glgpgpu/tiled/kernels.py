@@ -1,7 +1,7 @@
 """What a tile algorithm asks of a method: the `TileKernels` contract.
 
 The tile algorithms of this package (cholesky.py, solve.py, products.py,
-normal.py) are written once.  paper/ and blocked/ each supply a subclass whose
+normal.py) are written once.  paper/, blocked/ and compute/ each supply a subclass whose
 methods are their own kernels -- no new arithmetic):
 
               paper (tile_kernels.py)                   blocked (tile_kernels.py)
@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..layouts import tiles
+
 
 class TileKernels:
     """The tile operations of one method, on one context (see the module's table)."""
@@ -38,6 +40,14 @@ class TileKernels:
     def band_columns(self, t: int) -> int:
         """Columns of A one band of t rows holds (a texture's width limit by default)."""
         return self.band_texels * self.ctx.max_texture_size
+
+    @classmethod
+    def fits(cls, ctx, m: int, n: int = 0) -> bool:
+        """Whether an m x m matrix is held in one piece of this storage -- no tiles -- (and, for
+        a method that needs it whole, an m x n operand: A of A D A^T): the one question each
+        method asks before choosing one piece or tiles.  The papers' R32F texture: m within the
+        texture limit and MAX_ONE_TILE (A's columns are taken in column blocks, any n)."""
+        return m <= min(ctx.max_texture_size, tiles.MAX_ONE_TILE)
 
     @staticmethod
     def max_order(ctx) -> int:

@@ -1,5 +1,5 @@
 """The normal equations A diag(d) A^T when m is beyond one texture: the solvers'
-NormalSystem operation on tiles, for either method's TileKernels, so wls and the
+NormalSystem operation on tiles, for any method's TileKernels, so wls and the
 LP solver run unchanged on them.  A stays on the GPU as row bands (tile rows x
 column chunks); each factor(d) forms the lower tiles by `update`s and factors them
 (cholesky.factor); solve() runs the tiled substitutions."""

@@ -36,7 +36,7 @@ def solve_tiled(T: TiledLower, B: np.ndarray, steps) -> np.ndarray:
 
 class TiledFactor:
     """A factor kept on tiles for solves -- the base of the LS-SVM kernel factors
-    beyond one texture (paper/ and blocked/): `T` (a TiledLower, factored by
+    beyond one texture (every method): `T` (a TiledLower, factored by
     `factor_tiles`), `solve(R)` float64 in and out, `release()`."""
 
     T = None

@@ -16,7 +16,7 @@ from ..gl import engine
 
 
 class Vectors:
-    def __init__(self, ctx=None):
+    def __init__(self, ctx):
         self.ctx = engine(ctx)
         self.K = self.ctx.kernels
         self.pool = self.ctx.pool

@@ -210,7 +210,7 @@ def test_lu_comparator(ctx, rng, m):
     from glgpgpu.paper import lu_nopivot
 
     C = spd(m, 1e2, rng)
-    L, U = lu_nopivot(C, ctx)
+    L, U = lu_nopivot(C, ctx=ctx)
     assert (np.triu(L, 1) == 0).all() and (np.diag(L) == 1).all() and (np.tril(U, -1) == 0).all()
     C32 = C.astype(np.float32).astype(np.float64)
     bound = gamma(m + 1) * (np.abs(L.astype(np.float64)) @ np.abs(U.astype(np.float64)))

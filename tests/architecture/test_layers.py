@@ -221,3 +221,29 @@ def test_only_gl_reaches_the_pool_through_kernels():
     hits = [f"{p.relative_to(root)}:{i}" for p in sorted(root.glob("glgpgpu/**/*.py")) if p.parent.name != "gl"
             for i, line in enumerate(p.read_text().splitlines(), 1) if re.search(r"kernels\.pool\b", line)]
     assert not hits, hits
+
+
+def _documented_layers():
+    """docs/ARCHITECTURE.md's layer table: {layer: the set its 'may import' column names}."""
+    doc = (PKG.parent / "docs" / "ARCHITECTURE.md").read_text()
+    table = doc.split("| layer | what it holds | may import |", 1)[1].split("\n\n", 1)[0]
+    out = {}
+    for row in table.strip().splitlines()[1:]:
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        names = [n.strip("` ").removesuffix(".py").rstrip("/") for n in cells[0].split(",")]
+        may = {w.strip("` ").removesuffix(".py").rstrip("/") for w in cells[-1].split(",")}
+        for n in names:
+            out[n] = may
+    return out
+
+
+def test_architecture_md_is_the_layer_map():
+    """Every layer the test allows is in docs/ARCHITECTURE.md's table, with the same layers in
+    its 'may import' column (bench: everything but cli): the map a reader reads is the rule."""
+    doc = _documented_layers()
+    assert set(ALLOWED) - {"__main__"} <= set(doc) | {"__main__"}, sorted(set(ALLOWED) - set(doc))
+    for layer, allowed in ALLOWED.items():
+        if layer in ("bench", "__main__"):
+            continue
+        named = doc[layer] - {"—", "numpy", "scipy"}
+        assert named == allowed, f"{layer}: ARCHITECTURE.md says {sorted(named)}, the test allows {sorted(allowed)}"

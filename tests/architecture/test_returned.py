@@ -146,6 +146,7 @@ def test_front_store_and_tile_kernels_are_declared(ctx, name):
     assert HostQR().sparse_fronts(ctx=None) is None
     T = impl.tile_kernels(ctx, variant="outer")
     assert isinstance(T, TileKernels) and T.ctx is ctx
+    assert T.fits(ctx, 8, 8) and not T.fits(ctx, ctx.max_texture_size + 1)      # one piece, or tiles
 
 
 def test_the_checks_can_fail():

@@ -43,12 +43,12 @@ def test_packing_by_drawing_equals_numpy(ctx, m):
     P = packing.upload_and_pack(M, True, ctx)
     try:
         assert np.array_equal(P.read(), glgpgpu.pack(np.tril(M)))
-        assert np.array_equal(packing.unpack_and_read(P, m, True, ctx), np.tril(M))
+        assert np.array_equal(packing.unpack_and_read(P, m, True, ctx=ctx), np.tril(M))
     finally:
         ctx.pool.give(P)
     F = packing.upload_and_pack(M, False, ctx)
     try:
-        assert np.array_equal(packing.unpack_and_read(F, m, False, ctx), np.tril(M))
+        assert np.array_equal(packing.unpack_and_read(F, m, False, ctx=ctx), np.tril(M))
     finally:
         ctx.pool.give(F)
 

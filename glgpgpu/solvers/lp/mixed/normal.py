@@ -3,7 +3,7 @@
     M dy = r,   M = A D A^T + delta I      (float64 on the host)
 
 The heavy part stays on the GPU in float32: M formed by rasterization and
-factored there (the NormalSystem operation of paper/ or blocked/, chosen by
+factored there (the NormalSystem of the method chosen by
 method=), with pivots below a floor *regularized*, not dropped.  Each solve then
 reaches float64 accuracy on the host, as the 2008 paper's Algorithm 1 does for
 least squares: iterative refinement with the float32 factor, and where that
