@@ -106,7 +106,7 @@ def from_general(lp) -> BoundedLP:
     col[kept] = np.arange(kept.shape[0])
     coef = np.zeros(n_all)
     coef[kept] = sign
-    const = float(getattr(lp, "offset", 0.0))
+    const = float(lp.offset)
     b = _minus_product(b, A_all, shift_all)
     const += float(c_all @ shift_all)
     return BoundedLP(A, b, cost, upper, const, free, n0, shift_all[:n0], col[:n0], coef[:n0], rows=keep_rows)
