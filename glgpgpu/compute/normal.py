@@ -20,7 +20,7 @@ def _refuse(packed, variant="outer"):
         raise ValueError("method='compute' has no packed layout and only the 'outer' variant")
 
 
-class NormalSystem(NormalSystemBase):
+class OneBufferNormal(NormalSystemBase):
     """A diag(d) A^T for a fixed A and changing weights d; with factor(row_scale=s),
     S A diag(d) A^T S, the rows scaled on the GPU.  A (dense or scipy.sparse) is uploaded once, dense,
     at the first factor(): the mixed LP solver's float64 factor (float64_factor) needs none of it,
@@ -151,10 +151,10 @@ class NormalSystem(NormalSystemBase):
         self._host = {}
 
 
-NormalFactor = single_factor(NormalSystem)
+NormalFactor = single_factor(OneBufferNormal)
 
 
-class KernelFactor:
+class OneBufferKernelFactor:
     """L L^T = K + diag I on the GPU (the kernel function applied as the product's tiles
     are stored; rbf from squared distances), kept for solves of N x k float64."""
 
@@ -242,12 +242,12 @@ class ResidentNormal:
 
 
 def normal_system(A32, *, packed=False, variant="outer", ctx, watch=None):
-    return NormalSystem(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
+    return OneBufferNormal(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
 
 
 def normal_factor(A32, d32, *, packed=False, ctx, watch=None):
     return NormalFactor(A32, d32, packed=packed, ctx=ctx, watch=watch)
 
 
-__all__ = ["KernelFactor", "NormalFactor", "NormalSystem", "NotPositiveDefiniteError", "ResidentNormal",
+__all__ = ["NormalFactor", "OneBufferKernelFactor", "OneBufferNormal", "NotPositiveDefiniteError", "ResidentNormal",
            "normal_factor", "normal_system"]

@@ -8,8 +8,8 @@ import scipy.sparse as sp
 
 from ..gl import Stopwatch, memory
 from ..methods.resident import single_factor
-from ..tiled import TiledFactor, TiledLower, TiledNormalSystem, adat_tiled, factor_and_read, solve_tiled, tile_grid, \
-    upload_checked
+from ..tiled import (TiledFactor, TiledLower, TiledNormalSystem as _TiledNormal, adat_tiled, factor_and_read,
+                     solve_tiled, tile_grid, upload_checked)
 from ..tiled.cholesky import cholesky_bytes
 from . import dense, normal
 from .blas import gemm, require, upload
@@ -54,7 +54,7 @@ def adat(A, d2, *, packed=False, ctx):
         T.release()
 
 
-class TiledComputeNormal(TiledNormalSystem):
+class TiledNormalSystem(_TiledNormal):
     """The normal equations on buffer tiles (m beyond one buffer)."""
 
     def __init__(self, A32, *, packed=False, variant="outer", ctx, watch=None):
@@ -64,12 +64,12 @@ class TiledComputeNormal(TiledNormalSystem):
 
 
 def normal_system(A32, *, packed=False, variant="outer", ctx, watch=None):
-    # storage buffers take no points: the product of the dense A (NormalSystem densifies at its upload)
+    # storage buffers take no points: the product of the dense A (OneBufferNormal densifies at its upload)
     if ComputeTiles.fits(ctx, *A32.shape):
-        return normal.NormalSystem(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
+        return normal.OneBufferNormal(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
     if sp.issparse(A32):
         A32 = np.ascontiguousarray(A32.toarray(), np.float32)
-    return TiledComputeNormal(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
+    return TiledNormalSystem(A32, packed=packed, variant=variant, ctx=ctx, watch=watch)
 
 
 def normal_factor(A32, d32, *, packed=False, ctx, watch=None):
@@ -119,7 +119,7 @@ class TiledKernelFactor(TiledFactor):
 
 
 def kernel_factor(X32, *, kernel, gamma, degree, coef0, diag, packed=False, ctx, watch=None):
-    cls = normal.KernelFactor if ComputeTiles.fits(ctx, X32.shape[0]) else TiledKernelFactor
+    cls = normal.OneBufferKernelFactor if ComputeTiles.fits(ctx, X32.shape[0]) else TiledKernelFactor
     return cls(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, diag=diag, packed=packed, ctx=ctx,
                watch=watch)
 
@@ -135,7 +135,7 @@ def kernel_matrix(X32, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, packed=F
         T.release()
 
 
-_TILED_FACTOR = single_factor(TiledComputeNormal)
+_TILED_FACTOR = single_factor(TiledNormalSystem)
 ResidentNormal = normal.ResidentNormal          # the float32 LP's textures: one buffer (the contract's name)
 
 

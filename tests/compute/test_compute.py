@@ -194,7 +194,7 @@ def test_rows_scaled_on_the_gpu_round_once_like_the_host(ctx, rng, m, n):
     """The LP's S A formed on the GPU from A's float32 pairs (hi + lo) and s's: each
     entry the float64 product rounded to float32, within an ulp; the normal matrix and
     its factor then match the host-scaled ones to float32 rounding."""
-    from glgpgpu.compute.normal import NormalSystem
+    from glgpgpu.compute.normal import OneBufferNormal as NormalSystem
     A64 = rng.standard_normal((m, n)) * 10.0 ** rng.integers(-3, 4, (m, n))
     s64 = 10.0 ** rng.uniform(-6, 6, m)
     A32 = A64.astype(np.float32)
@@ -228,7 +228,7 @@ def test_normal_system_uploads_a_sparse_a_at_its_first_factor(ctx, rng, m, n):
     given before or after that upload; the factor is then the dense A's own.  The LP's float64
     factor needs none of it: a system never factored in float32 uploads nothing."""
     import scipy.sparse as sp
-    from glgpgpu.compute.normal import NormalSystem
+    from glgpgpu.compute.normal import OneBufferNormal as NormalSystem
     A64 = sp.random(m, n, density=0.3, random_state=rng, format="csr") + sp.eye(m, n, format="csr")
     A32 = A64.astype(np.float32)
     low = (A64 - A32.astype(np.float64)).astype(np.float32)

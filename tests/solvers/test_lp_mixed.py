@@ -193,7 +193,7 @@ def test_compute_takes_its_float64_factor_on_the_gpu(ctx, monkeypatch):
     monkeypatch.setattr(mehrotra, "FLOAT64_AFTER", 0)
     monkeypatch.setattr(ladder, "GPU_FLOAT64_ROWS", 1)
     monkeypatch.setattr(ladder, "GPU_FLOAT64_FLOPS", 0)
-    from glgpgpu.compute.normal import NormalSystem
+    from glgpgpu.compute.normal import OneBufferNormal as NormalSystem
     given, factor = [], NormalSystem.float64_factor
 
     def spy(self, M, places=None, sums=None):
@@ -243,7 +243,7 @@ def test_the_gpu_float64_factor_takes_autos_pattern_instead_of_making_one(ctx, m
 def test_places_that_cannot_be_made_leave_m_to_the_sparse_product(ctx, monkeypatch):
     """Where the pattern's places cannot go to the GPU (past int32, or no room), the GPU's
     float64 factor takes M formed as a sparse product instead: same answer, no crash."""
-    from glgpgpu.compute.normal import NormalSystem
+    from glgpgpu.compute.normal import OneBufferNormal as NormalSystem
     from glgpgpu.solvers.lp.mixed import ladder
     monkeypatch.setattr(ladder, "GPU_FLOAT64_ROWS", 1)
     monkeypatch.setattr(ladder, "GPU_FLOAT64_FLOPS", 0)
@@ -313,7 +313,7 @@ def test_float64_throughout_only_where_the_gpu_factors_m_in_float64(monkeypatch)
 def test_a_driver_without_float64_kernels_falls_back_to_the_host(ctx, monkeypatch):
     """A float64 kernel the driver cannot build (NVIDIA's once: a dvec4 store) is
     said once, as a warning, and the host factors instead: same answer, no crash."""
-    from glgpgpu.compute.normal import NormalSystem
+    from glgpgpu.compute.normal import OneBufferNormal as NormalSystem
     from glgpgpu.errors import ShaderCompileError
     from glgpgpu.solvers.lp.mixed import mehrotra
     from glgpgpu.solvers.lp.mixed import ladder
@@ -335,7 +335,7 @@ def test_an_overflowed_float32_factor_goes_straight_to_the_float64_one(ctx, monk
     """A float32 L that is not finite (overflow) gives no finite substitution, on the
     host or on the GPU: the solves go to the float64 factor without the GPU's (and without
     building its kernels); the answer is unchanged."""
-    from glgpgpu.compute.normal import NormalSystem
+    from glgpgpu.compute.normal import OneBufferNormal as NormalSystem
     lower, gpu_solves = NormalSystem.lower, []
 
     def overflowed(self):
