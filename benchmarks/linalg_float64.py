@@ -52,6 +52,8 @@ def main():
         A = (A + A.T) / 2
         G = rng.standard_normal((n, n)) + 2 * np.sqrt(n) * np.eye(n)      # kappa ~ 3
         H = rng.standard_normal((n, n)) + np.sqrt(n) * np.eye(n)          # eigenvalues near 0: kappa ~ 1e4 and more
+        K = G.copy()
+        K[:, 0] *= 1e-10
         b = rng.standard_normal(n)
 
         def chol_err(U):
@@ -62,6 +64,9 @@ def main():
             ("solve pos", lambda lib: lib.solve(A, b, assume_a="pos"), lambda x: solve_error(A, x, b)),
             ("solve", lambda lib: lib.solve(G, b), lambda x: solve_error(G, x, b)),
             ("solve, kappa large", lambda lib: lib.solve(H, b), lambda x: solve_error(H, x, b)),
+            # a column scaled by 1e-10: the float32 QR's condition sends it to the float64 QR (the
+            # general solve's worst case: both factorizations)
+            ("solve, kappa 1e10", lambda lib: lib.solve(K, b), lambda x: solve_error(K, x, b)),
             ("qr economic", lambda lib: lib.qr(G, mode="economic"),
              lambda QR: float(np.linalg.norm(QR[0] @ QR[1] - G) / np.linalg.norm(G))),
             ("lstsq", lambda lib: lib.lstsq(G[:, : n // 2], b)[0], None),
