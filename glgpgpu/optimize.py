@@ -11,16 +11,18 @@ bound); the result is a scipy `OptimizeResult` with scipy's integer statuses (0 
 scipy's interior-point names ("highs", "highs-ipm", "interior-point") and "glgpgpu" --
 all run the GPU interior-point method; simplex methods are refused by name.  `options`:
 tol, maxiter, presolve (default True: empty and singleton rows checked and removed first, so
-infeasibility shows with nit 0, as scipy's tests expect), precision, device, gpu_method ("auto" | "paper" | "blocked" |
+infeasibility shows with nit 0, as scipy's tests expect), crossover (default True, as scipy's
+highs-ipm: the optimum moved to a vertex by HiGHS's crossover; False keeps the interior point's
+x, inside the optimal face where the optimum is not unique), precision, device, gpu_method ("auto" | "paper" | "blocked" |
 "compute"); disp is accepted and ignored; an unknown key, or a value out of range,
 warns and is ignored, as scipy does.
 
 Dual values as scipy's: `ineqlin.marginals` (<= 0), `eqlin.marginals`,
 `lower.marginals` (>= 0) and `upper.marginals` (<= 0) are the derivatives of `fun`
-with respect to b_ub, b_eq and the bounds, from the interior point's float64
-multipliers (precision="mixed"; None for the paper's all-float32 solver).
-Differences from HiGHS: no crossover, so where the optimum is not unique `x` lies
-inside the optimal face rather than at a vertex; `integrality` warns and solves the
+with respect to b_ub, b_eq and the bounds, from the vertex's duals after crossover (else the
+interior point's float64 multipliers; None for the paper's all-float32 solver, which has no
+crossover either).  `crossover_nit`: the basis made and the pushes to it (0: no crossover).
+Differences from HiGHS: `integrality` warns and solves the
 relaxation (as scipy's non-HiGHS methods do); `callback` is called once per
 interior-point iteration with `fun` and `nit`.
 """
@@ -39,12 +41,13 @@ MESSAGES = {0: "Optimization terminated successfully.", 1: "The iteration limit 
             2: "The problem is infeasible.", 3: "The problem is unbounded.",
             4: "Numerical difficulties were encountered."}
 METHODS = ("glgpgpu", "highs", "highs-ipm", "interior-point")
-OPTIONS = {"tol", "maxiter", "precision", "device", "gpu_method", "disp", "presolve"}
+OPTIONS = {"tol", "maxiter", "precision", "device", "gpu_method", "disp", "presolve", "crossover"}
 # the value each option must have; otherwise scipy's behaviour: warn and use the default
 VALID = {"tol": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1,
          "maxiter": lambda v: isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1,
          "disp": lambda v: isinstance(v, (bool, np.bool_)),
-         "presolve": lambda v: isinstance(v, (bool, np.bool_))}
+         "presolve": lambda v: isinstance(v, (bool, np.bool_)),
+         "crossover": lambda v: isinstance(v, (bool, np.bool_))}
 
 
 def _options(options) -> dict:
@@ -153,7 +156,8 @@ def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None), met
     lp = from_linprog(c, A_ub, b_ub, A_eq, b_eq, bounds)
     res = solve_general(lp, tol=opts.get("tol"), max_iter=opts.get("maxiter"), precision=opts.get("precision", "mixed"),
                         device=opts.get("device", "auto"), method=opts.get("gpu_method", "auto"), callback=cb,
-                        presolve=bool(opts.get("presolve", True)))
+                        presolve=bool(opts.get("presolve", True)),
+                        crossover=bool(opts.get("crossover", opts.get("precision", "mixed") == "mixed")))
     status = STATUS.get(res.status, 4)
     solved = status in (0, 1, 4)
     x = res.x if solved else None
@@ -165,7 +169,7 @@ def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None), met
     message = MESSAGES[status] + (f" ({res.message})" if res.message else "")
     out = OptimizeResult(x=x, fun=float(res.objective) if solved else None, slack=slack, con=con,
                          success=status == 0, status=status, message=message, nit=int(res.iterations),
-                         crossover_nit=0, glgpgpu=res)          # no crossover: the interior point's x
+                         crossover_nit=int(res.crossover_iterations), glgpgpu=res)
     if solved:
         out.update(_marginals(res, lp, x, slack, con))
     else:

@@ -90,24 +90,70 @@ def test_huge_bounds_and_costs(ctx):
 
 def test_callback_once_per_iteration(ctx):
     """callback= gets scipy's OptimizeResult (fun, nit) once per interior-point iteration
-    (where HiGHS refuses callbacks); crossover_nit is 0: there is no crossover."""
+    (where HiGHS refuses callbacks); the crossover after them counts its own (crossover_nit)."""
     seen = []
     res = glgpgpu.optimize.linprog([-1.0, 4.0], A_ub=[[-3.0, 1.0], [1.0, 2.0]], b_ub=[6.0, 4.0],
                                    bounds=[(None, None), (-3, None)], callback=lambda r: seen.append((r.nit, r.fun)))
-    assert res.status == 0 and res.crossover_nit == 0
+    assert res.status == 0 and res.crossover_nit >= 1
     assert [nit for nit, _ in seen] == list(range(res.nit + 1))
     assert abs(seen[-1][1] - res.fun) <= 1e-8 * (1 + abs(res.fun))
 
 
-@pytest.mark.parametrize("A_ub, b_ub, c, status", [([[1, 1]], [-1], [1, 1], 2), ([[1, -1]], [1], [-1, -1], 3)])
-def test_infeasible_and_unbounded_results_have_scipys_keys(ctx, A_ub, b_ub, c, status):
-    """As scipy's HiGHS methods: no point, so x, fun, slack, con and every marginal are None,
-    and the four dual entries are there."""
-    import scipy.optimize
-    want = scipy.optimize.linprog(c, A_ub=A_ub, b_ub=b_ub, method="highs-ipm")
-    got = glgpgpu.optimize.linprog(c, A_ub=A_ub, b_ub=b_ub)
-    assert got.status == want.status == status
-    for key in ("x", "fun", "slack", "con"):
-        assert got[key] is None and want[key] is None, key
-    for key in ("ineqlin", "eqlin", "lower", "upper"):
-        assert got[key].residual is None and got[key].marginals is None, key
+FACE = dict(c=[0.0, 0.0, 1.0], A_ub=[[1.0, 1.0, 0.0]], b_ub=[4.0], A_eq=[[0.0, 0.0, 1.0]], b_eq=[1.0])
+
+
+def test_crossover_returns_a_vertex_as_highs_ipm_does(ctx):
+    """A face of optima (c = 0 on x0, x1 in x0 + x1 <= 4, x >= 0): the interior point stops near
+    the face's centre; crossover (on by default, as scipy's highs-ipm) returns a vertex -- every
+    column at a bound or basic, at most one basic per row -- with duals satisfying the optimality
+    conditions exactly; options={"crossover": False} keeps the interior point (crossover_nit 0)."""
+    res = glgpgpu.optimize.linprog(**FACE)
+    assert res.status == 0 and res.crossover_nit >= 1 and abs(res.fun - 1.0) <= 1e-12
+    x = res.x
+    at_bound = np.isclose(x[:2], 0.0, atol=1e-12).sum() + np.isclose(res.slack, 0.0, atol=1e-12).sum()
+    assert at_bound >= 2                              # 2 of the 3 nonbasic among x0, x1 and the slack
+    inside = glgpgpu.optimize.linprog(**FACE, options={"crossover": False})
+    assert inside.status == 0 and inside.crossover_nit == 0
+    assert np.all(inside.x[:2] > 1e-3) and inside.slack[0] > 1e-3             # the face's inside
+    assert abs(inside.fun - res.fun) <= 1e-8
+
+
+def test_crossover_in_glgpgpu_linprog_is_asked_for(ctx):
+    """glgpgpu.linprog crosses over only when asked (crossover=True); precision="single" has no
+    duals to start from and says so; a crossover HiGHS does not finish leaves the interior point's
+    answer, and the message says why."""
+    from glgpgpu.solvers.lp import solver
+    kw = {k: v for k, v in FACE.items() if k != "c"}
+    plain = glgpgpu.linprog(FACE["c"], **kw)
+    vertex = glgpgpu.linprog(FACE["c"], **kw, crossover=True)
+    assert plain.crossover_iterations == 0 and vertex.crossover_iterations >= 1
+    assert abs(vertex.objective - plain.objective) <= 1e-8 and vertex.violation <= 1e-12
+    with pytest.raises(ValueError, match="precision='single'"):
+        glgpgpu.linprog(FACE["c"], **kw, crossover=True, precision="single")
+    mp = pytest.MonkeyPatch()
+    try:
+        mp.setattr(solver, "to_vertex", lambda lp, x, y: None)
+        kept = glgpgpu.linprog(FACE["c"], **kw, crossover=True)
+    finally:
+        mp.undo()
+    assert kept.status == "optimal" and kept.crossover_iterations == 0 and "crossover did not" in kept.message
+    assert np.allclose(kept.x, plain.x)
+
+
+@pytest.mark.parametrize("name", ["afiro", "sc50b", "adlittle", "blend", "agg2", "bandm"])
+def test_crossover_on_netlib_reaches_highs_optimum(ctx, name):
+    """The vertex of shipped NETLIB problems: HiGHS's optimum (data/netlib/optima.csv) to 1e-9
+    relative, primal feasible to 1e-9 of the rows' size."""
+    import csv
+    from glgpgpu.bench import lp_table3
+    from glgpgpu.solvers.lp.problem import from_mps, max_violation
+    from glgpgpu.solvers.lp.solver import solve_general
+    folder = lp_table3.data_dir()
+    want = {r["problem"]: float(r["highs_objective"]) for r in csv.DictReader(open(folder / "optima.csv"))}[name]
+    lp = from_mps(str(folder / f"{name}.mps.gz"))
+    res = solve_general(lp, crossover=True)
+    assert res.status == "optimal" and res.crossover_iterations >= 1
+    assert abs(res.objective - want) <= 1e-9 * max(1.0, abs(want))
+    size = 1.0 + max(np.abs(lp.row_up[np.isfinite(lp.row_up)]).max(initial=0.0),
+                     np.abs(lp.row_lo[np.isfinite(lp.row_lo)]).max(initial=0.0))
+    assert max_violation(lp, res.x) <= 1e-9 * size

@@ -2,11 +2,10 @@
 swapped for glgpgpu.optimize.linprog (the GPU interior-point method, tol 1e-8).  The
 tests keep scipy's tolerances.
 
-Expected to fail, each in a stated way (XFAILS, strict xfails): HiGHS's own
-options and outputs (crossover iterations, the callback refusal) and what needs a
-vertex answer (crossover) where the interior point returns a point inside the
-optimal face.  The duals those tests would check are compared with HiGHS's own
-marginals in test_optimize.py instead."""
+Expected to fail, in a stated way (XFAILS, a strict xfail): HiGHS's refusal of
+callback=, where glgpgpu calls it.  The crossover tests (crossover_nit, the vertex of a
+face of optima, marginals against finite differences of fun) pass: glgpgpu.optimize.linprog
+crosses over to a vertex by default, as scipy's highs-ipm does."""
 import pytest
 
 import glgpgpu
@@ -17,16 +16,8 @@ Failed = pytest.fail.Exception           # what pytest.raises raises when nothin
 # scipy's tests of what the interior point does not do: each must fail, and in the stated
 # way (a strict xfail with the exception it must end in), never pass in silence.
 XFAILS = {
-    "test_crossover": (AssertionError, "asks for crossover iterations (HiGHS's crossover_nit > 0): the interior "
-                                       "point has no crossover and reports crossover_nit = 0"),
     "test_callback": (Failed, "expects HiGHS's NotImplementedError for callback=; glgpgpu calls it once per "
                               "iteration (test_optimize.py)"),
-    "test_bug_8973_2": (AssertionError, "every x <= -2 is optimal (c = 0): the interior point returns a point "
-                                        "inside that face (-2.5), HiGHS's crossover the vertex -2 the test asks for"),
-    "test_marginals": (AssertionError, "compares the marginals with finite differences of fun over steps of 1e-5, "
-                                       "which needs fun to ~1e-12: the interior point stops at tol 1e-8 (no "
-                                       "crossover); the marginals agree with HiGHS's to 1e-9 "
-                                       "(test_optimize.py::test_marginals_agree_with_highs)"),
 }
 # scipy's tests that HiGHS fails (scipy marks them xfail for it) or that sit in another
 # class, called here without those marks: glgpgpu must pass them.

@@ -208,8 +208,8 @@ def from_linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None) -> 
             if pair is None or len(pair) != 2:
                 raise ValueError(f"bounds[{j}] must be a pair (low, high) with None for no bound, got {pair!r}")
             lo_j, up_j = pair
-            col_lo[j] = -INF if lo_j is None else _bound(lo_j, f"bounds[{j}][0]")
-            col_up[j] = INF if up_j is None else _bound(up_j, f"bounds[{j}][1]")
+            col_lo[j] = _bound(lo_j, f"bounds[{j}][0]", -INF)
+            col_up[j] = _bound(up_j, f"bounds[{j}][1]", INF)
     row_lo, row_up = (np.concatenate(v) if v else np.zeros(0) for v in (lo, up))
     # a row bound counts as infinite at 1e20 times the row's largest coefficient (at least 1):
     # 1e30 x1 + 1e30 x2 <= 1e30 is x1 + x2 <= 1, not a free row
@@ -251,10 +251,14 @@ def _infinite(*bounds):
     return [np.where(np.abs(v) >= INFINITE_BOUND, np.copysign(INF, v), v) for v in bounds]
 
 
-def _bound(v, name):
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or np.isnan(v):
-        raise ValueError(f"{name} must be a number or None, got {v!r}")
-    return float(v)
+def _bound(v, name, none: float) -> float:
+    """A variable's bound: a real number, or `none` (no bound) for None or nan, as scipy's
+    linprog reads them (its finite differences of fun perturb an infinite bound into nan)."""
+    if v is None:
+        return none
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+        raise ValueError(f"{name} must be a number, None or nan (no bound), got {v!r}")
+    return none if np.isnan(v) else float(v)
 
 
 @dataclass

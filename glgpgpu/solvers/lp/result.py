@@ -25,6 +25,7 @@ class LPResult:
     stats: dict = field(default_factory=dict)    # factorizations, refinement steps, PCG iterations, ...
     y: np.ndarray = None         # one multiplier per row (d objective / d row bound); None where not computed
     reduced_costs: np.ndarray = None   # c - A^T y: per variable, d objective / d its active bound
+    crossover_iterations: int = 0      # crossover=True: the basis made and its pushes (0: no crossover)
 
     @property
     def success(self) -> bool:

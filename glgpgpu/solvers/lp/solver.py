@@ -19,7 +19,8 @@ from ... import validate as check
 from ...dispatch import METHODS
 from . import mixed, single
 from . import presolve as rows_presolve
-from .problem import GeneralLP, from_linprog, from_mps, row_magnitudes
+from .crossover import crossover as to_vertex
+from .problem import GeneralLP, from_linprog, from_mps, max_violation, objective, row_magnitudes
 from .result import LPResult, verdict
 
 CHOLESKY = ("outer", "inner", "triad")
@@ -31,7 +32,7 @@ DEFAULT_ITER = {"mixed": 200, "single": 100}
 
 def solve_general(lp: GeneralLP, *, tol: float | None = None, precision: str = "mixed", cholesky: str = "outer",
                   max_iter: int | None = None, device: str = "auto", packed: bool = False, method: str = "auto",
-                  ctx=None, callback=None, presolve: bool = False) -> LPResult:
+                  ctx=None, callback=None, presolve: bool = False, crossover: bool = False) -> LPResult:
     check.choice(precision, "precision", PRECISIONS)
     check.choice(cholesky, "cholesky", CHOLESKY)
     check.choice(device, "device", DEVICES)
@@ -40,6 +41,7 @@ def solve_general(lp: GeneralLP, *, tol: float | None = None, precision: str = "
     max_iter = check.integer(DEFAULT_ITER[precision] if max_iter is None else max_iter, "max_iter", 1)
     check.flag(packed, "packed")
     check.flag(presolve, "presolve")
+    check.flag(crossover, "crossover")
     check.context(ctx)
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be callable (it gets one dict per iteration), got {type(callback).__name__}")
@@ -55,6 +57,9 @@ def solve_general(lp: GeneralLP, *, tol: float | None = None, precision: str = "
                        f"the bounds of row {i}, ({lp.row_lo[i]:g}, {lp.row_up[i]:g}), admit no value")
     opts = dict(tol=tol, cholesky=cholesky, max_iter=max_iter, device=device, packed=packed, method=method, ctx=ctx)
     if precision == "single":                       # the 2006 paper's solver, as it was: no row presolve, no duals
+        if crossover:
+            raise ValueError("crossover starts from the interior point's duals, which precision='single' (the 2006 "
+                             "solver) does not compute: use precision='mixed'")
         _within_float32(lp)
         return single.solve(lp, callback=callback, **opts)
     given = lp
@@ -69,7 +74,23 @@ def solve_general(lp: GeneralLP, *, tol: float | None = None, precision: str = "
         y = (rows_presolve.row_duals(t, lp, res.y) if t else res.y) * rows       # the given rows' multipliers
         res.y, res.reduced_costs = (_held_by_bounds(given, y) if res.status == "optimal"
                                     else (y, given.c - given.A.T @ y))
+    if crossover and res.status == "optimal":
+        _to_vertex(given, res)
     return res
+
+
+def _to_vertex(lp: GeneralLP, res: LPResult) -> None:
+    """res moved to the basic optimal solution HiGHS's crossover reaches from it (crossover.py):
+    x, y, the reduced costs, the objective and the violation; where crossover does not end
+    optimal, res keeps the interior point's answer and its message says so."""
+    vertex = to_vertex(lp, res.x, res.y)
+    if vertex is None:
+        res.message = (res.message + "; " if res.message else "") + \
+            "crossover did not reach a basic optimal solution: the interior point's x and duals"
+        return
+    res.x, res.y, res.reduced_costs = vertex.x, vertex.y, vertex.reduced_costs
+    res.objective, res.violation = objective(lp, vertex.x), max_violation(lp, vertex.x)
+    res.crossover_iterations = vertex.iterations
 
 
 #: rows whose largest coefficient lies outside this range are brought to [1, 2) first
@@ -190,7 +211,8 @@ def _least_violation(lp: GeneralLP, opts):
 
 def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None, *, tol: float | None = None,
             precision: str = "mixed", cholesky: str = "outer", max_iter: int | None = None, device: str = "auto",
-            packed: bool = False, method: str = "auto", ctx=None, callback=None, presolve: bool = False) -> LPResult:
+            packed: bool = False, method: str = "auto", ctx=None, callback=None, presolve: bool = False,
+            crossover: bool = False) -> LPResult:
     """Minimise c^T x s.t. A_ub x <= b_ub, A_eq x = b_eq, bounds (default x >= 0),
     like scipy.optimize.linprog, by an interior-point method on the GPU.
 
@@ -209,10 +231,14 @@ def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None, *, tol: 
     rows with one are checked against its bounds -- infeasibility found before any
     iteration (precision="mixed").  Off, pilot87 meets tol 1e-8 against HiGHS's optimum;
     on, its stopping test passes 1.9e-8 away.  The result's `y` holds one multiplier per row (A_ub's rows,
-    then A_eq's) and `reduced_costs` c - A^T y (precision="mixed")."""
+    then A_eq's) and `reduced_costs` c - A^T y (precision="mixed").
+    crossover (off here, on in glgpgpu.optimize.linprog as in scipy's highs-ipm): the optimum
+    moved to a vertex -- a basic optimal solution and its duals, exact to rounding -- by
+    HiGHS's crossover from the interior point (crossover.py; `crossover_iterations`)."""
     lp = from_linprog(c, A_ub, b_ub, A_eq, b_eq, bounds)
     return solve_general(lp, tol=tol, precision=precision, cholesky=cholesky, max_iter=max_iter, device=device,
-                         packed=packed, method=method, ctx=ctx, callback=callback, presolve=presolve)
+                         packed=packed, method=method, ctx=ctx, callback=callback, presolve=presolve,
+                         crossover=crossover)
 
 
 def solve_mps(path, *, tol: float | None = None, precision: str = "mixed", cholesky: str = "outer",
