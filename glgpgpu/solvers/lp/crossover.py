@@ -52,13 +52,15 @@ def _model(highspy, lp: GeneralLP):
     return model
 
 
-#: how far inside its bounds (relative to 1 + |bound|) a value counts as between them
+#: how far inside its bounds (relative to 1 + |value|) a value counts as between them
 INSIDE = 1e-9
 
 
 def _inside(v, lo, up):
-    """Which entries of v lie strictly between their bounds (by INSIDE)."""
-    return (v - lo > INSIDE * (1.0 + np.abs(lo))) & (up - v > INSIDE * (1.0 + np.abs(up)))
+    """Which entries of v lie strictly between their bounds (by INSIDE; an infinite bound is
+    never reached)."""
+    tol = INSIDE * (1.0 + np.abs(v))
+    return (v - lo > tol) & (up - v > tol)
 
 
 def crossover(lp: GeneralLP, x: np.ndarray, y: np.ndarray) -> Vertex | None:
