@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...errors import optional_import
-from .problem import GeneralLP
+from .problem import GeneralLP, highs_model
 
 
 @dataclass
@@ -29,27 +29,6 @@ class Vertex:
     y: np.ndarray
     reduced_costs: np.ndarray
     iterations: int
-
-
-def _model(highspy, lp: GeneralLP):
-    """HiGHS's model of lp (infinite bounds as HiGHS's infinity)."""
-    A = sp.csc_matrix(lp.A, dtype=np.float64)
-    model = highspy.HighsLp()
-    model.num_col_, model.num_row_ = A.shape[1], A.shape[0]
-    inf = highspy.kHighsInf
-
-    def bound(v):
-        return np.clip(np.asarray(v, np.float64), -inf, inf)
-    model.col_cost_ = np.asarray(lp.c, np.float64)
-    model.col_lower_, model.col_upper_ = bound(lp.col_lo), bound(lp.col_up)
-    model.row_lower_, model.row_upper_ = bound(lp.row_lo), bound(lp.row_up)
-    model.offset_ = float(lp.offset)
-    model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    model.a_matrix_.start_ = A.indptr.astype(np.int32)
-    model.a_matrix_.index_ = A.indices.astype(np.int32)
-    model.a_matrix_.value_ = A.data
-    model.a_matrix_.num_col_, model.a_matrix_.num_row_ = A.shape[1], A.shape[0]
-    return model
 
 
 #: how far inside its bounds (relative to 1 + |value|) a value counts as between them
@@ -73,7 +52,7 @@ def crossover(lp: GeneralLP, x: np.ndarray, y: np.ndarray) -> Vertex | None:
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     ok = (highspy.HighsStatus.kOk, highspy.HighsStatus.kWarning)
-    if h.passModel(_model(highspy, lp)) not in ok:
+    if h.passModel(highs_model(lp)) not in ok:
         return None
     # a run of no iteration first: HiGHS's crossover of a handed solution needs the solver's
     # data set up (without it, highspy 1.7-1.16 crash in crossover)

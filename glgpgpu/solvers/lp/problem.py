@@ -362,6 +362,29 @@ def to_standard_form(lp: GeneralLP) -> StandardForm:
     return sf
 
 
+def highs_model(lp: GeneralLP):
+    """HiGHS's model (`highspy.HighsLp`) of lp: its columns by CSC, infinite bounds as HiGHS's
+    infinity (crossover.py hands it to HiGHS's crossover; the benchmarks time HiGHS on it)."""
+    highspy = optional_import("highspy", "lp", "HiGHS's model of an LP")
+    A = sp.csc_matrix(lp.A, dtype=np.float64)
+    model = highspy.HighsLp()
+    model.num_col_, model.num_row_ = A.shape[1], A.shape[0]
+    inf = highspy.kHighsInf
+
+    def bound(v):
+        return np.clip(np.asarray(v, np.float64), -inf, inf)
+    model.col_cost_ = np.asarray(lp.c, np.float64)
+    model.col_lower_, model.col_upper_ = bound(lp.col_lo), bound(lp.col_up)
+    model.row_lower_, model.row_upper_ = bound(lp.row_lo), bound(lp.row_up)
+    model.offset_ = float(lp.offset)
+    model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    model.a_matrix_.start_ = A.indptr.astype(np.int32)
+    model.a_matrix_.index_ = A.indices.astype(np.int32)
+    model.a_matrix_.value_ = A.data
+    model.a_matrix_.num_col_, model.a_matrix_.num_row_ = A.shape[1], A.shape[0]
+    return model
+
+
 def objective(lp: GeneralLP, x: np.ndarray) -> float:
     return float(lp.c @ x + lp.offset)
 

@@ -33,6 +33,13 @@ from .normal import MixedNormal
 BLAS_THREADS = 4
 
 
+def _again(again, before, how: str):
+    """The outcome of a second solve, counting the first's iterations and saying why it ran."""
+    again.iterations += before.iterations
+    again.message = (again.message + "; " if again.message else "") + f"solved again {how} after: {before.message}"
+    return again
+
+
 def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback) -> LPResult:
     """Float64 Mehrotra with implicit bounds on the GPU's float32 normal equations."""
     t_all = time.perf_counter()
@@ -79,14 +86,18 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
                                  device=device, pattern=auto.pattern if auto else None,
                                  counted=auto.flops if auto else float("nan"), ldl=auto.ldl if auto else None)
             out = mehrotra.solve(p, normal, tol=tol, max_iter=max_iter, callback=callback)
+            if out.status == "numerical trouble" and normal.bordered:
+                # the long columns' border cost the float64 solves their accuracy (quantile
+                # regression's split coefficients, weights spanning many orders): again, M whole
+                normal.unborder()
+                out = _again(mehrotra.solve(p, normal, tol=tol, max_iter=max_iter, callback=callback), out,
+                             "with the normal matrix factored whole (no border of long columns)")
             if out.status == "numerical trouble" and p.free.any():
                 # free columns that must travel far or nearly depend on each other: again with
                 # their proximal term relative to their size
-                again = mehrotra.solve(p, normal, tol=tol, max_iter=max_iter, callback=callback, free_rho="relative")
-                again.iterations += out.iterations
-                again.message = (again.message + "; " if again.message else "") + (
-                    f"solved again with the free columns' regularization relative to their size after: {out.message}")
-                out = again
+                out = _again(mehrotra.solve(p, normal, tol=tol, max_iter=max_iter, callback=callback,
+                                            free_rho="relative"), out,
+                             "with the free columns' regularization relative to their size")
     finally:
         if normal is not None:
             normal.release()

@@ -219,6 +219,17 @@ class Float64Ladder:
             self._ldl = {}
         return F
 
+    def bordered(self) -> bool:
+        """Whether device="cpu64" factors M through a pattern with long columns as a border."""
+        return self.device == "cpu64" and self.pattern is not _UNSET and self.pattern is not None and \
+            bool(self.pattern.long.size)
+
+    def unborder(self) -> None:
+        """No pattern from now on: M formed and factored whole (rung 3).  For a problem the
+        bordered factor's solves failed on: its quasi-definite LDL^T loses accuracy where the long
+        columns' weights span many orders (quantile regression's split coefficients)."""
+        self.pattern, self._ldl, self._made_pattern = None, {}, None
+
     # -- what decides --------------------------------------------------------------------
     def throughout(self) -> bool:
         """Whether every solve should take the float64 factor from the start: where the GPU

@@ -311,6 +311,19 @@ class MixedNormal:
         x = F.solve(rhs / s) / s
         return x, (np.linalg.norm(rhs - self.matvec(x)) / nr if measured else float("nan"))
 
+    @property
+    def bordered(self) -> bool:
+        """Whether the float64 factors go through the pattern's border of long columns (cpu64)."""
+        return self.ladder.bordered()
+
+    def unborder(self) -> None:
+        """M factored whole from now on (Float64Ladder.unborder), for a fresh solve from the start."""
+        self.ladder.unborder()
+        self._drop_float64_factor()
+        self.pre.clear()
+        self.exact = self.stats["float64_throughout"] = False
+        self.stats["unbordered"] = True
+
     def _gpu_float64_lost(self) -> None:
         """The driver has no float64 kernels: float64_throughout's reason is gone."""
         if self.stats["float64_throughout"]:
