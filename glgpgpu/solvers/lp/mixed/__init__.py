@@ -86,18 +86,18 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
                                  device=device, pattern=auto.pattern if auto else None,
                                  counted=auto.flops if auto else float("nan"), ldl=auto.ldl if auto else None)
             out = mehrotra.solve(p, normal, tol=tol, max_iter=max_iter, callback=callback)
-            if out.status == "numerical trouble" and normal.bordered:
-                # the long columns' border cost the float64 solves their accuracy (quantile
-                # regression's split coefficients, weights spanning many orders): again, M whole
-                normal.unborder()
-                out = _again(mehrotra.solve(p, normal, tol=tol, max_iter=max_iter, callback=callback), out,
-                             "with the normal matrix factored whole (no border of long columns)")
             if out.status == "numerical trouble" and p.free.any():
                 # free columns that must travel far or nearly depend on each other: again with
                 # their proximal term relative to their size
                 out = _again(mehrotra.solve(p, normal, tol=tol, max_iter=max_iter, callback=callback,
                                             free_rho="relative"), out,
                              "with the free columns' regularization relative to their size")
+            if out.status == "numerical trouble" and normal.bordered:
+                # the long columns' border cost the float64 solves their accuracy (quantile
+                # regression's split coefficients, weights spanning many orders): again, M whole
+                normal.unborder()
+                out = _again(mehrotra.solve(p, normal, tol=tol, max_iter=max_iter, callback=callback), out,
+                             "with the normal matrix factored whole (no border of long columns)")
     finally:
         if normal is not None:
             normal.release()
