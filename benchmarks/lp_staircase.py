@@ -17,26 +17,15 @@ from datetime import date
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 
 import glgpgpu
 from glgpgpu.bench.common import device_slug, write_csv
+from glgpgpu.bench.lp_families import staircase_matrix
 
 
 def staircase(periods: int, k: int, seed: int = 0):
-    """(A, b, c) of the staircase LP: T K rows, 2 T K columns."""
-    rng = np.random.default_rng(seed)
-    blocks = []
-    for t in range(periods):
-        B = sp.random(k, 2 * k, density=4.0 / k, random_state=rng, format="csr") + sp.eye(k, 2 * k)
-        row = [None] * periods
-        row[t] = B
-        if t:
-            row[t - 1] = -sp.eye(k, 2 * k)
-        blocks.append(row)
-    A = sp.bmat(blocks, format="csr")
-    x0 = rng.uniform(0.5, 1.5, A.shape[1])
-    return A, A @ x0, rng.uniform(1.0, 2.0, A.shape[1])
+    """(A, b, c) of the staircase LP: T K rows, 2 T K columns (lp_families.staircase_matrix)."""
+    return staircase_matrix(periods, k, np.random.default_rng(seed))
 
 
 def main():

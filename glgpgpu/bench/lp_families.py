@@ -93,11 +93,9 @@ def random_sparse(n: int, seed: int = 0) -> GeneralLP:
     return from_linprog(rng.standard_normal(n), A, b, None, None, (0, 10))
 
 
-def staircase(n: int, seed: int = 0, k: int = 100) -> GeneralLP:
-    """benchmarks/lp_staircase.py's multi-period LP: T K rows, 2 T K columns (T = n / 2K)."""
-    rng = _rng(n, seed, "staircase")
-    k = min(k, max(2, n // 4))
-    periods = max(2, n // (2 * k))
+def staircase_matrix(periods: int, k: int, rng) -> tuple:
+    """(A, b, c) of a multi-period production LP, A x = b, x >= 0: T K rows, 2 T K columns,
+    period t's block linked to period t - 1's by -I (benchmarks/lp_staircase.py runs it too)."""
     blocks = []
     for t in range(periods):
         B = sp.random(k, 2 * k, density=min(1.0, 4.0 / k), random_state=rng, format="csr") + sp.eye(k, 2 * k)
@@ -108,7 +106,14 @@ def staircase(n: int, seed: int = 0, k: int = 100) -> GeneralLP:
         blocks.append(row)
     A = sp.bmat(blocks, format="csr")
     x0 = rng.uniform(0.5, 1.5, A.shape[1])
-    return from_linprog(rng.uniform(1.0, 2.0, A.shape[1]), None, None, A, A @ x0, (0, None))
+    return A, A @ x0, rng.uniform(1.0, 2.0, A.shape[1])
+
+
+def staircase(n: int, seed: int = 0, k: int = 100) -> GeneralLP:
+    """staircase_matrix with T = n / 2K periods."""
+    k = min(k, max(2, n // 4))
+    A, b, c = staircase_matrix(max(2, n // (2 * k)), k, _rng(n, seed, "staircase"))
+    return from_linprog(c, None, None, A, b, (0, None))
 
 
 def _cover_matrix(rng, m, n, per_column=3):
