@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...errors import optional_import
-from .problem import GeneralLP, highs_model
+from .problem import GeneralLP, highs_model, max_violation
 
 
 @dataclass
@@ -42,12 +42,52 @@ def _inside(v, lo, up):
     return (v - lo > tol) & (up - v > tol)
 
 
+def _pow2(values) -> float:
+    """The power of two that brings the largest finite |value| into [0.5, 1) (1 where none)."""
+    v = np.abs(np.asarray(values, np.float64))
+    top = float(v[np.isfinite(v)].max(initial=0.0))
+    return float(np.ldexp(1.0, -int(np.frexp(top)[1]))) if top > 0 else 1.0
+
+
+#: a vertex is taken where its objective is within this share of the interior point's (relative
+#: to the larger of the two and to the products' size) and it is as feasible: else HiGHS's
+#: tolerances, absolute, did not fit the problem's scale, and the interior point's answer stands
+AGREE = 1e-6
+
+
 def crossover(lp: GeneralLP, x: np.ndarray, y: np.ndarray) -> Vertex | None:
     """The basic optimal solution HiGHS's crossover reaches from (x, y) -- the interior point's
-    optimum of lp and its row multipliers -- or None where it does not end optimal (the interior
-    point's answer then stands).  Its `iterations`: one for the basis made, one per push (a
-    column or row that lay inside its bounds at the interior point and lies on one at the
-    vertex), as IPX counts a crossover -- HiGHS reports no count for a crossover it is handed."""
+    optimum of lp and its row multipliers -- or None where it does not end optimal or does not
+    agree with the interior point (AGREE; the interior point's answer then stands).  HiGHS works
+    on lp scaled by two powers of two -- its bounds and x by one, its costs and duals by the
+    other, each brought near 1 (exact) -- as its feasibility and optimality tolerances are
+    absolute.  `iterations`: one for the basis made, one per push (a column or row that lay
+    inside its bounds at the interior point and lies on one at the vertex), as IPX counts a
+    crossover -- HiGHS reports no count for a crossover it is handed."""
+    x = np.asarray(x, np.float64)
+    y = np.asarray(y, np.float64)
+    A = sp.csc_matrix(lp.A, dtype=np.float64)
+    ax = A @ x
+    sb = _pow2(np.concatenate([lp.row_lo, lp.row_up, lp.col_lo, lp.col_up, x]))
+    sc = _pow2(lp.c)
+    scaled = GeneralLP(np.asarray(lp.c, np.float64) * sc, A, lp.row_lo * sb, lp.row_up * sb, lp.col_lo * sb,
+                       lp.col_up * sb, 0.0, lp.name)
+    got = _highs_crossover(scaled, x * sb, y * sc, A)
+    if got is None:
+        return None
+    xv, yv, dv = got[0] / sb, got[1] / sc, got[2] / sc
+    fi, fv = float(lp.c @ x), float(lp.c @ xv)
+    size = float(np.abs(lp.c) @ np.abs(xv))
+    if not abs(fv - fi) <= AGREE * max(abs(fi), abs(fv), 1e-6 * size) or \
+            max_violation(lp, xv) > max(10.0 * max_violation(lp, x), 1e-9 / sb):
+        return None
+    pushed = int(np.count_nonzero(_inside(x, lp.col_lo, lp.col_up) & ~_inside(xv, lp.col_lo, lp.col_up))
+                 + np.count_nonzero(_inside(ax, lp.row_lo, lp.row_up) & ~_inside(A @ xv, lp.row_lo, lp.row_up)))
+    return Vertex(xv, yv, dv, 1 + pushed)
+
+
+def _highs_crossover(lp: GeneralLP, x, y, A):
+    """(x, row duals, column duals) of HiGHS's crossover on lp from (x, y), or None."""
     highspy = optional_import("highspy", "lp", "crossover to a vertex")
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
@@ -61,21 +101,14 @@ def crossover(lp: GeneralLP, x: np.ndarray, y: np.ndarray) -> Vertex | None:
     h.run()
     h.clearSolver()
     h.setOptionValue("simplex_iteration_limit", np.iinfo(np.int32).max)
-    A = sp.csc_matrix(lp.A, dtype=np.float64)
-    x = np.asarray(x, np.float64)
-    y = np.asarray(y, np.float64)
-    ax = A @ x
     start = highspy.HighsSolution()
-    start.col_value, start.row_value = x, ax
+    start.col_value, start.row_value = x, A @ x
     start.row_dual, start.col_dual = y, np.asarray(lp.c, np.float64) - A.T @ y
     start.value_valid = start.dual_valid = True
     if h.crossover(start) not in ok or h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None
     got = h.getSolution()
-    xv = np.asarray(got.col_value, np.float64)
-    yv = np.asarray(got.row_dual, np.float64)
+    xv, yv, dv = (np.asarray(v, np.float64) for v in (got.col_value, got.row_dual, got.col_dual))
     if xv.shape != x.shape or yv.shape != y.shape or not (np.isfinite(xv).all() and np.isfinite(yv).all()):
         return None
-    pushed = int(np.count_nonzero(_inside(x, lp.col_lo, lp.col_up) & ~_inside(xv, lp.col_lo, lp.col_up))
-                 + np.count_nonzero(_inside(ax, lp.row_lo, lp.row_up) & ~_inside(A @ xv, lp.row_lo, lp.row_up)))
-    return Vertex(xv, yv, np.asarray(got.col_dual, np.float64), 1 + pushed)
+    return xv, yv, dv
