@@ -86,6 +86,27 @@ def crossover(lp: GeneralLP, x: np.ndarray, y: np.ndarray) -> Vertex | None:
     return Vertex(xv, yv, dv, 1 + pushed)
 
 
+def _complementary(lp: GeneralLP, x, ax, y, d):
+    """The interior point's (x, row activities, y, reduced costs) made exactly complementary, as
+    IPX's crossover takes a start (HiGHS before 1.16 refuses any other: IPX flag 105): for each
+    column and row, whichever of its distance to a bound and its multiplier is the smaller
+    (each relative to its kind's largest) becomes 0 -- the multiplier, or the distance by putting
+    the value on the bound -- and a multiplier of the sign its bound does not allow is 0."""
+    xs = 1.0 + float(np.abs(x).max(initial=0.0))
+    ds = 1.0 + float(np.abs(d).max(initial=0.0)) + float(np.abs(y).max(initial=0.0))
+
+    def settle(v, lo, up, m):
+        v, m = v.copy(), m.copy()
+        at_lo = (m > 0) & np.isfinite(lo) & ((v - lo) / xs <= m / ds)
+        at_up = (m < 0) & np.isfinite(up) & ((up - v) / xs <= -m / ds)
+        v[at_lo], v[at_up] = lo[at_lo], up[at_up]
+        m[~(at_lo | at_up)] = 0.0
+        return v, m
+    x, d = settle(np.clip(x, lp.col_lo, lp.col_up), lp.col_lo, lp.col_up, d)
+    ax, y = settle(ax, lp.row_lo, lp.row_up, y)
+    return x, ax, y, d
+
+
 def _highs_crossover(lp: GeneralLP, x, y, A):
     """(x, row duals, column duals) of HiGHS's crossover on lp from (x, y), or None."""
     highspy = optional_import("highspy", "lp", "crossover to a vertex")
@@ -102,8 +123,8 @@ def _highs_crossover(lp: GeneralLP, x, y, A):
     h.clearSolver()
     h.setOptionValue("simplex_iteration_limit", np.iinfo(np.int32).max)
     start = highspy.HighsSolution()
-    start.col_value, start.row_value = x, A @ x
-    start.row_dual, start.col_dual = y, np.asarray(lp.c, np.float64) - A.T @ y
+    start.col_value, start.row_value, start.row_dual, start.col_dual = _complementary(
+        lp, x, A @ x, y, np.asarray(lp.c, np.float64) - A.T @ y)
     start.value_valid = start.dual_valid = True
     if h.crossover(start) not in ok or h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None
