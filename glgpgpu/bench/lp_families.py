@@ -11,8 +11,8 @@ about `n` columns, feasible and bounded by construction, the same for the same (
     l1_regression       least absolute deviations (scipy's and scikit-learn's LAD as an LP)
     quantile_regression scikit-learn's QuantileRegressor (tau 0.3, alpha 0.01) as an LP
 
-`solve_beside_highs` times glgpgpu's solve and HiGHS's interior point (no crossover) on the
-same GeneralLP in one process; benchmarks/lp_families.py runs the sizes and writes the CSV.
+`solve_beside_highs` times glgpgpu's solve and HiGHS's interior point (no crossover,
+netlib.highs_ipm) on the same GeneralLP in one process; benchmarks/lp_families.py runs the sizes and writes the CSV.
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ import scipy.sparse as sp
 
 from ..solvers.lp.problem import GeneralLP, from_linprog, highs_model
 from ..solvers.lp.solver import solve_general
+from .netlib import highs_ipm
 
 
 def _rng(n, seed, family):
@@ -199,28 +200,13 @@ FAMILIES = {f.__name__: f for f in (transportation, multicommodity, random_spars
                                     set_packing, network_side, l1_regression, quantile_regression)}
 
 
-def highs_ipm(lp: GeneralLP) -> tuple:
-    """(seconds, objective, status) of HiGHS's interior point without crossover on lp, the
-    model passed before the clock starts (as benchmarks/netlib times it)."""
-    import highspy
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("solver", "ipm")
-    h.setOptionValue("run_crossover", "off")
-    h.passModel(highs_model(lp))
-    t0 = time.perf_counter()
-    h.run()
-    seconds = time.perf_counter() - t0
-    return seconds, float(h.getInfo().objective_function_value), h.modelStatusToString(h.getModelStatus())
-
-
 def solve_beside_highs(family: str, n: int, seed: int = 0, **solve) -> dict:
     """One member solved by glgpgpu (solve_general's keywords) and by HiGHS's IPM: a CSV row."""
     lp = FAMILIES[family](n, seed)
     t0 = time.perf_counter()
     res = solve_general(lp, **solve)
     seconds = time.perf_counter() - t0
-    h_seconds, h_obj, h_status = highs_ipm(lp)
+    h_seconds, h_obj, h_status = highs_ipm(highs_model(lp))
     return {"family": family, "n": n, "seed": seed, "rows": lp.shape[0], "cols": lp.shape[1],
             "nnz": int(sp.csr_matrix(lp.A).nnz), "status": res.status, "iterations": res.iterations,
             "objective": res.objective, "highs_status": h_status, "highs_objective": h_obj,
