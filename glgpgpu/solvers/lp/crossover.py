@@ -43,16 +43,21 @@ def _inside(v, lo, up):
 
 
 def _pow2(values) -> float:
-    """The power of two that brings the largest finite |value| into [0.5, 1) (1 where none)."""
+    """The power of two that brings the median nonzero finite |value| into [0.5, 1) (1 where
+    none): the typical entry near 1, so HiGHS's absolute tolerances fit most of the problem (by
+    the largest, the rows of small bounds got tolerances far too coarse: ganges's vertex 3e-3
+    infeasible)."""
     v = np.abs(np.asarray(values, np.float64))
-    top = float(v[np.isfinite(v)].max(initial=0.0))
-    return float(np.ldexp(1.0, -int(np.frexp(top)[1]))) if top > 0 else 1.0
+    v = v[np.isfinite(v) & (v > 0)]
+    return float(np.ldexp(1.0, -int(np.frexp(np.median(v))[1]))) if v.size else 1.0
 
 
 #: a vertex is taken where its objective is within this share of the interior point's (relative
 #: to the larger of the two and to the products' size) and it is as feasible: else HiGHS's
 #: tolerances, absolute, did not fit the problem's scale, and the interior point's answer stands
 AGREE = 1e-6
+#: HiGHS's primal feasibility tolerance (absolute, in the scaled units its model is given)
+FEASIBLE = 1e-7
 
 
 def crossover(lp: GeneralLP, x: np.ndarray, y: np.ndarray) -> Vertex | None:
@@ -60,15 +65,16 @@ def crossover(lp: GeneralLP, x: np.ndarray, y: np.ndarray) -> Vertex | None:
     optimum of lp and its row multipliers -- or None where it does not end optimal or does not
     agree with the interior point (AGREE; the interior point's answer then stands).  HiGHS works
     on lp scaled by two powers of two -- its bounds and x by one, its costs and duals by the
-    other, each brought near 1 (exact) -- as its feasibility and optimality tolerances are
+    other, each's median brought near 1 (exact) -- as its feasibility and optimality tolerances are
     absolute.  `iterations`: one for the basis made, one per push (a column or row that lay
     inside its bounds at the interior point and lies on one at the vertex), as IPX counts a
-    crossover -- HiGHS reports no count for a crossover it is handed."""
+    crossover -- HiGHS reports no count for a crossover it is handed --, and the clean-up's
+    simplex iterations."""
     x = np.asarray(x, np.float64)
     y = np.asarray(y, np.float64)
     A = sp.csc_matrix(lp.A, dtype=np.float64)
     ax = A @ x
-    sb = _pow2(np.concatenate([lp.row_lo, lp.row_up, lp.col_lo, lp.col_up, x]))
+    sb = _pow2(np.concatenate([lp.row_lo, lp.row_up, lp.col_lo, lp.col_up]))
     sc = _pow2(lp.c)
     scaled = GeneralLP(np.asarray(lp.c, np.float64) * sc, A, lp.row_lo * sb, lp.row_up * sb, lp.col_lo * sb,
                        lp.col_up * sb, 0.0, lp.name)
@@ -79,36 +85,18 @@ def crossover(lp: GeneralLP, x: np.ndarray, y: np.ndarray) -> Vertex | None:
     fi, fv = float(lp.c @ x), float(lp.c @ xv)
     size = float(np.abs(lp.c) @ np.abs(xv))
     if not abs(fv - fi) <= AGREE * max(abs(fi), abs(fv), 1e-6 * size) or \
-            max_violation(lp, xv) > max(10.0 * max_violation(lp, x), 1e-9 / sb):
+            max_violation(lp, xv) > max(10.0 * max_violation(lp, x), FEASIBLE / sb):
         return None
     pushed = int(np.count_nonzero(_inside(x, lp.col_lo, lp.col_up) & ~_inside(xv, lp.col_lo, lp.col_up))
                  + np.count_nonzero(_inside(ax, lp.row_lo, lp.row_up) & ~_inside(A @ xv, lp.row_lo, lp.row_up)))
-    return Vertex(xv, yv, dv, 1 + pushed)
-
-
-def _complementary(lp: GeneralLP, x, ax, y, d):
-    """The interior point's (x, row activities, y, reduced costs) made exactly complementary, as
-    IPX's crossover takes a start (HiGHS before 1.16 refuses any other: IPX flag 105): for each
-    column and row, whichever of its distance to a bound and its multiplier is the smaller
-    (each relative to its kind's largest) becomes 0 -- the multiplier, or the distance by putting
-    the value on the bound -- and a multiplier of the sign its bound does not allow is 0."""
-    xs = 1.0 + float(np.abs(x).max(initial=0.0))
-    ds = 1.0 + float(np.abs(d).max(initial=0.0)) + float(np.abs(y).max(initial=0.0))
-
-    def settle(v, lo, up, m):
-        v, m = v.copy(), m.copy()
-        at_lo = (m > 0) & np.isfinite(lo) & ((v - lo) / xs <= m / ds)
-        at_up = (m < 0) & np.isfinite(up) & ((up - v) / xs <= -m / ds)
-        v[at_lo], v[at_up] = lo[at_lo], up[at_up]
-        m[~(at_lo | at_up)] = 0.0
-        return v, m
-    x, d = settle(np.clip(x, lp.col_lo, lp.col_up), lp.col_lo, lp.col_up, d)
-    ax, y = settle(ax, lp.row_lo, lp.row_up, y)
-    return x, ax, y, d
+    return Vertex(xv, yv, dv, 1 + pushed + got[3])
 
 
 def _highs_crossover(lp: GeneralLP, x, y, A):
-    """(x, row duals, column duals) of HiGHS's crossover on lp from (x, y), or None."""
+    """(x, row duals, column duals, simplex iterations) of HiGHS's crossover on lp from (x, y),
+    or None.  As HiGHS does after its own interior point: IPX's crossover, then the simplex
+    from the basis it leaves wherever that basis is not yet optimal (IPX reports "imprecise" on
+    pilot4, fit2d, dfl001, greenbea ...; the clean-up takes 2 to 342 iterations there)."""
     highspy = optional_import("highspy", "lp", "crossover to a vertex")
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
@@ -116,20 +104,27 @@ def _highs_crossover(lp: GeneralLP, x, y, A):
     if h.passModel(highs_model(lp)) not in ok:
         return None
     # a run of no iteration first: HiGHS's crossover of a handed solution needs the solver's
-    # data set up (without it, highspy 1.7-1.16 crash in crossover)
+    # data set up (without it, highspy crashes in crossover)
     h.setOptionValue("presolve", "off")
     h.setOptionValue("simplex_iteration_limit", 0)
     h.run()
     h.clearSolver()
     h.setOptionValue("simplex_iteration_limit", np.iinfo(np.int32).max)
     start = highspy.HighsSolution()
-    start.col_value, start.row_value, start.row_dual, start.col_dual = _complementary(
-        lp, x, A @ x, y, np.asarray(lp.c, np.float64) - A.T @ y)
+    start.col_value, start.row_value = x, A @ x
+    start.row_dual, start.col_dual = y, np.asarray(lp.c, np.float64) - A.T @ y
     start.value_valid = start.dual_valid = True
-    if h.crossover(start) not in ok or h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+    if h.crossover(start) not in ok:
+        return None
+    simplex = 0
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        if not h.getBasis().valid or h.run() not in ok:
+            return None
+        simplex = max(0, int(h.getInfo().simplex_iteration_count))
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None
     got = h.getSolution()
     xv, yv, dv = (np.asarray(v, np.float64) for v in (got.col_value, got.row_dual, got.col_dual))
     if xv.shape != x.shape or yv.shape != y.shape or not (np.isfinite(xv).all() and np.isfinite(yv).all()):
         return None
-    return xv, yv, dv
+    return xv, yv, dv, simplex
