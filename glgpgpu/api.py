@@ -306,6 +306,23 @@ def cholesky64(C, *, lower: bool = True, ctx: Context | None = None) -> np.ndarr
     return ops.cholesky(C, lower=lower, amax=check.finite_magnitude(C), ctx=ctx)
 
 
+def gram_cholesky64(A, d, *, ctx: Context | None = None) -> np.ndarray:
+    """Lower L with L L^T = A diag(d) A^T in float64, A (m, k) and d (k,) float64: the
+    product and its factor on the GPU in double (the m x m matrix never crosses the bus),
+    or by the host's BLAS and LAPACK where the driver has no compute shaders.  The caller
+    scales A so that the product neither over- nor underflows.  numpy.linalg.LinAlgError
+    (NotPositiveDefiniteError) where a pivot fails."""
+    A = np.asarray(A, np.float64)
+    d = np.asarray(d, np.float64)
+    if A.ndim != 2 or d.shape != (A.shape[1],):
+        raise ValueError(f"A must be 2-D and d hold one weight a column, got shapes {A.shape} and {d.shape}")
+    ctx, ops = _float64(ctx, "the Cholesky factorization of A D A^T")
+    if ops is None:
+        import scipy.linalg
+        return scipy.linalg.cholesky((A * d) @ A.T, lower=True, check_finite=False)
+    return ops.gram_cholesky(A, d, ctx=ctx)
+
+
 def qr_raw64(A, *, rhs=None, trans: bool = False, ctx: Context | None = None):
     """(F, tau) of A (m, n) in LAPACK geqrf's layout, float64: the Householder QR kernels
     in double on the GPU (numpy float64 in and out).  rhs (m, p): also Q rhs (Q^T rhs with

@@ -62,13 +62,15 @@ def implementation(name: str) -> Method:
 def float64_kernels(ctx):
     """The float64 factorizations on the GPU -- the compute method's Cholesky and QR
     kernels compiled in double (GLSL 4.00's double; textures have no float64 format, so
-    the fragment methods cannot hold them) -- as a namespace (cholesky, qr_raw, apply_q, kernel_products: the LS-SVM's K Z),
+    the fragment methods cannot hold them) -- as a namespace (cholesky, gram_cholesky: the
+    factor of A D A^T formed on the GPU, qr_raw, apply_q, kernel_products: the LS-SVM's K Z),
     or None where the driver has no compute shaders (OpenGL 4.3)."""
     if not ctx.caps.compute_shaders:
         return None
     from types import SimpleNamespace
 
-    from .compute.float64 import cholesky64
+    from .compute.float64 import cholesky64, gram_cholesky64
     from .compute.kernel_products import KernelProducts
     from .compute.qr import apply_q64, qr_raw64
-    return SimpleNamespace(cholesky=cholesky64, qr_raw=qr_raw64, apply_q=apply_q64, kernel_products=KernelProducts)
+    return SimpleNamespace(cholesky=cholesky64, gram_cholesky=gram_cholesky64, qr_raw=qr_raw64, apply_q=apply_q64,
+                           kernel_products=KernelProducts)

@@ -29,13 +29,12 @@ are accepted and ignored (nothing is overwritten).
 """
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import scipy.linalg as _sla
 import scipy.linalg.lapack as _lapack
 
 from . import api
+from .solvers.normal_equations import refined_normal_solve, warn_ill as _warn_ill
 
 REFINE_STEPS = 6
 _EPS = np.finfo(np.float64).eps
@@ -426,14 +425,17 @@ def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=Tr
     return x, res, rank, None
 
 
-def _trcon(T: np.ndarray, lower: bool = False) -> float:
-    """The reciprocal 1-norm condition number of a triangular T, estimated: LAPACK's trcon
-    where the installed scipy wraps it (1.12 on), else Hager's estimator (onenormest) on
-    T^-1 by triangular solves -- O(n^2) either way."""
+def _trcon(T: np.ndarray, lower: bool = False, norm: str = "1") -> float:
+    """The reciprocal condition number of a triangular T in the 1-norm (norm="I": the
+    infinity norm, so a C-ordered R passed as its Fortran-ordered R^T costs no copy),
+    estimated: LAPACK's trcon where the installed scipy wraps it (1.12 on), else Hager's
+    estimator (onenormest) on T^-1 by triangular solves -- O(n^2) either way."""
     uplo = "L" if lower else "U"
     trcon = getattr(_lapack, "strcon" if T.dtype == np.float32 else "dtrcon", None)
     if trcon is not None:
-        return float(trcon(T, norm="1", uplo=uplo)[0])
+        return float(trcon(T, norm=norm, uplo=uplo)[0])
+    if norm == "I":                                    # ||T||_inf = ||T^T||_1
+        T, lower = T.T, not lower
     from scipy.sparse.linalg import LinearOperator, onenormest
     n = T.shape[0]
     if n == 0:
@@ -445,12 +447,6 @@ def _trcon(T: np.ndarray, lower: bool = False) -> float:
                          matvec=lambda x: _sla.solve_triangular(Tt, x, lower=lower, check_finite=False),
                          rmatvec=lambda x: _sla.solve_triangular(Tt, x, lower=lower, trans=1, check_finite=False))
     return float(1.0 / (np.abs(Tt).sum(axis=0).max() * onenormest(inv)))
-
-
-def _warn_ill(rcond: float) -> None:
-    if rcond < _EPS:
-        warnings.warn(f"Ill-conditioned matrix (rcond={rcond:.6g}): result may not be accurate.",
-                      _sla.LinAlgWarning, stacklevel=3)
 
 
 _BAND = 1024          # rows a band: the host's passes over one triangle keep their temporaries small
@@ -473,21 +469,25 @@ def _sym_norm(A: np.ndarray, lower: bool) -> float:
 
 
 def _solve_general(A: np.ndarray, B: np.ndarray, ctx) -> np.ndarray:
-    """A X = B, A square float64: its Householder QR in double on the GPU, Q^T B there, R's
-    substitution on the host.  (LAPACK's dsgesv refines a float32 factorization instead; at
-    the H100's float64 rate the float64 QR is the quicker: benchmarks/RESULTS.md.)
+    """A X = B, A square float64: the refined normal equations where they get to float64's
+    backward error (solvers.normal_equations), else A's Householder QR in double on the GPU, Q^T B there,
+    R's substitution on the host.  (LAPACK's dsgesv refines a float32 LU instead; the GPU has
+    none, and the float64 QR is twice LU's flops: benchmarks/RESULTS.md.)
     Singular (a zero pivot of A's LU, as LAPACK's gesv finds it, checked where R's
     condition estimate is below eps): LinAlgError; ill-conditioned: LinAlgWarning."""
+    X = refined_normal_solve(A, B, lambda M, d: api.gram_cholesky64(M, d, ctx=ctx))
+    if X is not None:
+        return X
     n = A.shape[0]
     F, tau, QtB = api.qr_raw64(A, rhs=B, trans=True, ctx=ctx)      # Q^T B while the reflectors are there
-    R = np.triu(F)
-    rcond = _trcon(R) if n else 1.0
+    U = F.T                     # R's bytes in Fortran order (no copy): the lower triangle of F^T is R^T
+    rcond = _trcon(U, lower=True, norm="I") if n else 1.0                    # ||R||_1 = ||R^T||_inf
     if not rcond >= _EPS:
         lu, piv, info = _lapack.dgetrf(A)
-        if info > 0 or not np.all(np.diagonal(R)):
+        if info > 0 or not np.all(np.diagonal(F)):
             raise np.linalg.LinAlgError("A singular matrix detected.")
         _warn_ill(rcond)
-    return _sla.solve_triangular(R, QtB, lower=False, check_finite=False)
+    return _sla.solve_triangular(U, QtB, trans=1, lower=True, check_finite=False)
 
 
 def _solve_pos(A: np.ndarray, B: np.ndarray, lower: bool, ctx) -> np.ndarray:

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 
 from ..errors import NotPositiveDefiniteError
 from ..gl.buffers import leading
-from .blas import NB, download, fill, require, spread, write
+from .blas import NB, download, fill, gemm, require, spread, write
 from .dense import factor
 
 #: a pivot the factor could not take (not positive: potrf.comp's floor of 0 makes it this)
@@ -387,6 +387,39 @@ def cholesky64(C: np.ndarray, *, lower: bool = True, amax: float | None = None, 
         if T is not None:
             T.give()
     return np.ldexp(L, k) if k else L
+
+
+def gram_cholesky64(A: np.ndarray, d: np.ndarray, *, ctx) -> np.ndarray:
+    """Lower L with L L^T = A diag(d) A^T (A m x k, d k weights), float64 on the GPU: A goes
+    up once, the product (the tiled product in double) and its Cholesky factor stay in GPU
+    memory, L comes back -- the m x m matrix never crosses the bus.  The caller scales A so
+    that the product neither over- nor underflows.  NotPositiveDefiniteError (a
+    numpy.linalg.LinAlgError) where a pivot fails: A diag(d) A^T is singular to float64."""
+    require(ctx)
+    A = np.asarray(A, np.float64)
+    m, k = A.shape
+    if m == 0:
+        return np.zeros((0, 0))
+    Ab = Float64Matrix(ctx, m, k, "A")
+    D = M = None
+    try:
+        Ab.put(ctx, A)
+        D = Float64Matrix(ctx, 1, k, "the columns' weights")
+        D.put(ctx, np.asarray(d, np.float64).reshape(1, -1))
+        M = Float64Matrix(ctx, m, m, "the float64 factor of A diag(d) A^T")
+        gemm(ctx, M, Ab, Ab, m=m, n=m, k=k, d=D, lower=True, fp64=True)
+        Ab.give()
+        D.give()
+        factor(ctx, M, m, pivot_floor=0.0, fp64=True)
+        piv = _diagonal64(ctx, M, m)
+        NotPositiveDefiniteError.check(np.where(piv >= DROPPED, -1.0, piv), m, "float64")
+        ctx.kernels.dispatch("zero_upper", (-(-m // 16), -(-m // 16)), buffers={0: M.buf},
+                             defines={"FP64": 1}, uniforms={"u_m": m, "u_ld": M.ld})
+        return M.get(ctx)
+    finally:
+        for b in (Ab, D, M):
+            if b is not None:
+                b.give()
 
 
 def _transpose64(ctx, src: Float64Matrix, dst: Float64Matrix, m: int) -> None:

@@ -12,6 +12,7 @@ import scipy.linalg as sla
 
 from bounds import U64, gamma64, qr_bound
 from glgpgpu import api, linalg
+from glgpgpu.solvers import normal_equations
 
 SIZES = [1, 2, 3, 37, 64, 97, 130, 300]
 
@@ -81,6 +82,56 @@ def test_solve_and_lstsq_in_float64(ctx, n):
     assert rank == wrank == n and s is None and np.shape(res) == np.shape(wres)
     assert np.linalg.norm(x - want) <= 16 * n * U64 * kappa ** 2 * np.linalg.norm(want)
     assert abs(res - wres) <= 1e-12 * wres
+
+
+def _count_routes(monkeypatch):
+    """Which factorization each general solve took: 'gram' (the refined normal equations'
+    float64 factor) or 'qr' (the float64 Householder QR it falls back on)."""
+    taken = []
+    for name, route in (("gram_cholesky64", "gram"), ("qr_raw64", "qr")):
+        real = getattr(api, name)
+        monkeypatch.setattr(api, name, lambda *a, real=real, route=route, **k: taken.append(route) or real(*a, **k))
+    return taken
+
+
+@pytest.mark.parametrize("n", [2, 3, 37, 64, 97, 130, 300])
+def test_general_solve_by_the_refined_normal_equations(ctx, n, monkeypatch):
+    """The general solve refines L L^T = A Dc^2 A^T against A to LAPACK dsgesv's backward
+    error (||r||_inf <= sqrt(n) eps ||A||_inf ||x||_inf), with no QR: well conditioned, kappa
+    = 1e6 (a step gains ~kappa^2 eps = 1e-4), and a column scaled by 1e-10 (Dc takes it out)."""
+    rng = np.random.default_rng(n + 11)
+    taken = _count_routes(monkeypatch)
+    q1, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    q2, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    well = rng.standard_normal((n, n)) + 2 * np.sqrt(n) * np.eye(n)
+    scaled = well.copy()
+    scaled[:, n // 2] *= 1e-10
+    for A in (well, (q1 * np.logspace(0, -6, n)) @ q2.T, scaled):
+        B = rng.standard_normal((n, 3))
+        X = linalg.solve(A, B)
+        r = np.abs(B - A @ X).max(axis=0)
+        assert np.all(r <= np.sqrt(n) * U64 * 2 * np.abs(A).sum(1).max() * np.abs(X).max(axis=0))
+        assert solve_error(A, X, B) <= gamma64(4 * n + 2)
+    assert taken == ["gram"] * 3
+
+
+@pytest.mark.parametrize("steps", [1, 2, 3])
+def test_general_solve_falls_back_on_the_qr(ctx, steps, monkeypatch):
+    """Where the refinement does not reach float64's backward error the float64 QR answers, as
+    accurate as scipy's LU: kappa 1e10 (a step gains nothing) whatever the steps; kappa 1e7 (a
+    step gains ~kappa^2 eps = 2e-2, two steps get there here) with GRAM_STEPS crossed at 1, 2, 3."""
+    rng = np.random.default_rng(0)
+    n = 60
+    q1, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    q2, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    monkeypatch.setattr(normal_equations, "GRAM_STEPS", steps)
+    for kappa, route in ((1e10, "qr"), (1e7, "qr" if steps < 2 else "gram")):
+        taken = _count_routes(monkeypatch)
+        A = (q1 * np.logspace(0, -np.log10(kappa), n)) @ q2.T
+        b = rng.standard_normal(n)
+        x = linalg.solve(A, b)
+        assert taken[-1] == route
+        assert solve_error(A, x, b) <= gamma64(4 * n + 2)
 
 
 def test_float64_accuracy_where_float32_would_lose_it(ctx):
@@ -181,18 +232,19 @@ def test_lstsq_cond_wide_and_rank_deficient(ctx):
 
 
 def test_one_factorization_for_many_right_hand_sides(ctx, monkeypatch):
-    """solve and lstsq factor A once (a float64 QR) for all of B's columns, and apply Q^T to
-    them in that same pass (no second upload of the reflectors)."""
+    """solve (the normal equations' float64 factor) and lstsq (a float64 QR) factor A once for
+    all of B's columns, and lstsq applies Q^T to them in that same pass (no second upload of
+    the reflectors)."""
     calls = []
-    for name in ("qr_raw64", "qr"):
+    for name in ("qr_raw64", "qr", "gram_cholesky64"):
         real = getattr(api, name)
-        monkeypatch.setattr(api, name, lambda *a, real=real, **k: calls.append(1) or real(*a, **k))
+        monkeypatch.setattr(api, name, lambda *a, real=real, name=name, **k: calls.append(name) or real(*a, **k))
     rng = np.random.default_rng(2)
     A = rng.standard_normal((40, 40)) + 7 * np.eye(40)
     B = rng.standard_normal((40, 20))
     linalg.solve(A, B)
     linalg.lstsq(A, B)
-    assert len(calls) == 2
+    assert calls == ["gram_cholesky64", "qr_raw64"]
     monkeypatch.setattr(api, "apply_q64", lambda *a, **k: pytest.fail("the reflectors went up twice"))
     linalg.solve(A, B)
     linalg.lstsq(A, B)
