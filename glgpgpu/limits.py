@@ -79,6 +79,10 @@ LIMITS = (
     Limit("compute.qr", "PANEL_CHUNKS", 3, "the chunks a tall QR panel's rows are split into"),
     Limit("compute.qr", "APPLY_GROUPS", 8, "workgroups the QR's Apply V^T C aims for (chunks of rows x columns)"),
     Limit("compute.qr", "CHUNK_ROWS", 16, "the fewest rows one chunk of the QR's Apply sums", 16),
+    Limit("compute.dense", "UPDATE_COLUMNS", 128, "columns of one block column of the compute float32 Cholesky "
+          "(the rest takes one update of that rank)", 64),
+    Limit("compute.dense", "BLOCK_COLUMNS_FROM", 200, "the order from which the compute float32 Cholesky goes by "
+          "block columns"),
     Limit("compute.float64", "SUM_TERMS", 40, "the most terms the float64 normal-matrix kernel sums for one entry"),
     Limit("compute.fronts", "SMALL", 600, "entries of a sparse-QR front factored with others in one dispatch "
           "(in shared memory)", most=6144),

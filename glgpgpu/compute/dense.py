@@ -46,16 +46,55 @@ def adat(A32: np.ndarray, d2: np.ndarray, *, packed: bool = False, ctx) -> np.nd
         d.give()
 
 
+#: columns a block column holds (float32): its NB-wide panels update only it, and the
+#: matrix right of it takes one update of this rank -- the product kernel at a rank where
+#: it runs at its rate, not 64 (a multiple of NB; NB itself: every panel updates all)
+UPDATE_COLUMNS = 512
+#: the order from which the float32 factor goes by block columns: below it the extra
+#: dispatches cost more than the rank-64 updates lose (benchmarks/RESULTS.md)
+BLOCK_COLUMNS_FROM = 8192
+
+
 def factor(ctx, A: MatrixBuffer, m: int, *, pivot_floor=None, regularize=False, fp64: bool = False,
            tiles=None) -> None:
     """L L^T = A's lower triangle, in place (its upper part left as it was); fp64: A
     holds float64 (Float64Matrix).  tiles (fp64 only: float64.TileLists): the tiles of L
-    that may be nonzero -- each panel's substitution and update take only those."""
+    that may be nonzero -- each panel's substitution and update take only those.
+    float32, from the order BLOCK_COLUMNS_FROM: by block columns of UPDATE_COLUMNS (LAPACK
+    potrf's blocking), each factored by NB-wide panels that update only the block column,
+    then the rest by one product."""
     if tiles is not None and not fp64:
         raise ValueError("a tile pattern is the float64 factor's (fp64=True)")
+    if fp64:
+        _factor64(ctx, A, m, pivot_floor, regularize, tiles)
+        return
+    wide = max(NB, UPDATE_COLUMNS // NB * NB) if m >= BLOCK_COLUMNS_FROM else NB
+    for K0 in range(0, m, wide):
+        K1 = min(m, K0 + wide)
+        for k0 in range(K0, K1, NB):
+            nb = min(NB, K1 - k0)
+            potrf_block(ctx, A, k0, nb, pivot_floor=pivot_floor, regularize=regularize)
+            r0 = k0 + nb
+            if r0 >= m:
+                continue
+            trsm_rows(ctx, A, k0, nb, r0, m - r0)
+            if r0 < K1:                                 # the block column's own columns right of the panel
+                gemm(ctx, A, A, A, m=K1 - r0, n=K1 - r0, k=nb, alpha=-1.0, beta=1.0, a_at=(r0, k0),
+                     b_at=(r0, k0), c_at=(r0, r0), lower=True)
+                if K1 < m:
+                    gemm(ctx, A, A, A, m=m - K1, n=K1 - r0, k=nb, alpha=-1.0, beta=1.0, a_at=(K1, k0),
+                         b_at=(r0, k0), c_at=(K1, r0))
+        if K1 < m:                                      # everything right of the block column, at rank K1 - K0
+            gemm(ctx, A, A, A, m=m - K1, n=m - K1, k=K1 - K0, alpha=-1.0, beta=1.0, a_at=(K1, K0),
+                 b_at=(K1, K0), c_at=(K1, K1), lower=True)
+
+
+def _factor64(ctx, A, m: int, pivot_floor, regularize, tiles) -> None:
+    """The float64 factor: every NB-wide panel updates all that is right of it (syrk64.comp),
+    or (tiles) only the tiles that may be nonzero."""
     for kb, k0 in enumerate(range(0, m, NB)):
         nb = min(NB, m - k0)
-        potrf_block(ctx, A, k0, nb, pivot_floor=pivot_floor, regularize=regularize, fp64=fp64)
+        potrf_block(ctx, A, k0, nb, pivot_floor=pivot_floor, regularize=regularize, fp64=True)
         r0 = k0 + nb
         if r0 < m and tiles is not None:
             listed = tiles.below(kb)
@@ -63,12 +102,8 @@ def factor(ctx, A: MatrixBuffer, m: int, *, pivot_floor=None, regularize=False, 
                 trsm_rows(ctx, A, k0, nb, r0, m - r0, fp64=True, listed=listed)
                 syrk64(ctx, A, r0, k0, nb, m - r0, listed=listed)
         elif r0 < m:
-            trsm_rows(ctx, A, k0, nb, r0, m - r0, fp64=fp64)
-            if fp64:
-                syrk64(ctx, A, r0, k0, nb, m - r0)
-            else:
-                gemm(ctx, A, A, A, m=m - r0, n=m - r0, k=nb, alpha=-1.0, beta=1.0, a_at=(r0, k0), b_at=(r0, k0),
-                     c_at=(r0, r0), lower=True)
+            trsm_rows(ctx, A, k0, nb, r0, m - r0, fp64=True)
+            syrk64(ctx, A, r0, k0, nb, m - r0)
 
 
 def cholesky(C32: np.ndarray, *, packed: bool = False, variant: str = "outer", ctx) -> np.ndarray:

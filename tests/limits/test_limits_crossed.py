@@ -201,6 +201,23 @@ def test_qr_apply_chunks_on_staircases(ctx, groups, rows):
 
 # -- the compute method's float64 sums and sparse fronts ---------------------------
 
+@crosses("compute.dense.UPDATE_COLUMNS", "compute.dense.BLOCK_COLUMNS_FROM")
+def test_cholesky_block_columns(ctx, rng):
+    """The compute float32 Cholesky by block columns of UPDATE_COLUMNS (its panels update
+    only their block column, the rest one product of that rank) from the order
+    BLOCK_COLUMNS_FROM: orders around one and two block columns with and without them, and
+    around the order they start from, each within the float32 factor's bound."""
+    lim = 128
+    with limits.override({"compute.dense.UPDATE_COLUMNS": lim, "compute.dense.BLOCK_COLUMNS_FROM": 1}):
+        for m in around(lim) + around(2 * lim):
+            A = spd(m, 1e3, rng)
+            check_factor(glgpgpu.cholesky(A.astype(np.float32), method="compute"), A)
+    with limits.override({"compute.dense.UPDATE_COLUMNS": lim, "compute.dense.BLOCK_COLUMNS_FROM": 200}):
+        for m in around(200):
+            A = spd(m, 1e3, rng)
+            check_factor(glgpgpu.cholesky(A.astype(np.float32), method="compute"), A)
+
+
 @crosses("compute.float64.SUM_TERMS")
 def test_sum_terms(ctx, rng):
     """An entry of the LP's normal matrix summing more than SUM_TERMS terms is refused (the
