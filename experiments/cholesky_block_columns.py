@@ -17,17 +17,13 @@ from collections import defaultdict
 import numpy as np
 
 import glgpgpu
+from glgpgpu.bench.common import timings
 from glgpgpu.compute import blas, dense
 
 
 def best(fn, k=3):
-    fn()
-    ts = []
-    for _ in range(k):
-        t = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t)
-    return min(ts)
+    """Fastest of k calls after a warm-up call (kernels built)."""
+    return min(timings(fn, k))
 
 
 def profile(ctx, C):
@@ -72,7 +68,7 @@ def main():
             dense.UPDATE_COLUMNS = c
             t = best(lambda: glgpgpu.cholesky(C, method="compute"))
             L = glgpgpu.cholesky(C, method="compute").astype(np.float64)
-            rows = rng.choice(m, 256, replace=False)
+            rows = rng.choice(m, min(m, 256), replace=False)
             err = np.linalg.norm(L[rows] @ L.T - C[rows]) / np.linalg.norm(C[rows])
             print(f"cholesky m={m:<6} UPDATE_COLUMNS={c:<5} {t * 1e3:9.1f} ms  "
                   f"{m ** 3 / 3 / t / 1e12:5.2f} TFLOP/s  ||LL^T - A||/||A|| (256 rows) {err:.2g}", flush=True)
