@@ -373,11 +373,7 @@ def cholesky64(C: np.ndarray, *, lower: bool = True, amax: float | None = None, 
             T = Float64Matrix(ctx, m, m, "the float64 factor")
             _transpose64(ctx, M, T, m)
             M, T = T, M
-        factor(ctx, M, m, pivot_floor=0.0, fp64=True)
-        piv = _diagonal64(ctx, M, m)
-        NotPositiveDefiniteError.check(np.where(piv >= DROPPED, -1.0, piv), m, "float64")
-        ctx.kernels.dispatch("zero_upper", (-(-m // 16), -(-m // 16)), buffers={0: M.buf},
-                             defines={"FP64": 1}, uniforms={"u_m": m, "u_ld": M.ld})
+        _factor_dense64(ctx, M, m)
         if not lower:
             _transpose64(ctx, M, T, m)
             M, T = T, M
@@ -410,16 +406,22 @@ def gram_cholesky64(A: np.ndarray, d: np.ndarray, *, ctx) -> np.ndarray:
         gemm(ctx, M, Ab, Ab, m=m, n=m, k=k, d=D, lower=True, fp64=True)
         Ab.give()
         D.give()
-        factor(ctx, M, m, pivot_floor=0.0, fp64=True)
-        piv = _diagonal64(ctx, M, m)
-        NotPositiveDefiniteError.check(np.where(piv >= DROPPED, -1.0, piv), m, "float64")
-        ctx.kernels.dispatch("zero_upper", (-(-m // 16), -(-m // 16)), buffers={0: M.buf},
-                             defines={"FP64": 1}, uniforms={"u_m": m, "u_ld": M.ld})
+        _factor_dense64(ctx, M, m)
         return M.get(ctx)
     finally:
         for b in (Ab, D, M):
             if b is not None:
                 b.give()
+
+
+def _factor_dense64(ctx, M: Float64Matrix, m: int) -> None:
+    """M's lower triangle to L in place (float64), its upper part zeroed; a pivot that
+    fails is NotPositiveDefiniteError naming it."""
+    factor(ctx, M, m, pivot_floor=0.0, fp64=True)
+    piv = _diagonal64(ctx, M, m)
+    NotPositiveDefiniteError.check(np.where(piv >= DROPPED, -1.0, piv), m, "float64")
+    ctx.kernels.dispatch("zero_upper", (-(-m // 16), -(-m // 16)), buffers={0: M.buf},
+                         defines={"FP64": 1}, uniforms={"u_m": m, "u_ld": M.ld})
 
 
 def _transpose64(ctx, src: Float64Matrix, dst: Float64Matrix, m: int) -> None:

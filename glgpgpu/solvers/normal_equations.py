@@ -58,21 +58,20 @@ def refined_normal_solve(A: np.ndarray, B: np.ndarray, gram_factor):
     anorm = float(np.abs(A).sum(axis=1).max())
     X = gram_solve(B)
     last, first_gain = np.inf, None
-    for _ in range(GRAM_STEPS):
-        R = B - A @ X
+    for step in range(GRAM_STEPS + 1):
+        R = B - A @ X                                 # X's residual: the test below reads the last one
         rnorm = np.abs(R).max(axis=0)
         if not np.all(np.isfinite(rnorm)):
             return None
-        worst = float(np.max(rnorm / np.maximum(np.abs(X).max(axis=0), np.finfo(np.float64).tiny)))
+        xnorm = np.abs(X).max(axis=0)
+        worst = float(np.max(rnorm / np.maximum(xnorm, np.finfo(np.float64).tiny)))
         if first_gain is None and np.isfinite(last):
             first_gain = worst / last if last > 0 else 0.0
-        if worst == 0.0 or worst > last / 2:          # exact, or no longer gaining: stop here
+        if step == GRAM_STEPS or worst == 0.0 or worst > last / 2:    # out of steps, exact, or no longer gaining
             break
         last = worst
         X = X + gram_solve(R)
-    R = B - A @ X
-    if not (np.all(np.abs(R).max(axis=0) <= np.abs(X).max(axis=0) * anorm * EPS * np.sqrt(n))
-            and np.all(np.isfinite(X))):
+    if not (np.all(rnorm <= xnorm * anorm * EPS * np.sqrt(n)) and np.all(np.isfinite(X))):
         return None
     _warn_if_ill(A, d, cmax, np.abs(np.diagonal(L)), first_gain or 0.0, gram_solve, gram_inverse)
     return X
