@@ -47,6 +47,9 @@ def refined_normal_solve(A: np.ndarray, B: np.ndarray, gram_factor):
         L = gram_factor(A, d)
     except (np.linalg.LinAlgError, ValueError):       # not positive definite to float64, or past a buffer
         return None
+    pivots = np.abs(np.diagonal(L))
+    if not pivots.min() > 0 or (pivots.max() / pivots.min()) ** 2 * EPS >= 0.5:
+        return None                                   # A Dc^2 A^T singular to float64: its solves are not A's
     U = L.T                                           # L's bytes in Fortran order (no copy): U = L^T
 
     def gram_inverse(R):                              # (A Dc^2 A^T)^-1 R
@@ -73,14 +76,15 @@ def refined_normal_solve(A: np.ndarray, B: np.ndarray, gram_factor):
         X = X + gram_solve(R)
     if not (np.all(rnorm <= xnorm * anorm * EPS * np.sqrt(n)) and np.all(np.isfinite(X))):
         return None
-    _warn_if_ill(A, d, cmax, np.abs(np.diagonal(L)), first_gain or 0.0, gram_solve, gram_inverse)
+    _warn_if_ill(A, d, cmax, pivots, first_gain or 0.0, gram_solve, gram_inverse)
     return X
 
 
 def _warn_if_ill(A, d, cmax, pivots, gain, gram_solve, gram_inverse) -> None:
     """scipy's LinAlgWarning where A's reciprocal condition number (1-norm, estimated) is below
     eps.  A step of refinement gains about kappa(A Dc)^2 eps and L's pivots spread at most
-    kappa(A Dc), so kappa_1(A) <= n kappa(A Dc) kappa(Dc) is known roughly for free; only where
+    kappa(A Dc) (the route has declined where A Dc^2 A^T is singular to float64 and they say
+    nothing), so kappa_1(A) <= n kappa(A Dc) kappa(Dc) is known roughly for free; only where
     that could pass 1e-3 / eps is ||A^-1||_1 estimated (onenormest, by solves with the factor)."""
     n = A.shape[0]
     scaled = max(np.sqrt(gain / EPS), float(pivots.max() / pivots.min()))

@@ -134,6 +134,16 @@ def test_general_solve_falls_back_on_the_qr(ctx, steps, monkeypatch):
         assert solve_error(A, x, b) <= gamma64(4 * n + 2)
 
 
+def test_normal_equations_singular_to_float64_leave_it_to_the_qr():
+    """A Dc^2 A^T of a matrix near singularity (kappa 4e16) rounds to a singular one, whose
+    factor's solves are not A's (the GPU's float64 Cholesky took its pivot of ~1e-8 where the
+    host's did too): the route declines, the QR answers and warns as scipy does -- whichever
+    factor, whatever its rounding."""
+    a = np.array([[1, 1], [1 + 1e-16, 1 - 1e-16]])
+    host = lambda A, d: np.linalg.cholesky((A * d) @ A.T)          # noqa: E731
+    assert normal_equations.refined_normal_solve(a, np.ones((2, 1)), host) is None
+
+
 def test_float64_accuracy_where_float32_would_lose_it(ctx):
     """kappa = 1e8: a float32 factor loses every digit; the float64 kernels keep 1e-8 x's."""
     rng = np.random.default_rng(3)
