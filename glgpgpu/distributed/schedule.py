@@ -4,6 +4,7 @@ every task pinned to its tile's owner ("owner computes"), and a finished tile se
 the workers that read it as the result of a `fetch` on its owner."""
 from __future__ import annotations
 
+import itertools
 import uuid
 
 import numpy as np
@@ -115,11 +116,18 @@ def _factor(client, A, g, own, job, method, variant, live, poll, lazy=False):
     return L
 
 
+#: every task's key a serial number of its own: a key the scheduler still holds is answered
+#: with that task's old result, not run again (keys counted by len(live) came round again once
+#: a solve pruned `live`, and a later solve got an earlier one's substitutions under CPU load)
+_SERIAL = itertools.count()
+
+
 def submitter(client, own, job, live):
-    """submit(fn, tile, *args): fn(job, *args) on the tile's owner only, recorded in `live`."""
+    """submit(fn, tile, *args): fn(job, *args) on the tile's owner only, recorded in `live`,
+    under a key no other task of this process has had."""
     def submit(fn, tile, *args):
         fut = client.submit(fn, job, *args, workers=[own[tile]], allow_other_workers=False, pure=False,
-                            key=f"{fn.__name__}-{job}-{len(live)}")
+                            key=f"{fn.__name__}-{job}-{next(_SERIAL)}")
         live.append((fut, own[tile], tile))
         return fut
     return submit

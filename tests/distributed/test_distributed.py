@@ -104,6 +104,30 @@ def test_context_device_choice(monkeypatch):
         glgpgpu.Context()
 
 
+def test_task_keys_never_come_round_again():
+    """Dask answers a key it still holds with that task's old result: after a solve prunes its
+    finished tasks from `live`, the next tasks' keys must still be new (they were counted by
+    len(live), and a refinement step got the previous step's substitutions)."""
+    from glgpgpu.distributed.schedule import submitter
+
+    class Recorder:
+        keys = []
+
+        def submit(self, fn, *args, key, **kw):
+            self.keys.append(key)
+            return key
+    rec, live = Recorder(), []
+    submit = submitter(rec, {(0, 0): "w0"}, "job", live)
+    for _ in range(3):
+        submit(len, (0, 0))
+    live.clear()                                   # a solve drops its finished tasks
+    other = submitter(rec, {(0, 0): "w0"}, "job", live)
+    for _ in range(3):
+        submit(len, (0, 0))
+        other(len, (0, 0))
+    assert len(set(rec.keys)) == len(rec.keys) == 9
+
+
 def test_lssvc_fits_on_the_cluster(client):
     """LSSVC(client=): H's tiles made on their owners from X, factored there, the solves by
     tile rows there; refined to float64 here -- the one-process model's decision values."""
