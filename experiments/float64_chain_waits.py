@@ -36,14 +36,14 @@ def main():
                 X, Y = Float64Matrix(ctx, 1, m + 1, "b"), Float64Matrix(ctx, 1, m + 1, "y")
                 try:
                     X.put(ctx, np.append(b, 0.0).reshape(1, -1))
-                    F._chain(X, Y)                        # the chained dispatches alone, no second try
+                    F.solves.run(X, Y)                      # the chained dispatches alone, no second try
                     x = X.get(ctx)[0]
                     bad = not np.allclose(x[:m], ref, rtol=1e-12, atol=0)
                     gave += bool(x[m])                    # the kernel's give-up mark
                     wrong += bad
                     unmarked += bad and not x[m]
                     if x[m]:
-                        F._restart()                      # as solve() does before its second try
+                        F.solves.restart()                 # as solve() does before its second try
                 finally:
                     X.give()
                     Y.give()

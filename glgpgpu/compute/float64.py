@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from ..errors import NotPositiveDefiniteError
 from ..gl.buffers import leading
 from .blas import NB, download, fill, gemm, require, spread, write
+from .chain import ChainSolves
 from .dense import factor
 
 #: a pivot the factor could not take (not positive: potrf.comp's floor of 0 makes it this)
@@ -206,11 +207,11 @@ class Float64Cholesky:
             m = self.m = M.shape[0]
             if M.shape != (m, m):
                 raise ValueError(f"M must be square, got {M.shape}")
-        self.perm = self.tiles = self._sync = None
-        self._tickets = self._epoch = 0
+        self.perm = self.tiles = self.solves = None
         if places is not None:
             self.perm, self.tiles = places.perm, places.tiles
         self.L = Float64Matrix(ctx, m, m, "the float64 factor")
+        self.solves = ChainSolves(ctx, self.L.buf, self.L.ld, m, fp64=True, tiles=self.tiles, vector=Float64Matrix)
         try:
             if isinstance(M, NormalValues):
                 self._sum_values(ctx, places, M)
@@ -281,70 +282,20 @@ class Float64Cholesky:
             raise ValueError(f"b must have shape ({self.m},), got {b.shape}")
         if self.perm is not None:
             b = b[self.perm]
-        # one slot past the solution: trsv_chain.comp marks there that a wait gave up
-        X = Float64Matrix(self.ctx, 1, self.m + 1, "a float64 right-hand side")
-        Y = Float64Matrix(self.ctx, 1, self.m + 1, "a float64 solution")
-        rhs = np.append(b, 0.0).reshape(1, -1)
-        try:
-            X.put(self.ctx, rhs)
-            self._chain(X, Y, per_block=bool(self.ctx.caps.software))
-            y = X.get(self.ctx)[0]
-            if y[self.m] != 0:                          # a wait gave up: again, a block a dispatch
-                self._restart()
-                X.put(self.ctx, rhs)
-                self._chain(X, Y, per_block=True)
-                y = X.get(self.ctx)[0]
-            y = y[:self.m]
-            if self.perm is None:
-                return y.copy()
-            x = np.empty(self.m)
-            x[self.perm] = y
-            return x
-        finally:
-            X.give()
-            Y.give()
-
-    #: a chain's ticket counter is zeroed again before it passes this
-    TICKETS = 1 << 30
-
-    def _chain(self, X: Float64Matrix, Y: Float64Matrix, per_block: bool = False) -> None:
-        """L y = b (b in X, y into Y), then L^T x = y (x into X) by trsv_chain.comp: one dispatch
-        each way, the blocks passed on between workgroups; or per_block, one dispatch a block
-        (nothing waits: a software renderer ends long loops).  Its ticket counter and flags live
-        with the factor and are never reset between dispatches: each takes the tickets after the
-        last one's and flags of its own epoch.  X and Y hold m + 1 numbers (the last: a wait gave up)."""
-        blocks = -(-self.m // NB)
-        if self._sync is None or self._tickets + 2 * blocks > self.TICKETS:
-            self._restart()
-        for src, dst, backward in ((X, Y, False), (Y, X, True)):
-            self._epoch += 1
-            buffers = {0: self.L.buf, 1: src.buf, 2: dst.buf, 3: self._sync.buf}
-            defines = {"NB": NB, "FP64": 1, **({"BACKWARD": 1} if backward else {})}
-            uniforms = {"u_m": self.m, "u_ld": self.L.ld, "u_blocks": blocks, "u_base": self._tickets,
-                        "u_epoch": self._epoch}
-            if self.tiles is not None:                  # only the blocks each one depends on
-                buffers[4], defines["LISTED"] = self.tiles.buf, 1
-                uniforms["u_list"] = self.tiles.backward_at if backward else self.tiles.forward_at
-            for _ in range(blocks if per_block else 1):
-                self.ctx.kernels.dispatch("trsv_chain", (1 if per_block else blocks, 1, 1), buffers=buffers,
-                                          defines=defines, uniforms=uniforms)
-            self._tickets += blocks
-
-    def _restart(self) -> None:
-        """Every ticket, flag and give-up mark of the solves back to zero."""
-        if self._sync is None:
-            blocks = -(-self.m // NB)
-            self._sync = self.ctx.buffers.take(1, 2 + blocks, "the solves' block flags", ld=2 + blocks)
-        fill(self.ctx, self._sync, 0.0)                 # 0.0f's bits are int 0 (the dispatch's barrier orders it)
-        self._tickets, self._epoch = 0, 0
+        y = self.solves.solve(b)
+        if self.perm is None:
+            return y
+        x = np.empty(self.m)
+        x[self.perm] = y
+        return x
 
     def release(self) -> None:
         if getattr(self, "L", None) is not None:
             self.L.give()
             self.L = None
-        if getattr(self, "_sync", None) is not None:
-            self._sync.give()
-            self._sync = None
+        if getattr(self, "solves", None) is not None:
+            self.solves.release()
+            self.solves = None
 
 
 def cholesky64(C: np.ndarray, *, lower: bool = True, amax: float | None = None, ctx) -> np.ndarray:

@@ -11,6 +11,8 @@ from ..errors import NotPositiveDefiniteError
 from ..gl import Stopwatch
 from ..methods.resident import NormalSystemBase, single_factor
 from .blas import check_bytes, diagonal, download, lower_by_columns, require, upload, write
+from . import chain
+from .chain import ChainSolves
 from .dense import adat_buffer, factor, kernel_buffer, solve_buffer
 from .float64 import EntryPlaces, Float64Cholesky, NormalValues
 
@@ -33,7 +35,7 @@ class OneBufferNormal(NormalSystemBase):
         _refuse(packed, variant)
         self.ctx, self.watch = ctx, watch or Stopwatch(ctx, enabled=False)
         self.m, self.n = A32.shape
-        self.L = self.d = self.pivots = self.As = self.A_lo = self.A = None
+        self.L = self.d = self.pivots = self.As = self.A_lo = self.A = self.solves = None
         check_bytes(ctx, self.m, self.n, "A")          # refused now, uploaded when first needed
         self._host = {"A": A32}
 
@@ -77,6 +79,7 @@ class OneBufferNormal(NormalSystemBase):
         with self.watch("factor"):
             factor(ctx, self.L, m, pivot_floor=pivot_floor, regularize=regularize)
             self.pivots = diagonal(ctx, self.L, m)
+        self.solves = ChainSolves(ctx, self.L.buf, self.L.ld, m)
         return self.pivots
 
     def _scaled(self, row_scale):
@@ -106,12 +109,7 @@ class OneBufferNormal(NormalSystemBase):
     def solve(self, rhs: np.ndarray, phase: str = "solve") -> np.ndarray:
         """x with L L^T x = rhs (float32 on the GPU), returned as float64."""
         with self.watch(phase):
-            Xt = upload(self.ctx, np.asarray(rhs, np.float32).reshape(1, -1), "rhs")
-            try:
-                solve_buffer(self.ctx, self.L, Xt, self.m, 1, [False, True])
-                return download(self.ctx, Xt)[0].astype(np.float64)
-            finally:
-                Xt.give()
+            return self.solves.solve(np.asarray(rhs, np.float32).reshape(-1))
 
     def float64_factor(self, M, places: EntryPlaces | None = None, *, sums=None):
         """M's (sparse, float64) Cholesky factor in float64 on the GPU, kept for solves:
@@ -136,10 +134,10 @@ class OneBufferNormal(NormalSystemBase):
             return lower_by_columns(self.ctx, self.L, self.m)
 
     def _free_factor(self) -> None:
-        for b in (self.L, self.d):
+        for b in (self.solves, self.L, self.d):
             if b is not None:
-                b.give()
-        self.L = self.d = None
+                b.release() if b is self.solves else b.give()
+        self.L = self.d = self.solves = None
 
     def release(self) -> None:
         """Give every buffer back (safe to call twice)."""
@@ -163,7 +161,7 @@ class OneBufferKernelFactor:
         _refuse(packed)
         self.ctx, self.watch = ctx, watch or Stopwatch(ctx, enabled=False)
         self.N, d = X32.shape
-        self.L = None
+        self.L = self.solves = None
         with self.watch("form"):
             X = upload(ctx, X32, "X")
             try:
@@ -174,9 +172,13 @@ class OneBufferKernelFactor:
         with self.watch("factor"):
             factor(ctx, self.L, self.N)
             self.pivots = diagonal(ctx, self.L, self.N)
+        self.solves = ChainSolves(ctx, self.L.buf, self.L.ld, self.N)
 
     def solve(self, R: np.ndarray) -> np.ndarray:
+        """X (N x k) float64 with L L^T X = R, in float32 on the GPU."""
         with self.watch("solve"):
+            if R.shape[1] <= chain.MOST_COLUMNS:
+                return self.solves.solve_columns(np.asarray(R, np.float32))
             Xt = upload(self.ctx, np.ascontiguousarray(np.asarray(R, np.float32).T), "LS-SVM right-hand sides")
             try:
                 solve_buffer(self.ctx, self.L, Xt, self.N, R.shape[1], [False, True])
@@ -185,6 +187,9 @@ class OneBufferKernelFactor:
                 Xt.give()
 
     def release(self) -> None:
+        if self.solves is not None:
+            self.solves.release()
+            self.solves = None
         if self.L is not None:
             self.L.give()
             self.L = None

@@ -13,6 +13,8 @@ from ..gl.buffers import leading
 from ..tiled import TileKernels
 from . import blas
 from .blas import NB, diagonal, download, gemm, transpose, trsm_rows, upload, write, zero_upper
+from . import chain
+from .chain import ChainSolves
 from .dense import factor, solve_buffer
 
 
@@ -104,6 +106,12 @@ class ComputeTiles(TileKernels):
 
     # -- the solves -----------------------------------------------------------------
     def substitute(self, l_tex, m, t, B, steps):
+        if B.shape[1] <= chain.MOST_COLUMNS:       # a few columns: the chained solve
+            solves = ChainSolves(self.ctx, l_tex.buf, l_tex.ld, m)
+            try:
+                return solves.solve_columns(np.asarray(B, np.float32)[:m], tuple(steps)).astype(np.float32)
+            finally:
+                solves.release()
         Xt = upload(self.ctx, np.ascontiguousarray(np.asarray(B, np.float32).T), "tile right-hand sides")
         try:
             solve_buffer(self.ctx, l_tex, Xt, m, B.shape[1], steps)

@@ -1,0 +1,122 @@
+"""Triangular solves with one right-hand side, one dispatch each way (trsv_chain.comp): a
+workgroup a block of NB rows, each block waiting on the flags of the blocks it needs and
+adding their parts as they come.  Where one dispatch a block (trsm_rhs + a product per
+block, `dense.solve_buffer`) makes a chain of 4 m / NB launches, this is 2.  Used by the
+float64 factor (the LP's solves) and the float32 kernel factor (the LS-SVM's refinement,
+a few right-hand sides).  A software renderer ends long shader loops, so there the blocks
+are solved one dispatch each (nothing waits), and a wait that gave up anywhere marks the
+solution's extra slot and the solve is made again so."""
+from __future__ import annotations
+
+import numpy as np
+
+from .blas import NB, download, fill, write
+
+#: right-hand sides up to this many are solved a column at a time here (two dispatches a
+#: column); more, by the blocked solve (dense.solve_buffer: four dispatches a block of rows,
+#: every column at once)
+MOST_COLUMNS = 8
+
+
+class Vector32:
+    """A float32 row of n numbers in a pooled buffer (put / get / buf / give: Float64Matrix's
+    interface for one row)."""
+
+    def __init__(self, ctx, rows: int, n: int, what: str):
+        self._mb = ctx.buffers.take(1, n, what, ld=n)
+        self.buf = self._mb.buf
+
+    def put(self, ctx, values: np.ndarray) -> None:
+        write(ctx, self._mb, np.asarray(values, np.float32).reshape(1, -1))
+
+    def get(self, ctx) -> np.ndarray:
+        return download(ctx, self._mb).astype(np.float64)
+
+    def give(self) -> None:
+        if self._mb is not None:
+            self._mb.give()
+            self._mb = self.buf = None
+
+
+class ChainSolves:
+    """x with L L^T x = b for the lower factor L of order m in `L_buf` (row stride ld, in
+    numbers: float32, or float64 with fp64), L's upper part never read.  tiles: a TileLists
+    (only the blocks each block depends on).  vector: the class of the solution's buffers
+    (Vector32 or float64's Float64Matrix).  Release when done."""
+
+    #: a chain's ticket counter is zeroed again before it passes this
+    TICKETS = 1 << 30
+
+    def __init__(self, ctx, L_buf, ld: int, m: int, *, fp64: bool = False, tiles=None, vector=Vector32):
+        self.ctx, self.L_buf, self.ld, self.m = ctx, L_buf, int(ld), int(m)
+        self.fp64, self.tiles, self.vector = fp64, tiles, vector
+        self.blocks = -(-self.m // NB)
+        self._sync = None
+        self._tickets = self._epoch = 0
+
+    def solve(self, b: np.ndarray, steps=(False, True)) -> np.ndarray:
+        """x (m,) float64 for b (m,), in the factor's precision: the substitutions `steps`
+        in order (False: L y = b, True: L^T x = y)."""
+        ctx, m = self.ctx, self.m
+        # one slot past the solution: trsv_chain.comp marks there that a wait gave up
+        X = self.vector(ctx, 1, m + 1, "a right-hand side")
+        Y = self.vector(ctx, 1, m + 1, "a solution")
+        rhs = np.append(np.asarray(b, np.float64), 0.0).reshape(1, -1)
+        out = Y if len(steps) % 2 else X
+        try:
+            X.put(ctx, rhs)
+            self.run(X, Y, per_block=bool(ctx.caps.software), steps=steps)
+            y = out.get(ctx)[0]
+            if y[m] != 0:                               # a wait gave up: again, a block a dispatch
+                self.restart()
+                X.put(ctx, rhs)
+                self.run(X, Y, per_block=True, steps=steps)
+                y = out.get(ctx)[0]
+            return np.array(y[:m], np.float64)
+        finally:
+            X.give()
+            Y.give()
+
+    def solve_columns(self, B: np.ndarray, steps=(False, True)) -> np.ndarray:
+        """X (m x k) float64 for B (m x k): a column at a time."""
+        B = np.asarray(B, np.float64).reshape(self.m, -1)
+        if not B.shape[1]:
+            return B.copy()
+        return np.column_stack([self.solve(B[:, c], steps) for c in range(B.shape[1])])
+
+    def run(self, X, Y, per_block: bool = False, steps=(False, True)) -> None:
+        """The substitutions `steps` (False: L y = b, True: L^T x = y), from X into Y, then
+        back into X, and so on: one dispatch each, the blocks passed on between
+        workgroups; or per_block, one dispatch a block.  The ticket counter and flags are
+        never reset between dispatches: each takes the tickets after the last one's and
+        flags of its own epoch.  X and Y hold m + 1 numbers."""
+        blocks = self.blocks
+        if self._sync is None or self._tickets + len(steps) * blocks > self.TICKETS:
+            self.restart()
+        src, dst = X, Y
+        for backward in steps:
+            self._epoch += 1
+            buffers = {0: self.L_buf, 1: src.buf, 2: dst.buf, 3: self._sync.buf}
+            defines = {"NB": NB, **({"FP64": 1} if self.fp64 else {}), **({"BACKWARD": 1} if backward else {})}
+            uniforms = {"u_m": self.m, "u_ld": self.ld, "u_blocks": blocks, "u_base": self._tickets,
+                        "u_epoch": self._epoch}
+            if self.tiles is not None:                  # only the blocks each one depends on
+                buffers[4], defines["LISTED"] = self.tiles.buf, 1
+                uniforms["u_list"] = self.tiles.backward_at if backward else self.tiles.forward_at
+            for _ in range(blocks if per_block else 1):
+                self.ctx.kernels.dispatch("trsv_chain", (1 if per_block else blocks, 1, 1), buffers=buffers,
+                                          defines=defines, uniforms=uniforms)
+            self._tickets += blocks
+            src, dst = dst, src
+
+    def restart(self) -> None:
+        """Every ticket, flag and give-up mark back to zero."""
+        if self._sync is None:
+            self._sync = self.ctx.buffers.take(1, 2 + self.blocks, "the solves' block flags", ld=2 + self.blocks)
+        fill(self.ctx, self._sync, 0.0)                 # 0.0f's bits are int 0 (the dispatch's barrier orders it)
+        self._tickets, self._epoch = 0, 0
+
+    def release(self) -> None:
+        if self._sync is not None:
+            self._sync.give()
+            self._sync = None
