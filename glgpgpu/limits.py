@@ -92,6 +92,14 @@ LIMITS = (
           "(columns x (features + right-hand sides))"),
     Limit("compute.kernel_products", "MOST_COLUMNS", 2, "right-hand sides one float64 kernel product carries"),
     Limit("compute.kernel_products", "ROWS_AT_ONCE", 7, "points one float64 prediction pass takes"),
+    Limit("compute.kernel_products", "AIM_GROUPS", 3, "workgroups x column chunks one float64 kernel product "
+          "aims for"),
+    Limit("compute.kernel_products", "PART_BYTES", 256, "bytes of one pass's partial sums of a float64 kernel "
+          "product"),
+    Limit("compute.kernel_products", "REGISTER_FEATURES", 4, "features up to which a float64 kernel product "
+          "holds each point in registers"),
+    Limit("compute.chain", "MOST_COLUMNS", 1, "right-hand sides the LS-SVM's float32 solves take a column "
+          "at a time by the chained solve"),
     Limit("solvers.lssvm", "GPU_DECISION_FROM", 1, "test x training points from which decision values go to the GPU"),
     # the blocked method
     Limit("blocked.sizes", "SLAB_FROM", 64, "the Cholesky order from which updates go by slabs", 16),

@@ -1,18 +1,22 @@
 #version 430
 #extension GL_ARB_gpu_shader_fp64 : require
-// method="compute", the LS-SVM's float64 residuals: Y[i, c] += sum_j k(x_i, x_j) Z[j, c]
-// over the columns j0 <= j < j1, the kernel matrix never stored: each entry is made from X
-// in float64 as it is used (squared distances summed directly for rbf, exp64 below), so
-// H z - rhs is exact to float64 rounding while the float32 factor only preconditions.
-// One thread a row; the host splits the columns so one invocation's loop stays within
-// llvmpipe's 65,535 iterations (KernelProducts.TERMS) and adds the chunks in order.
+// method="compute", the LS-SVM's float64 residuals: P[part, i, c] = sum_j k(x_i, x_j) Z[j, c]
+// over chunk `part` of the columns j0 <= j < j1 (u_step columns a chunk), the kernel matrix
+// never stored: each entry is made from X in float64 as it is used (squared distances summed
+// directly for rbf, exp64 below), so H z - rhs is exact to float64 rounding while the float32
+// factor only preconditions.  One thread a row, workgroup row y a chunk of columns: rows x
+// chunks fill the chip where one thread a row over all columns left most of it idle; the
+// chunks' slabs are then added in order (sum_slabs.comp).  The host keeps one invocation's
+// loop within llvmpipe's 65,535 iterations (KernelProducts.TERMS).
 layout(local_size_x = 64) in;
 // NVIDIA keeps run-time-indexed private doubles in float32 (real.glsl): KCOLS is a
 // compile-time constant and every loop over it unrolled, the accumulators named per column.
 #pragma optionNV(unroll all)
+#define FP64 1
+#include "real.glsl"
 layout(std430, binding = 0) readonly buffer XBuf { double x[]; };   // N x d, row stride u_ldx
 layout(std430, binding = 1) readonly buffer ZBuf { double z[]; };   // N x KCOLS, row stride u_ldz
-layout(std430, binding = 2) buffer YBuf { double y[]; };            // rows x KCOLS, row stride u_ldz
+layout(std430, binding = 2) writeonly buffer PBuf { double y[]; };  // chunks x rows x KCOLS, row stride u_ldz
 #ifdef ROWS
 // prediction: the rows i are other points T (u_n x d, stride u_ldx), the columns j X's
 layout(std430, binding = 3) readonly buffer TBuf { double tx[]; };
@@ -26,6 +30,7 @@ uniform int u_ldx;
 uniform int u_ldz;
 uniform int u_j0;
 uniform int u_j1;
+uniform int u_step;       // columns a chunk
 uniform int u_kind;          // 0 linear, 1 poly, 2 rbf (compute/dense.py's KERNELS)
 uniform int u_degree;
 // gamma and coef0 as three floats each (hi + mid + lo, 72 bits): a float uniform would
@@ -60,17 +65,28 @@ double exp64(double t) {
     return ldexp(p, int(k));
 }
 
+#ifdef D
+// D features (a compile-time constant, u_d == D): the row's point held in registers once
+// (PRIV: NVIDIA keeps a run-time-indexed private array of doubles in float32)
+PRIV xi[D];
+#define NF D
+#define XF(i, f) FROM_PRIV(xi[f])
+#else
+#define NF u_d
+#define XF(i, f) XI(i, f)
+#endif
+
 double kern(int i, int j) {
     double s = 0.0lf;
     if (u_kind == 2) {
-        for (int f = 0; f < u_d; ++f) {
-            double dv = XI(i, f) - x[j * u_ldx + f];
+        for (int f = 0; f < NF; ++f) {
+            double dv = XF(i, f) - x[j * u_ldx + f];
             s = fma(dv, dv, s);
         }
         double g = wide(u_gamma);
         return exp64(-g * s);
     }
-    for (int f = 0; f < u_d; ++f) s = fma(XI(i, f), x[j * u_ldx + f], s);
+    for (int f = 0; f < NF; ++f) s = fma(XF(i, f), x[j * u_ldx + f], s);
     if (u_kind == 0) return s;
     double base = fma(wide(u_gamma), s, wide(u_coef0));
     double pw = 1.0lf;
@@ -81,11 +97,16 @@ double kern(int i, int j) {
 void main() {
     int i = int(gl_GlobalInvocationID.x);
     if (i >= u_n) return;
+    int part = int(gl_WorkGroupID.y);
+    int j0 = u_j0 + part * u_step, j1 = min(u_j1, j0 + u_step);
+#ifdef D
+    for (int f = 0; f < D; ++f) xi[f] = TO_PRIV(XI(i, f));
+#endif
     double acc[KCOLS];
     for (int c = 0; c < KCOLS; ++c) acc[c] = 0.0lf;
-    for (int j = u_j0; j < u_j1; ++j) {            // columns: X's points
+    for (int j = j0; j < j1; ++j) {                // columns: X's points
         double kij = kern(i, j);
         for (int c = 0; c < KCOLS; ++c) acc[c] = fma(kij, z[j * u_ldz + c], acc[c]);
     }
-    for (int c = 0; c < KCOLS; ++c) y[i * u_ldz + c] += acc[c];
+    for (int c = 0; c < KCOLS; ++c) y[(part * u_n + i) * u_ldz + c] = acc[c];
 }

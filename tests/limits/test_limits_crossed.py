@@ -431,27 +431,65 @@ def test_normal_pattern_limits(rng):
 
 
 @crosses("compute.kernel_products.TERMS", "compute.kernel_products.MOST_COLUMNS",
-         "compute.kernel_products.ROWS_AT_ONCE", "solvers.lssvm.GPU_DECISION_FROM")
+         "compute.kernel_products.ROWS_AT_ONCE", "solvers.lssvm.GPU_DECISION_FROM",
+         "compute.kernel_products.AIM_GROUPS", "compute.kernel_products.PART_BYTES",
+         "compute.kernel_products.REGISTER_FEATURES")
 def test_kernel_products(ctx, rng):
     """The LS-SVM's float64 products past each of their limits (column chunks of a loop,
+    chunks side by side, partial sums in several passes, points in registers or not,
     right-hand sides per dispatch, prediction rows per pass) equal the host's; decision
     values from the GPU equal the host's."""
     from glgpgpu.compute.kernel_products import KernelProducts
     from glgpgpu.solvers import lssvm
     small = {"compute.kernel_products.TERMS": 40, "compute.kernel_products.MOST_COLUMNS": 2,
-             "compute.kernel_products.ROWS_AT_ONCE": 7, "solvers.lssvm.GPU_DECISION_FROM": 1}
-    X, T = rng.standard_normal((23, 5)), rng.standard_normal((16, 5))
+             "compute.kernel_products.ROWS_AT_ONCE": 7, "solvers.lssvm.GPU_DECISION_FROM": 1,
+             "compute.kernel_products.AIM_GROUPS": 3, "compute.kernel_products.PART_BYTES": 256,
+             "compute.kernel_products.REGISTER_FEATURES": 4}
+    T = rng.standard_normal((16, 5))
     with limits.override(small):
-        for k in around(2):
-            Z = rng.standard_normal((23, k))
-            gpu = KernelProducts(X, kernel="rbf", gamma=0.3, degree=3, coef0=0.0, ctx=ctx)
-            try:
-                for rows in (None, T[:6], T[:7], T):
-                    ref = lssvm.kernel64(X if rows is None else rows, X, "rbf", 0.3, 3, 0.0) @ Z
-                    assert np.abs(gpu(Z, rows=rows) - ref).max() <= 1e-13 * np.abs(ref).max()
-            finally:
-                gpu.release()
+        for d in around(4):                              # points in registers up to 4 features
+            X = rng.standard_normal((23, d))
+            for k in around(2):
+                Z = rng.standard_normal((23, k))
+                gpu = KernelProducts(X, kernel="rbf", gamma=0.3, degree=3, coef0=0.0, ctx=ctx)
+                try:
+                    Td = rng.standard_normal((16, d))
+                    for rows in (None, Td[:6], Td[:7], Td):
+                        ref = lssvm.kernel64(X if rows is None else rows, X, "rbf", 0.3, 3, 0.0) @ Z
+                        assert np.abs(gpu(Z, rows=rows) - ref).max() <= 1e-13 * np.abs(ref).max()
+                finally:
+                    gpu.release()
+        X = rng.standard_normal((23, 5))
         alpha, b = rng.standard_normal((23, 3)), rng.standard_normal(3)
         got = lssvm.decision_values(T, X, alpha, b, kernel="poly", gamma=0.5, degree=2, coef0=1.0, ctx=ctx)
     want = lssvm.kernel64(T, X, "poly", 0.5, 2, 1.0) @ alpha + b
     assert np.abs(got - want).max() <= 1e-13 * np.abs(want).max()
+
+
+@crosses("compute.chain.MOST_COLUMNS")
+def test_kernel_factor_solves_by_columns_or_by_blocks(ctx, rng, monkeypatch):
+    """The LS-SVM's float32 solves take up to CHAIN_MOST_COLUMNS right-hand sides a column at
+    a time by the chained solve, more by the blocked one; either way x meets the substitutions'
+    bound against the factor on the GPU (three blocks of rows: waits passed on)."""
+    from glgpgpu.compute import chain
+    from glgpgpu.compute.blas import download
+    from glgpgpu.compute.normal import OneBufferKernelFactor
+    from bounds import GLSL_DIV_SQRT, U32
+    X = rng.standard_normal((150, 3)).astype(np.float32)
+    F = OneBufferKernelFactor(X, kernel="rbf", gamma=0.5, degree=3, coef0=0.0, diag=0.1, ctx=ctx)
+    chained = []
+    real = chain.ChainSolves.solve_columns
+    monkeypatch.setattr(chain.ChainSolves, "solve_columns", lambda self, B: chained.append(B.shape[1]) or real(self, B))
+    try:
+        L = np.tril(download(ctx, F.L)[:150, :150]).astype(np.float64)
+        LL = np.abs(L) @ np.abs(L).T
+        with limits.override({"compute.chain.MOST_COLUMNS": 2}):
+            for k in around(2):
+                R = rng.standard_normal((150, k))
+                x = F.solve(R)
+                assert x.shape == (150, k) and x.dtype == np.float64
+                assert np.all(np.abs(R - L @ (L.T @ x)) <= gamma(3 * 150 + 1 + GLSL_DIV_SQRT) * LL @ np.abs(x)
+                              + U32 * np.abs(R))
+    finally:
+        F.release()
+    assert chained == [1, 2]
