@@ -9,6 +9,9 @@ from ..gl.staging import StagingUnavailable
 
 BM = BN = 128          # the tile of C one workgroup of gemm.comp owns (16 x 16 threads, 8 x 8 each)
 NB = 64                # the order of a diagonal block (potrf.comp, trsm_rows.comp, trsm_rhs.comp)
+#: float32 products with aligned row-major operands by gemm_rows.comp (False: all by gemm.comp)
+ROW_TILES = True
+ROW_TILE_K = 16        # gemm_rows.comp's slice of the sum (its BK)
 
 
 def require(ctx) -> None:
@@ -164,13 +167,20 @@ def gemm(ctx, C: MatrixBuffer, A: MatrixBuffer, B: MatrixBuffer, *, m: int, n: i
     if d is not None:
         defines["USE_D"] = 1
     aoff, boff = a_at[0] * A.ld + a_at[1], b_at[0] * B.ld + b_at[1]
-    if A.ld % 4 == 0 and B.ld % 4 == 0 and aoff % 4 == 0 and boff % 4 == 0:
+    aligned = A.ld % 4 == 0 and B.ld % 4 == 0 and aoff % 4 == 0 and boff % 4 == 0
+    if aligned:
         defines["VEC4"] = 1
+    # float32, aligned, B row-major: the row-major tiles (gemm_rows.comp), else gemm.comp
+    shader = "gemm_rows" if aligned and not fp64 and not trans_b and ROW_TILES else "gemm"
+    if shader == "gemm_rows":
+        del defines["VEC4"]
     if dist2:
         defines["DIST2"] = 1
     uniforms = {"u_m": m, "u_n": n, "u_k": k, "u_lda": A.ld, "u_ldb": B.ld, "u_ldc": C.ld,
                 "u_aoff": aoff, "u_boff": boff,
                 "u_coff": c_at[0] * C.ld + c_at[1], "u_alpha": float(alpha), "u_beta": float(beta)}
+    if shader == "gemm_rows":
+        uniforms["u_full"] = k - k % ROW_TILE_K
     if kernel is not None:
         defines["KERNEL"] = 1
         uniforms.update(kernel)
@@ -179,7 +189,7 @@ def gemm(ctx, C: MatrixBuffer, A: MatrixBuffer, B: MatrixBuffer, *, m: int, n: i
         buffers[3] = d.buf
     tiles = -(-m // BM)
     groups = (tiles * (tiles + 1) // 2, 1) if lower else (-(-n // BN), tiles)
-    ctx.kernels.dispatch("gemm", groups, uniforms=uniforms, buffers=buffers,
+    ctx.kernels.dispatch(shader, groups, uniforms=uniforms, buffers=buffers,
                          defines=defines or None, work=m * n * max(k, 1) // 4096)
 
 
