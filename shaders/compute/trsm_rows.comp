@@ -4,6 +4,11 @@
 // (L11 from LBuf: the same buffer inside one matrix, the diagonal tile for a tiled one).
 layout(local_size_x = 64) in;
 #include "real.glsl"
+#ifndef FP64
+// float32: every loop over NB unrolled, so the row's x[] lives in registers (a run-time-
+// indexed private array is kept in local memory); the float64 build unrolled spilled more
+#pragma optionNV(unroll all)
+#endif
 #ifndef NB
 #define NB 64
 #endif
