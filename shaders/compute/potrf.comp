@@ -17,6 +17,9 @@ uniform int u_nb;       // the block's order (<= NB; the last block may be small
 uniform float u_floor;  // < 0: no floor
 uniform int u_regularize;
 LOWER_SHARED(S);
+#ifndef FP64
+shared real piv[NB];
+#endif
 
 void main() {
     int t = int(gl_LocalInvocationIndex);
@@ -25,6 +28,7 @@ void main() {
         if (j <= i) AT(S, i, j) = a[u_off + i * u_ld + j];   // the upper part is never read
     }
     barrier();
+#ifdef FP64
     for (int k = 0; k < u_nb; ++k) {
         if (t == 0) {
             real s = AT(S, k, k);
@@ -44,6 +48,30 @@ void main() {
         }
         barrier();
     }
+#else
+    // the same arithmetic with one barrier a step instead of three: every thread takes the
+    // pivot's root itself, and the column is normalized where it is used (l_ik = a_ik / p,
+    // the same division, so the same bits) and again when the block is written back -- the
+    // column itself stays as it was, so no thread waits for another's normalization
+    for (int k = 0; k < u_nb; ++k) {
+        real s = AT(S, k, k);
+        real p = (u_floor >= 0.0 && !(s > u_floor)) ? real(u_regularize == 1 ? sqrt(u_floor) : 1e30) : SQRT(s);
+        if (t == 0) piv[k] = p;
+        for (int i = k + 1 + (t >> 4); i < u_nb; i += 16) {
+            real lik = DIV(AT(S, i, k), p);
+            for (int j = k + 1 + (t & 15); j <= i; j += 16)
+                AT(S, i, j) -= lik * DIV(AT(S, j, k), p);
+        }
+        barrier();
+    }
+    for (int e = t; e < u_nb * u_nb; e += 256) {       // the columns normalized, the pivots in place
+        int i = e / u_nb, j = e % u_nb;
+        if (j < i) AT(S, i, j) = DIV(AT(S, i, j), piv[j]);
+    }
+    barrier();
+    if (t < u_nb) AT(S, t, t) = piv[t];
+    barrier();
+#endif
     for (int e = t; e < u_nb * u_nb; e += 256) {
         int i = e / u_nb, j = e % u_nb;
         a[u_off + i * u_ld + j] = (j <= i) ? AT(S, i, j) : real(0.0);
