@@ -18,17 +18,15 @@ Also counts the NVIDIA program binary's mentions of local memory (spilled arrays
 """
 from __future__ import annotations
 
-import argparse
 import re
 import time
 
-import numpy as np
 
 import glgpgpu
 from glgpgpu.compute import blas
 from glgpgpu.gl.programs import ComputeProgram
 
-from gemm_compute_variants import binary_text
+from gemm_compute_variants import ProductCase, arguments, binary_text
 
 
 def row_tiles(bk: int = 16, ty_n: int = 16, double: bool = False, masked: bool = True,
@@ -147,21 +145,10 @@ def install(ctx, src: str):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--size", type=int, default=8192)
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--only", default="")
-    args = ap.parse_args()
+    args = arguments(__doc__)
     ctx = glgpgpu.get_context()
     print(ctx.caps.renderer, ctx.caps.version, flush=True)
-    g = args.size
-    rng = np.random.default_rng(0)
-    A = rng.standard_normal((g, g)).astype(np.float32)
-    a, c = blas.upload(ctx, A), blas.take(ctx, g, g)
-    probe = rng.choice(g, 64, replace=False)
-    A64 = A.astype(np.float64)
-    want = A64[probe] @ A64.T
-    bound = g * 2.0 ** -24 * (np.abs(A64[probe]) @ np.abs(A64).T)
+    case = ProductCase(ctx, args.size)
     key = ("gemm_rows", (), True)
     for name, (src, bm, old) in variants().items():
         if args.only and not re.search(args.only, name):
@@ -173,24 +160,11 @@ def main():
             print(f"{name:<52} does not compile: {str(exc).strip().splitlines()[-1][:160]}", flush=True)
             continue
         blas.BM, blas.ROW_TILES = bm, not old
-
-        def run():
-            blas.gemm(ctx, c, a, a, m=g, n=g, k=g)
-            ctx.finish()
-        run()
-        ts = []
-        for _ in range(args.repeat):
-            t0 = time.perf_counter()
-            run()
-            ts.append(time.perf_counter() - t0)
-        t = min(ts)
-        got = blas.download(ctx, c)[probe].astype(np.float64)
-        err = float((np.abs(got - want) / bound).max())
+        t = case.seconds(args.repeat)
         prog = p.prog if p is not None else ctx.kernels.programs.get("gemm" if old else "gemm_rows",
                                                                      {"VEC4": 1} if old else None, True).prog
         lmem = len(re.findall(rb"lmem", binary_text(prog)))
-        print(f"{name:<52} {t * 1e3:8.2f} ms  {2 * g ** 3 / t / 1e12:6.2f} TFLOP/s  error/bound {err:.3g}  "
-              f"local-memory mentions {lmem}", flush=True)
+        print(f"{case.line(name, t, 52)}  error/bound {case.error():.3g}  local-memory mentions {lmem}", flush=True)
         blas.BM, blas.ROW_TILES = 128, True
     ctx.kernels.programs._programs.pop(key, None)
     try:
@@ -199,7 +173,7 @@ def main():
         return
     if torch.cuda.is_available():
         torch.backends.cuda.matmul.allow_tf32 = False
-        ta = torch.from_numpy(A).cuda()
+        ta = torch.from_numpy(case.A).cuda()
         for _ in range(2):
             ta @ ta.T
         torch.cuda.synchronize()
@@ -207,8 +181,7 @@ def main():
         for _ in range(args.repeat):
             ta @ ta.T
         torch.cuda.synchronize()
-        t = (time.perf_counter() - t0) / args.repeat
-        print(f"{'cuBLAS sgemm (torch, TF32 off)':<52} {t * 1e3:8.2f} ms  {2 * g ** 3 / t / 1e12:6.2f} TFLOP/s", flush=True)
+        print(case.line("cuBLAS sgemm (torch, TF32 off)", (time.perf_counter() - t0) / args.repeat, 52), flush=True)
 
 
 if __name__ == "__main__":
