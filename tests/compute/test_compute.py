@@ -571,3 +571,39 @@ def test_normal_values_need_places_with_their_sums(ctx):
         plain.give()
         summed.give()
     assert ctx.buffers.outstanding == before
+
+
+@pytest.mark.parametrize("lower", [False, True])
+def test_row_tiles_give_the_k_major_kernels_bits(ctx, rng, lower):
+    """gemm_rows.comp (row-major shared tiles, unmasked loads, a masked tail slice) sums every
+    entry as gemm.comp does -- fma over k in order from zero -- so the two give the same bits:
+    sums of 1 to 33 terms (the tail slice alone, a full slice, both), rows and columns past a
+    tile, scaled columns, squared distances with the kernel function and its diagonal, alpha and
+    beta, slices inside a larger matrix."""
+    from glgpgpu.compute import blas
+    cases = [(1, 1, 1), (3, 5, 7), (16, 16, 16), (129, 130, 17), (200, 200, 33), (131, 131, 32), (64, 64, 15)]
+    rbf = {"u_kind": 2, "u_gamma": 0.3, "u_coef0": 0.0, "u_degree": 3, "u_diag": 0.5}
+    for m, n, k in cases:
+        if lower and m != n:
+            n = m
+        A = rng.standard_normal((m + 3, k + 8)).astype(np.float32)
+        B = rng.standard_normal((n + 5, k + 4)).astype(np.float32)
+        C0 = rng.standard_normal((m + 4, n + 4)).astype(np.float32)
+        d = (rng.random((1, k)) + 0.5).astype(np.float32)
+        a, b, db = blas.upload(ctx, A), blas.upload(ctx, B), blas.upload(ctx, d)
+        c = blas.upload(ctx, C0)
+        try:
+            for opts in ({"alpha": -1.0, "beta": 1.0, "d": db}, {"dist2": True, "kernel": rbf},
+                         {"alpha": 0.5, "a_at": (2, 4), "b_at": (4, 0), "c_at": (4, 4) if lower else (1, 3)}):
+                got = []
+                for rows in (True, False):
+                    blas.ROW_TILES = rows
+                    blas.write(ctx, c, C0)
+                    blas.gemm(ctx, c, a, b if not lower else a, m=m, n=n, k=k, lower=lower,
+                              **({**opts, "b_at": opts.get("a_at", (0, 0))} if lower else opts))
+                    got.append(blas.download(ctx, c))
+                assert np.array_equal(got[0], got[1]), (m, n, k, lower, sorted(opts))
+        finally:
+            blas.ROW_TILES = True
+            for buf in (a, b, db, c):
+                buf.give()
