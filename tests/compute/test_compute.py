@@ -607,3 +607,34 @@ def test_row_tiles_give_the_k_major_kernels_bits(ctx, rng, lower):
             blas.ROW_TILES = True
             for buf in (a, b, db, c):
                 buf.give()
+
+
+@pytest.mark.parametrize("software", [True, False])
+def test_float32_chained_solves_are_right_whether_their_waits_hold_or_give_up(ctx, rng, monkeypatch, software):
+    """The LS-SVM's float32 factor solves a few right-hand sides by the chained solve
+    (compute/chain.py, as the float64 factor does): a block a dispatch on a software renderer;
+    elsewhere a wait that gave up -- forced here by flags already up and the give-up mark
+    raised -- makes it solve again a block a dispatch (counted: the retry is taken, whatever
+    order the renderer ran the blocks in).  Either way the same bits."""
+    from glgpgpu.compute.normal import OneBufferKernelFactor
+    from glgpgpu.gl.context import Capabilities
+    X = rng.standard_normal((300, 4)).astype(np.float32)
+    blocks = -(-300 // 64)                                                # five blocks of rows
+    F = OneBufferKernelFactor(X, kernel="rbf", gamma=0.5, degree=3, coef0=0.0, diag=0.1, ctx=ctx)
+    R = rng.standard_normal((300, 1))
+    try:
+        ref = F.solve(R)
+        monkeypatch.setattr(Capabilities, "software", property(lambda self: software))
+        if not software:
+            flags = np.ones((1, 2 + blocks), np.int32)
+            flags[0, 0] = 0
+            F.solves.restart()
+            F.solves._sync.write(flags.view(np.float32))
+            F.solves._tickets = F.solves._epoch = 0
+        with ctx.kernels.recording() as rec:
+            got = F.solve(R)
+        chained = [k for k, _ in rec.dispatches].count("trsv_chain")
+        assert chained == (2 * blocks if software else 2 + 2 * blocks)
+        assert np.array_equal(got, ref)
+    finally:
+        F.release()
