@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 
 import numpy as np
 
 os.environ.setdefault("GLGPGPU_SHADER_PATH", os.path.join(os.path.dirname(os.path.abspath(__file__)), "shaders"))
 
 import glgpgpu  # noqa: E402
+from glgpgpu.bench.common import timings  # noqa: E402
 from glgpgpu.compute.blas import NB, download, fill, write  # noqa: E402
 from glgpgpu.compute.normal import OneBufferKernelFactor  # noqa: E402
 
@@ -63,16 +63,10 @@ def main():
         for k in (int(v) for v in a.columns.split(",")):
             R = rng.standard_normal((a.n, k))
 
-            def best(fn):
-                fn()
-                ts = []
-                for _ in range(a.repeat):
-                    t = time.perf_counter()
-                    out = fn()
-                    ts.append(time.perf_counter() - t)
-                return min(ts), out
-            t0, X0 = best(lambda: F.solves.solve_columns(R.astype(np.float32)))
-            t1, (X1, gave) = best(lambda: solve_together(ctx, F, R))
+            t0 = min(timings(lambda: F.solves.solve_columns(R.astype(np.float32)), a.repeat))
+            t1 = min(timings(lambda: solve_together(ctx, F, R), a.repeat))
+            X0 = F.solves.solve_columns(R.astype(np.float32))
+            X1, gave = solve_together(ctx, F, R)
             print(f"N = {a.n}, k = {k}: a dispatch pair a column {t0 * 1e3:8.2f} ms, all columns together "
                   f"{t1 * 1e3:8.2f} ms; same bits {np.array_equal(X0, X1)}; a wait gave up: {gave}", flush=True)
     finally:

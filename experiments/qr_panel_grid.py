@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 
 import numpy as np
 
 os.environ.setdefault("GLGPGPU_SHADER_PATH", os.path.join(os.path.dirname(os.path.abspath(__file__)), "shaders"))
 
 import glgpgpu  # noqa: E402
+from glgpgpu.bench.common import timings  # noqa: E402
 from glgpgpu.compute import qr  # noqa: E402
 from glgpgpu.compute.blas import download, fill  # noqa: E402
 
@@ -69,19 +69,13 @@ def main():
         m, n = (int(v) for v in size.split("x")) if "x" in size else (int(size), int(size))
         A = rng.standard_normal((m, n)).astype(np.float32)
 
-        def best(fn):
-            fn()
-            ts = []
-            for _ in range(a.repeat):
-                t = time.perf_counter()
-                out = fn()
-                ts.append(time.perf_counter() - t)
-            return min(ts), out
-        t0, (F0, tau0) = best(lambda: qr.qr_raw(A, ctx=ctx))
+        t0 = min(timings(lambda: qr.qr_raw(A, ctx=ctx), a.repeat))
+        F0, tau0 = qr.qr_raw(A, ctx=ctx)
         grid = GridPanels(ctx)
         qr._factor_panel = grid
         try:
-            t1, (F1, tau1) = best(lambda: qr.qr_raw(A, ctx=ctx))
+            t1 = min(timings(lambda: qr.qr_raw(A, ctx=ctx), a.repeat))
+            F1, tau1 = qr.qr_raw(A, ctx=ctx)
             gave = grid.gave_up()
         finally:
             qr._factor_panel = grid.shipped
