@@ -168,12 +168,10 @@ def gemm(ctx, C: MatrixBuffer, A: MatrixBuffer, B: MatrixBuffer, *, m: int, n: i
         defines["USE_D"] = 1
     aoff, boff = a_at[0] * A.ld + a_at[1], b_at[0] * B.ld + b_at[1]
     aligned = A.ld % 4 == 0 and B.ld % 4 == 0 and aoff % 4 == 0 and boff % 4 == 0
-    if aligned:
-        defines["VEC4"] = 1
     # float32, aligned, B row-major: the row-major tiles (gemm_rows.comp), else gemm.comp
     shader = "gemm_rows" if aligned and not fp64 and not trans_b and ROW_TILES else "gemm"
-    if shader == "gemm_rows":
-        del defines["VEC4"]
+    if aligned and shader == "gemm":
+        defines["VEC4"] = 1
     if dist2:
         defines["DIST2"] = 1
     uniforms = {"u_m": m, "u_n": n, "u_k": k, "u_lda": A.ld, "u_ldb": B.ld, "u_ldc": C.ld,

@@ -57,32 +57,45 @@ class ChainSolves:
     def solve(self, b: np.ndarray, steps=(False, True)) -> np.ndarray:
         """x (m,) float64 for b (m,), in the factor's precision: the substitutions `steps`
         in order (False: L y = b, True: L^T x = y)."""
-        ctx, m = self.ctx, self.m
-        # one slot past the solution: trsv_chain.comp marks there that a wait gave up
-        X = self.vector(ctx, 1, m + 1, "a right-hand side")
-        Y = self.vector(ctx, 1, m + 1, "a solution")
-        rhs = np.append(np.asarray(b, np.float64), 0.0).reshape(1, -1)
-        out = Y if len(steps) % 2 else X
-        try:
-            X.put(ctx, rhs)
-            self.run(X, Y, per_block=bool(ctx.caps.software), steps=steps)
-            y = out.get(ctx)[0]
-            if y[m] != 0:                               # a wait gave up: again, a block a dispatch
-                self.restart()
-                X.put(ctx, rhs)
-                self.run(X, Y, per_block=True, steps=steps)
-                y = out.get(ctx)[0]
-            return np.array(y[:m], np.float64)
-        finally:
-            X.give()
-            Y.give()
+        return self.solve_columns(np.asarray(b, np.float64).reshape(self.m, 1), steps)[:, 0]
 
     def solve_columns(self, B: np.ndarray, steps=(False, True)) -> np.ndarray:
-        """X (m x k) float64 for B (m x k): a column at a time."""
-        B = np.asarray(B, np.float64).reshape(self.m, -1)
-        if not B.shape[1]:
+        """X (m x k) float64 for B (m x k): every column's substitutions queued, a dispatch
+        pair (or chain) a column, before the first is read back -- one wait for them all."""
+        ctx, m = self.ctx, self.m
+        B = np.asarray(B, np.float64).reshape(m, -1)
+        k = B.shape[1]
+        if not k:
             return B.copy()
-        return np.column_stack([self.solve(B[:, c], steps) for c in range(B.shape[1])])
+        # one slot past each solution: trsv_chain.comp marks there that a wait gave up
+        rhs = np.vstack([B, np.zeros((1, k))]).T
+        pairs = []
+        try:
+            for c in range(k):
+                pairs.append((self.vector(ctx, 1, m + 1, "a right-hand side"),
+                              self.vector(ctx, 1, m + 1, "a solution")))
+                X, Y = pairs[-1]
+                X.put(ctx, rhs[c:c + 1])
+                self.run(X, Y, per_block=bool(ctx.caps.software), steps=steps)
+            out = np.empty((m, k))
+            again = []
+            for c, (X, Y) in enumerate(pairs):
+                y = (Y if len(steps) % 2 else X).get(ctx)[0]
+                out[:, c] = y[:m]
+                if y[m] != 0:                           # a wait gave up: again, a block a dispatch
+                    again.append(c)
+            if again:
+                self.restart()
+                for c in again:
+                    X, Y = pairs[c]
+                    X.put(ctx, rhs[c:c + 1])
+                    self.run(X, Y, per_block=True, steps=steps)
+                    out[:, c] = (Y if len(steps) % 2 else X).get(ctx)[0][:m]
+            return out
+        finally:
+            for X, Y in pairs:
+                X.give()
+                Y.give()
 
     def run(self, X, Y, per_block: bool = False, steps=(False, True)) -> None:
         """The substitutions `steps` (False: L y = b, True: L^T x = y), from X into Y, then

@@ -221,9 +221,7 @@ class Float64Cholesky:
                 self._scatter(ctx, sp.tril(sp.coo_matrix(M)))
             else:                                       # dense: uploaded as it is (only the lower part is read)
                 self.L.put(ctx, np.asarray(M, np.float64))
-            factor(ctx, self.L, m, pivot_floor=0.0, fp64=True, tiles=self.tiles)
-            piv = self.pivots()
-            NotPositiveDefiniteError.check(np.where(piv >= DROPPED, -1.0, piv), m, "float64")
+            _factor_checked64(ctx, self.L, m, self.tiles)
         except BaseException:
             self.release()
             raise
@@ -267,13 +265,7 @@ class Float64Cholesky:
 
     def pivots(self) -> np.ndarray:
         """L's diagonal, float64."""
-        d = Float64Matrix(self.ctx, 1, self.m, "the pivots")
-        try:
-            self.ctx.kernels.dispatch("diagonal", (-(-self.m // 256), 1, 1), buffers={0: self.L.buf, 1: d.buf},
-                                      defines={"FP64": 1}, uniforms={"u_m": self.m, "u_ld": self.L.ld})
-            return d.get(self.ctx)[0].copy()
-        finally:
-            d.give()
+        return _diagonal64(self.ctx, self.L, self.m)
 
     def solve(self, b: np.ndarray) -> np.ndarray:
         """x with L L^T x = b (float64 throughout)."""
@@ -365,12 +357,17 @@ def gram_cholesky64(A: np.ndarray, d: np.ndarray, *, ctx) -> np.ndarray:
                 b.give()
 
 
-def _factor_dense64(ctx, M: Float64Matrix, m: int) -> None:
-    """M's lower triangle to L in place (float64), its upper part zeroed; a pivot that
-    fails is NotPositiveDefiniteError naming it."""
-    factor(ctx, M, m, pivot_floor=0.0, fp64=True)
+def _factor_checked64(ctx, M: Float64Matrix, m: int, tiles=None) -> None:
+    """M's lower triangle to L in place (float64; tiles: only those that may be nonzero); a
+    pivot that fails is NotPositiveDefiniteError naming it."""
+    factor(ctx, M, m, pivot_floor=0.0, fp64=True, tiles=tiles)
     piv = _diagonal64(ctx, M, m)
     NotPositiveDefiniteError.check(np.where(piv >= DROPPED, -1.0, piv), m, "float64")
+
+
+def _factor_dense64(ctx, M: Float64Matrix, m: int) -> None:
+    """_factor_checked64, then M's upper part zeroed."""
+    _factor_checked64(ctx, M, m)
     ctx.kernels.dispatch("zero_upper", (-(-m // 16), -(-m // 16)), buffers={0: M.buf},
                          defines={"FP64": 1}, uniforms={"u_m": m, "u_ld": M.ld})
 

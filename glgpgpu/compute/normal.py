@@ -12,7 +12,6 @@ from ..gl import Stopwatch
 from ..methods.resident import NormalSystemBase, single_factor
 from .blas import check_bytes, diagonal, download, lower_by_columns, require, upload, write
 from . import chain
-from .chain import ChainSolves
 from .dense import adat_buffer, factor, kernel_buffer, solve_buffer
 from .float64 import EntryPlaces, Float64Cholesky, NormalValues
 
@@ -79,7 +78,7 @@ class OneBufferNormal(NormalSystemBase):
         with self.watch("factor"):
             factor(ctx, self.L, m, pivot_floor=pivot_floor, regularize=regularize)
             self.pivots = diagonal(ctx, self.L, m)
-        self.solves = ChainSolves(ctx, self.L.buf, self.L.ld, m)
+        self.solves = chain.ChainSolves(ctx, self.L.buf, self.L.ld, m)
         return self.pivots
 
     def _scaled(self, row_scale):
@@ -172,7 +171,7 @@ class OneBufferKernelFactor:
         with self.watch("factor"):
             factor(ctx, self.L, self.N)
             self.pivots = diagonal(ctx, self.L, self.N)
-        self.solves = ChainSolves(ctx, self.L.buf, self.L.ld, self.N)
+        self.solves = chain.ChainSolves(ctx, self.L.buf, self.L.ld, self.N)
 
     def solve(self, R: np.ndarray) -> np.ndarray:
         """X (N x k) float64 with L L^T X = R, in float32 on the GPU."""

@@ -14,7 +14,6 @@ from ..tiled import TileKernels
 from . import blas
 from .blas import NB, diagonal, download, gemm, transpose, trsm_rows, upload, write, zero_upper
 from . import chain
-from .chain import ChainSolves
 from .dense import factor, solve_buffer
 
 
@@ -107,7 +106,7 @@ class ComputeTiles(TileKernels):
     # -- the solves -----------------------------------------------------------------
     def substitute(self, l_tex, m, t, B, steps):
         if B.shape[1] <= chain.MOST_COLUMNS:       # a few columns: the chained solve
-            solves = ChainSolves(self.ctx, l_tex.buf, l_tex.ld, m)
+            solves = chain.ChainSolves(self.ctx, l_tex.buf, l_tex.ld, m)
             try:
                 return solves.solve_columns(np.asarray(B, np.float32)[:m], tuple(steps)).astype(np.float32)
             finally:

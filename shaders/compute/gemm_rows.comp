@@ -114,9 +114,8 @@ void main() {
     int col0 = int(gl_WorkGroupID.x) * BN;
 #endif
     for (int e = 0; e < 64; ++e) acc[e] = 0.0;
-    int full = u_full;
     vec4 ra[2], rb[2];                          // a thread's two vec4s of each slice
-    if (full > 0) {
+    if (u_full > 0) {
         for (int l = 0; l < 2; ++l) {
             ra[l] = load_a(row0, tid + 256 * l, 0, false);
             rb[l] = load_b(col0, tid + 256 * l, 0, false);
@@ -138,11 +137,11 @@ void main() {
         multiply(tx, ty);
         barrier();
     }
-    if (full < u_k) {                           // the tail: one masked slice
+    if (u_full < u_k) {                           // the tail: one masked slice
         for (int l = 0; l < 2; ++l) {
             int e = tid + 256 * l;
-            As[(e / Q4) * LDS + e % Q4] = load_a(row0, e, full, true);
-            Bs[(e / Q4) * LDS + e % Q4] = load_b(col0, e, full, true);
+            As[(e / Q4) * LDS + e % Q4] = load_a(row0, e, u_full, true);
+            Bs[(e / Q4) * LDS + e % Q4] = load_b(col0, e, u_full, true);
         }
         barrier();
         multiply(tx, ty);
