@@ -1,6 +1,8 @@
 #version 430
-// method="compute": a whole triangular solve with ONE right-hand side in one dispatch,
-// L x = b (forward) or L^T x = b (BACKWARD), one workgroup a block of NB rows.
+// method="compute": a whole triangular solve with KCOLS right-hand sides (default 1) in one
+// dispatch, L x = b (forward) or L^T x = b (BACKWARD), one workgroup a block of NB rows.
+// The right-hand sides are rows of b and x, u_ldx numbers apart, each with a slot past its
+// solution; every column's sums are the one-column kernel's, in the same order.
 // Block k needs the solved blocks before it (after it, backward): workgroups pass them
 // on through x and a done-flag per block, and each workgroup adds a finished block's
 // part as soon as its flag is up -- a chain of blocks in one launch where one dispatch
@@ -26,11 +28,18 @@ layout(local_size_x = 256) in;
 #error "trsv_chain.comp: 256 threads are a block's 64 rows times 4 quarters of its columns"
 #endif
 #include "real.glsl"
+#ifndef FP64
+#pragma optionNV(unroll all)
+#endif
+#ifndef KCOLS
+#define KCOLS 1
+#endif
 layout(std430, binding = 0) readonly buffer LBuf { real l[]; };
 layout(std430, binding = 1) readonly buffer BBuf { real b[]; };
 layout(std430, binding = 2) coherent buffer XBuf { real x[]; };
 layout(std430, binding = 3) coherent buffer SBuf { int sync[]; };
 uniform int u_m;
+uniform int u_ldx;      // numbers between two right-hand sides (rows of b and x)
 uniform int u_ld;
 uniform int u_blocks;
 uniform int u_base;     // the tickets earlier dispatches took
@@ -42,9 +51,9 @@ layout(std430, binding = 4) readonly buffer DBuf { int deps[]; };
 uniform int u_list;
 #endif
 shared int s_block;
-shared real part[256];
-shared real v[NB];
-shared real y[NB];
+shared real part[KCOLS][256];
+shared real v[KCOLS][NB];
+shared real y[KCOLS][NB];
 shared real inv[NB];
 LOWER_SHARED(Ls);
 
@@ -65,7 +74,8 @@ void main() {
     }
     if (t < nb) inv[t] = DIV(real(1.0), l[(r0 + t) * u_ld + r0 + t]);
     int r = t & (NB - 1), q = t >> 6;           // row r of the block, quarter q of a block's NB columns
-    real acc = real(0.0);
+    real acc[KCOLS];
+    for (int cc = 0; cc < KCOLS; ++cc) acc[cc] = real(0.0);
 #ifdef LISTED
     int e1 = deps[u_list + k + 1];
     for (int e = deps[u_list + k]; e < e1; ++e) {
@@ -87,38 +97,45 @@ void main() {
         barrier();
         int c0 = j * NB, nj = min(NB, u_m - c0);
         if (r < nb) {
-            for (int c = q * (NB / 4); c < min(nj, (q + 1) * (NB / 4)); ++c)
+            for (int c = q * (NB / 4); c < min(nj, (q + 1) * (NB / 4)); ++c) {
 #ifdef BACKWARD
-                acc += l[(c0 + c) * u_ld + r0 + r] * x[c0 + c];    // row c0 + c of L, adjacent threads adjacent
+                real lv = l[(c0 + c) * u_ld + r0 + r];              // row c0 + c of L, adjacent threads adjacent
 #else
-                acc += l[(r0 + r) * u_ld + c0 + c] * x[c0 + c];
+                real lv = l[(r0 + r) * u_ld + c0 + c];
 #endif
+                for (int cc = 0; cc < KCOLS; ++cc) acc[cc] += lv * x[cc * u_ldx + c0 + c];
+            }
         }
     }
-    part[t] = acc;
+    for (int cc = 0; cc < KCOLS; ++cc) part[cc][t] = acc[cc];
     barrier();
     if (t < nb)
-        v[t] = b[r0 + t] - (part[t] + part[t + NB] + part[t + 2 * NB] + part[t + 3 * NB]);
+        for (int cc = 0; cc < KCOLS; ++cc)
+            v[cc][t] = b[cc * u_ldx + r0 + t] - (part[cc][t] + part[cc][t + NB] + part[cc][t + 2 * NB] + part[cc][t + 3 * NB]);
     barrier();
     // the block's own substitution, one barrier a pivot: each thread takes pivot j's value
     // from v (final since step j - 1) and writes only its own row's; the solution goes to y
 #ifdef BACKWARD
     for (int j = nb - 1; j >= 0; --j) {
-        real xj = v[j] * inv[j];
-        if (t == j) y[j] = xj;
-        if (t < j) v[t] -= AT(Ls, j, t) * xj;
+        for (int cc = 0; cc < KCOLS; ++cc) {
+            real xj = v[cc][j] * inv[j];
+            if (t == j) y[cc][j] = xj;
+            if (t < j) v[cc][t] -= AT(Ls, j, t) * xj;
+        }
         barrier();
     }
 #else
     for (int j = 0; j < nb; ++j) {
-        real xj = v[j] * inv[j];
-        if (t == j) y[j] = xj;
-        if (t > j && t < nb) v[t] -= AT(Ls, t, j) * xj;
+        for (int cc = 0; cc < KCOLS; ++cc) {
+            real xj = v[cc][j] * inv[j];
+            if (t == j) y[cc][j] = xj;
+            if (t > j && t < nb) v[cc][t] -= AT(Ls, t, j) * xj;
+        }
         barrier();
     }
 #endif
     if (t < nb) {
-        x[r0 + t] = y[t];
+        for (int cc = 0; cc < KCOLS; ++cc) x[cc * u_ldx + r0 + t] = y[cc][t];
         memoryBarrierBuffer();
     }
     barrier();
@@ -128,6 +145,6 @@ void main() {
         // a wait gave up (this direction's or the forward one's): said in x[u_m] too, read back
         // with the solution in one transfer
         if (atomicAdd(sync[1 + u_blocks], 0) != 0)
-            x[u_m] = real(1.0);
+            for (int cc = 0; cc < KCOLS; ++cc) x[cc * u_ldx + u_m] = real(1.0);
     }
 }
