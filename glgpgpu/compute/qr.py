@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..gl import Stopwatch
-from ..layouts.scaling import power_of_two_scale, scale_r
+from ..layouts.scaling import power_of_two_exponent, power_of_two_scale, scale_r
 from ..layouts.staircase import rows_reached
 from .blas import download, require, take, upload
 from .dense import solve_buffer
@@ -20,7 +20,7 @@ NBQ = 32
 #: workgroups the Apply's V^T C aims for (its chunks of rows times its columns' groups)
 APPLY_GROUPS = 512
 #: panels with at least this many rows are spread over workgroups, a dispatch per column
-PANEL_ROWS = 1024
+PANEL_ROWS = 256
 #: the chunks a tall panel's rows are split into, about one per SM of a large GPU
 PANEL_CHUNKS = 128
 #: the fewest rows one chunk of the Apply's V^T C sums (a multiple of 16)
@@ -137,11 +137,10 @@ def _factor_panel(ctx, F, tau, work, m, j0, kb) -> None:
         return
     per = 128 * -(-rows // (128 * PANEL_CHUNKS))
     nch = -(-rows // per)                     # at most PANEL_CHUNKS: work.PP holds them
-    for jj in range(-1, kb):
-        ctx.kernels.dispatch("qr_panel_rows", (nch, 1, 1), buffers={0: F.buf, 1: tau.buf, 2: work.PP.buf},
-                             defines=work.defs, work=rows * kb // 64,
-                             uniforms={"u_m": m, "u_ld": F.ld, "u_j0": j0, "u_kb": kb, "u_jj": jj,
-                                       "u_rows": per, "u_nch": nch})
+    ctx.kernels.dispatch_steps("qr_panel_rows", (nch, 1, 1), "u_jj", range(-1, kb),
+                               buffers={0: F.buf, 1: tau.buf, 2: work.PP.buf}, defines=work.defs,
+                               work=rows * kb // 64, uniforms={"u_m": m, "u_ld": F.ld, "u_j0": j0, "u_kb": kb,
+                                                               "u_rows": per, "u_nch": nch})
 
 
 def _build_t(ctx, F, tau, work, m, j0, kb, span: int | None = None) -> None:
@@ -182,16 +181,31 @@ def factor_buffer(ctx, F, m: int, n: int, leftmost=None, fp64: bool = False):
     return tau, work.T
 
 
-def qr_raw(A32: np.ndarray, *, ctx, leftmost=None):
+def _scale(ctx, M, rows: int, cols: int, e: int, upper: bool = False) -> None:
+    """M (rows x cols) times 2^e on the GPU, in place (scale.comp); upper: R's trapezoid only."""
+    ctx.kernels.dispatch("scale", (-(-cols // 16), -(-rows // 16)), buffers={0: M.buf},
+                         uniforms={"u_rows": rows, "u_cols": cols, "u_ld": M.ld, "u_s": float(np.ldexp(1.0, e))},
+                         defines={"UPPER": 1} if upper else None)
+
+
+def qr_raw(A32: np.ndarray, *, ctx, leftmost=None, amax: float | None = None):
     """(F, tau) in geqrf's layout; A scaled by a power of two first (exact), as the
-    other methods.  leftmost: its rows' staircase, if it has one (factor_buffer)."""
+    other methods -- on the GPU where 2^-e and 2^e are normal float32 numbers (one pass
+    there, none over the host's copy; R scaled back there too), else on the host.
+    leftmost: its rows' staircase, if it has one (factor_buffer).  amax: max |A| if known."""
     require(ctx)
     m, n = A32.shape
-    A, sc = power_of_two_scale(A32)
+    e = power_of_two_exponent(A32, amax)
+    on_gpu = 0 < e <= 126                               # the usual case: max |A| of 1 to 2^126
+    A, sc = (A32, 1.0) if on_gpu or e == 0 else power_of_two_scale(A32)
     F = upload(ctx, A, "the QR factorization")
     try:
+        if on_gpu:
+            _scale(ctx, F, m, n, -e)
         tau, T = factor_buffer(ctx, F, m, n, leftmost)
         try:
+            if on_gpu:
+                _scale(ctx, F, min(m, n), n, e, upper=True)
             out = download(ctx, F)
             taus = download(ctx, tau)[0, :min(m, n)].copy()
         finally:

@@ -244,6 +244,32 @@ class Kernels:
         if self.recorder is not None:
             self.recorder.dispatches.append((kernel, (int(gx), int(gy), int(gz))))
 
+    def dispatch_steps(self, kernel: str, groups, step: str, values, uniforms=None, buffers=None,
+                       defines=None, work: int = 1) -> None:
+        """dispatch(kernel, groups, ...) once for each of `values`, uniform `step` set to it,
+        everything else bound once: a chain of one kernel's steps (the QR's column steps)
+        issued at the driver's pace rather than at dispatch()'s Python cost per launch.
+        Each launch is followed by the memory barrier, as dispatch()'s."""
+        values = list(values)
+        if not values:
+            return
+        self.dispatch(kernel, groups, uniforms={**(uniforms or {}), step: values[0]}, buffers=buffers,
+                      defines=defines, work=work)
+        prog = self.programs.get(kernel, defines, compute=True)
+        gx, gy, gz = (int(g) for g in (tuple(groups) + (1, 1))[:3])
+        run, barrier, bits = prog.prog.run, self.gl.memory_barrier, self.barrier_bits
+        for value in values[1:]:
+            self.queued += max(1, int(work))
+            if self.queued > self.QUEUE_LIMIT:
+                self.wait()
+            prog.set_uniform(step, value)
+            run(gx, gy, gz)
+            barrier(bits)
+            if self.debug:
+                self._check(prog, kernel)
+            if self.recorder is not None:
+                self.recorder.dispatches.append((kernel, (gx, gy, gz)))
+
     def barrier(self) -> None:
         """Make every image store so far visible to later draws and transfers (after a
         run of draw(..., barrier=False))."""

@@ -5,13 +5,25 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..validate import finite_magnitude
+
+
+def power_of_two_exponent(A: np.ndarray, amax: float | None = None) -> int:
+    """e with max |A| 2^-e in [0.5, 1); 0 for a zero matrix.  amax: max |A| if known."""
+    if amax is None:
+        amax = finite_magnitude(A) if A.size else 0.0
+    if amax is None:                                   # a NaN or inf: the caller's checks say so
+        amax = float(np.max(np.abs(A)))
+    return int(np.frexp(amax)[1]) if amax else 0
+
 
 def power_of_two_scale(A: np.ndarray):
     """(A * 2^-e as float32, 2^e) with max |A| 2^-e in [0.5, 1); (A, 1.0) for a zero matrix."""
-    amax = float(np.max(np.abs(A))) if A.size else 0.0
-    if amax == 0.0:
+    e = power_of_two_exponent(A)
+    if e == 0:
         return A, 1.0
-    e = int(np.frexp(amax)[1])
+    if A.dtype == np.float32 and -126 <= -e <= 127:    # 2^-e a normal float32: the product is exact
+        return A * np.float32(np.ldexp(1.0, -e)), float(np.ldexp(1.0, e))      # (or rounds as ldexp)
     # scaled in float64: 2^-e itself passes float32's range for data near its ends (1e-45)
     return np.ldexp(np.asarray(A, np.float64), -e).astype(np.float32), float(np.ldexp(1.0, e))
 
@@ -20,8 +32,17 @@ def scale_r(F: np.ndarray, scale: float) -> np.ndarray:
     """Multiply the upper trapezoid of F (R of a QR in geqrf's layout) by `scale`, in
     place, row by row: exact for a power of two, and without np.triu_indices's index
     arrays (tens of ms for a 384 x 6144 F on the GPU machine's host)."""
+    if scale == 1:
+        return F
+    if F.dtype == np.float32 and np.float32(scale) == scale:   # a float32 power of two: exact
+        s32 = np.float32(scale)                                 # (or inf where R leaves the range)
+        with np.errstate(over="ignore"):
+            for i in range(min(F.shape)):
+                F[i, i:] *= s32
+        return F
+    shift = int(np.frexp(scale)[1]) - 1
     for i in range(min(F.shape)):               # in float64: the scale may pass float32's range
-        F[i, i:] = np.ldexp(F[i, i:].astype(np.float64), int(np.frexp(scale)[1]) - 1) if scale != 1 else F[i, i:]
+        F[i, i:] = np.ldexp(F[i, i:].astype(np.float64), shift)
     return F
 
 

@@ -32,7 +32,11 @@ uniform int u_kb;
 uniform int u_jj;            // the column finished here (-1: none, only the first partials)
 uniform int u_rows;          // rows per chunk (a multiple of T)
 uniform int u_nch;           // chunks
-shared real red[NBQ + 1][T];
+// the NBQ + 1 sums' per-thread terms, a row of RS each: RS = 4 (mod 32), so a warp's 32
+// threads, summing 8 sums' 4 interleaved parts, read 32 different banks
+#define RS (T + 4)
+shared real red[(NBQ + 1) * RS];
+shared real red4[(NBQ + 1) * 4];
 shared real s_sum[PW];
 shared real s_w[NBQ];
 shared real s_scale;
@@ -91,23 +95,27 @@ void main() {
     }
     if (!next) return;
     memoryBarrierBuffer();                // the pivot row, updated above, is read below
-    for (int q = 0; q < NBQ; ++q) red[q][t] = FROM_PRIV(acc[q]);
-    red[NBQ][t] = sq;
+    for (int q = 0; q < NBQ; ++q) red[q * RS + t] = FROM_PRIV(acc[q]);
+    red[NBQ * RS + t] = sq;
     barrier();
-    for (int s = T / 2; s > 0; s >>= 1) {
-        if (t < s)
-            for (int q = 0; q <= NBQ; ++q) red[q][t] += red[q][t + s];
-        barrier();
+    // each sum in 4 parts of T / 4 terms (part p: terms p, p + 4, ...), one thread a part, then
+    // the parts added: two barriers where a tree over the threads took log2(T)
+    for (int u = t; u < (NBQ + 1) * 4; u += T) {
+        int q = u >> 2;
+        real s = real(0.0);
+        for (int i = u & 3; i < T; i += 4) s += red[q * RS + i];
+        red4[u] = s;
     }
+    barrier();
     // the pivot row's entries come from the chunk holding it; every other chunk adds zeros
     bool mine = cn >= r0 && cn < r1;
     int dst = ((u_jj + 1) & 1) * u_nch * PW + ch * PW;
     if (t == 0) {
-        part[dst + SIGMA] = red[NBQ][0];
+        part[dst + SIGMA] = (red4[4 * NBQ] + red4[4 * NBQ + 1]) + (red4[4 * NBQ + 2] + red4[4 * NBQ + 3]);
         part[dst + ALPHA] = mine ? qa[cn * u_ld + cn] : real(0.0);
     }
     if (t < NBQ) {
-        part[dst + DOT + t] = t < nqn ? red[t][0] : real(0.0);
+        part[dst + DOT + t] = t < nqn ? (red4[4 * t] + red4[4 * t + 1]) + (red4[4 * t + 2] + red4[4 * t + 3]) : real(0.0);
         part[dst + PIVOT + t] = (mine && t < nqn) ? qa[cn * u_ld + cn + 1 + t] : real(0.0);
     }
 }

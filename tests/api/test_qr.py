@@ -101,10 +101,15 @@ def test_zero_and_extreme_scales(ctx, rng, method):
     F, tau = glgpgpu.qr(Z, mode="raw", method=method)
     assert (F == 0).all() and (tau == 0).all()
     A = rng.standard_normal((6, 4)).astype(np.float32)
-    R = glgpgpu.qr(A, mode="r", method=method)
-    for s in (2.0 ** 100, 2.0 ** -100):           # sigma = sum of squares would over/underflow
-        Rs = glgpgpu.qr(A * np.float32(s), mode="r", method=method)
-        assert np.array_equal(Rs, R * np.float32(s))
+    A[0, 0] = 3.0                                  # max |A| in [2, 4): the compute method scales on the GPU
+    F, tau = glgpgpu.qr(A, mode="raw", method=method)
+    R = np.triu(F[:4])
+    # sigma = sum of squares would over/underflow; the compute method scales 2^100 on the GPU,
+    # 2^-100 and 2^124 (max |A| past 2^126) on the host: the reflectors the same bits, R scaled
+    for s in (2.0 ** 100, 2.0 ** -100, 2.0 ** 124):
+        Fs, taus = glgpgpu.qr(A * np.float32(s), mode="raw", method=method)
+        assert np.array_equal(np.triu(Fs[:4]), R * np.float32(s))
+        assert np.array_equal(np.tril(Fs, -1), np.tril(F, -1)) and np.array_equal(taus, tau)
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -17,7 +17,7 @@ ALLOWED = {
     "kernel_functions": set(),
     "parallel": set(),
     "validate": {"errors", "parallel"},
-    "layouts": {"parallel"},
+    "layouts": {"parallel", "validate"},
     "figures": {"layouts"},
     "scheduling": set(),
     "symbolic": {"errors"},

@@ -185,6 +185,22 @@ def test_dispatches_are_recorded(ctx, rng):
     assert kernels.count("potrf") == 3 and kernels.count("trsm_rows") == 2 and kernels.count("gemm_rows") == 2
 
 
+def test_dispatch_steps_is_a_dispatch_a_value(ctx):
+    """dispatch_steps binds once and sets only the step's uniform: each value's launch runs,
+    in order, with the rest of the uniforms as given (scale.comp: 3 * 2 * 0.5 * 4 = 12)."""
+    M = blas.upload(ctx, np.full((5, 7), 3.0, np.float32))
+    try:
+        with ctx.kernels.recording() as rec:
+            ctx.kernels.dispatch_steps("scale", (1, 1), "u_s", [2.0, 0.5, 4.0],
+                                       uniforms={"u_rows": 5, "u_cols": 6, "u_ld": M.ld}, buffers={0: M.buf})
+            ctx.kernels.dispatch_steps("scale", (1, 1), "u_s", [], uniforms={}, buffers={0: M.buf})
+        out = blas.download(ctx, M)
+    finally:
+        M.give()
+    assert [k for k, _ in rec.dispatches] == ["scale"] * 3
+    assert (out[:, :6] == 12.0).all() and (out[:, 6] == 3.0).all()
+
+
 def test_panels_of_qr(ctx):
     assert qr._panels(70) == [(0, 32), (32, 32), (64, 6)]
 
