@@ -90,13 +90,16 @@ def cholesky(C, *, packed: bool = False, variant: str = "outer", method: str = "
         Cs = np.ldexp(np.ldexp(np.tril(C), k[:, None]), k[None, :]).astype(np.float32)
         with ctx.pool.scope():
             L = impl.cholesky(Cs, packed=packed, variant=variant, ctx=ctx)
-        return check.finite_result(np.ldexp(L, -k[:, None]).astype(np.float32), "the Cholesky factor")
+        return np.ldexp(L, -k[:, None]).astype(np.float32)
     e = exponent(top[0] if top else 0.0, even=True)      # C 4^-k: L 2^-k, exact
     if e:                                                  # the triangle read decides, not the other one
         e = exponent(float(np.abs(np.tril(C)).max()), even=True)
     with ctx.pool.scope():
         L = impl.cholesky(scaled(C, e), packed=packed, variant=variant, ctx=ctx)
-    return check.finite_result(unscaled(L, e // 2), "the Cholesky factor")
+    # no pass over L for inf or NaN: an entry of row i that is not finite makes pivot i
+    # (c_ii less the squares of row i) -inf or NaN, which the methods' pivot check refuses;
+    # the scalings back keep |l_ij| <= sqrt(c_ii) in range
+    return unscaled(L, e // 2)
 
 
 #: a diagonal whose entries span more than this ratio is equilibrated before the float32 factor
@@ -225,12 +228,13 @@ def qr(A, *, mode: str = "economic", method: str = "auto", ctx: Context | None =
     a rank-deficient A.  method="paper": one column per step, four draws
     (paper/qr.py); "blocked": Yeralan et al.'s tile algorithm; "auto": the fastest.
     """
-    A = check.array(A, "A", 2)
+    top = []
+    A = check.array(A, "A", 2, magnitude=top)
     mode = check.choice(mode, "mode", QR_MODES)
     ctx, impl = _qr_impl(method, ctx)
     m, n = A.shape
     with ctx.pool.scope():
-        F, tau = impl.qr_raw(A, ctx=ctx)
+        F, tau = impl.qr_raw(A, ctx=ctx, amax=float(np.float32(top[0])))     # max |A| once A is float32
         check.finite_result(F, "the QR factorization")
         if mode == "raw":
             return F, tau

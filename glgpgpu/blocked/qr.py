@@ -279,9 +279,10 @@ def qr_batched(mats, *, nb: int = NB, chunk: int = CHUNK, ctx: Context, stairs=N
     return out
 
 
-def qr_raw(A: np.ndarray, *, nb: int = NB, chunk: int = CHUNK, ctx: Context):
+def qr_raw(A: np.ndarray, *, nb: int = NB, chunk: int = CHUNK, ctx: Context, amax: float | None = None):
     """(F, tau) in geqrf's layout for a float32 matrix, by the tile algorithm (the
-    one-front atlas).  Scaled by a power of two first, as paper/qr.py (exact)."""
+    one-front atlas).  Scaled by a power of two first, as paper/qr.py (exact); amax
+    (the contract's) is not needed: the atlas scales each front as it packs it."""
     return qr_batched([A], nb=nb, chunk=chunk, ctx=ctx)[0]
 
 

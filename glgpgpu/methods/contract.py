@@ -57,8 +57,9 @@ class Method(Protocol):
                       packed: bool, ctx) -> np.ndarray:
         """K(i, j) = k(x_i, x_j) for the rows of X, lower triangle."""
 
-    def qr_raw(self, A: np.ndarray, *, ctx):
-        """(F, tau): Householder QR in LAPACK geqrf's layout."""
+    def qr_raw(self, A: np.ndarray, *, ctx, amax: float | None = None):
+        """(F, tau): Householder QR in LAPACK geqrf's layout.  amax: max |A|, where the
+        caller's checks found it (a method may then skip its own pass for the scaling)."""
 
     def apply_q(self, F: np.ndarray, tau: np.ndarray, C: np.ndarray, *, trans: bool, ctx) -> np.ndarray:
         """Q C (or Q^T C) for Q held as (F, tau)."""

@@ -44,9 +44,9 @@ class DelegatingMethod:
             return self.kernels.kernel_matrix(X, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
                                               packed=packed, ctx=ctx)
 
-    def qr_raw(self, A, *, ctx):
+    def qr_raw(self, A, *, ctx, amax=None):
         with self._scope(ctx):
-            return self.qr.qr_raw(A, ctx=ctx)
+            return self.qr.qr_raw(A, ctx=ctx, amax=amax)
 
     def apply_q(self, F, tau, C, *, trans=False, ctx):
         with self._scope(ctx):

@@ -122,8 +122,9 @@ def qr_batched(mats, *, chunk: int = CHUNK, ctx: Context, stairs=None):
     return out
 
 
-def qr_raw(A: np.ndarray, *, chunk: int = CHUNK, ctx: Context):
-    """(F, tau): LAPACK geqrf's output for one float32 matrix (the one-front atlas)."""
+def qr_raw(A: np.ndarray, *, chunk: int = CHUNK, ctx: Context, amax: float | None = None):
+    """(F, tau): LAPACK geqrf's output for one float32 matrix (the one-front atlas); amax
+    (the contract's) is not needed: the atlas scales each front as it packs it."""
     return qr_batched([A], chunk=chunk, ctx=ctx)[0]
 
 

@@ -45,3 +45,17 @@ def test_diagonal_and_sparse_first_column_are_fine(ctx, rng):
     L[1:, 0] = 0                                   # data below the diagonal, not in column 0
     x = glgpgpu.solve_triangular(L, np.ones(6))
     assert np.abs(L @ x - 1).max() < 1e-5
+
+
+@pytest.mark.parametrize("method", ["paper", "blocked", "compute"])
+@pytest.mark.parametrize("m, i", [(2, 1), (5, 3), (67, 66)])
+def test_a_factor_that_overflows_is_refused_at_its_pivot(ctx, method, m, i):
+    """cholesky keeps no pass over L for inf or NaN: an entry of row i past float32's range
+    (here l_i0 = c_i0 / sqrt(c_00) ~ 1e21, its square inf) makes pivot i -inf or NaN, and the
+    pivot check names row i instead of returning a factor that is not finite."""
+    C = np.eye(m, dtype=np.float32)
+    C[0, 0] = 1e-36
+    C[i, 0] = C[0, i] = 1e3
+    with pytest.raises(glgpgpu.NotPositiveDefiniteError) as err:
+        glgpgpu.cholesky(C, method=method)
+    assert err.value.pivot == i
