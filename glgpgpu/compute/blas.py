@@ -56,7 +56,17 @@ def _put(ctx, buf, M: np.ndarray) -> None:
 
 
 def _get(ctx, buf, out: np.ndarray) -> None:
-    _staged_or_direct(ctx, lambda st: st.read_buffer(buf.glo, out), lambda: buf.read_into(out, size=out.nbytes))
+    _staged_or_direct(ctx, lambda st: st.read_buffer(buf.glo, out), lambda: _read_direct(buf, out))
+
+
+def _read_direct(buf, out: np.ndarray) -> None:
+    """The driver's read, into one contiguous array (then copied where out's rows lie apart)."""
+    if out.flags.c_contiguous:
+        buf.read_into(out, size=out.nbytes)
+    else:
+        tmp = np.empty(out.shape, np.float32)
+        buf.read_into(tmp, size=tmp.nbytes)
+        out[...] = tmp
 
 
 def write(ctx, dst: MatrixBuffer, M: np.ndarray) -> None:
@@ -80,7 +90,8 @@ def write(ctx, dst: MatrixBuffer, M: np.ndarray) -> None:
 def download(ctx, src: MatrixBuffer, out: np.ndarray | None = None, rows: int | None = None,
              cols: int | None = None) -> np.ndarray:
     """The top left rows x cols (all of src by default) as float32, compacted on the GPU
-    and read straight into out."""
+    and read straight into out (which may be a view whose rows lie apart: the staging
+    ring copies band by band; the driver's own read needs one contiguous array)."""
     rows, cols = rows or src.rows, cols or src.cols
     if out is None:
         out = np.empty((rows, cols), np.float32)

@@ -14,6 +14,7 @@ from ..tiled import TileKernels
 from . import blas
 from .blas import NB, diagonal, download, gemm, transpose, trsm_rows, upload, write, zero_upper
 from . import chain
+from . import dense
 from .dense import factor, solve_buffer
 
 
@@ -61,6 +62,10 @@ class ComputeTiles(TileKernels):
     def read(self, tex, t, buf=None):
         return download(self.ctx, tex, buf, t, t)
 
+    def read_into(self, tex, t, out, buf=None):
+        # compacted on the GPU, then the staging ring's bands copied straight into out's rows
+        download(self.ctx, tex, out, *out.shape)
+
     def read_lower(self, tex, m, *, upper_zero):
         # the product writes diagonal tiles whole (gemm.comp): zeroed once here, at the read
         zero_upper(self.ctx, tex, m)
@@ -86,13 +91,22 @@ class ComputeTiles(TileKernels):
 
     def trsm(self, l_tex, m, a_tex, t, rows):
         """X = A L^-T in place, 64 columns at a time: the panel kernel against the
-        diagonal block, then the product for the columns after it."""
-        for k0 in range(0, m, NB):
-            nb = min(NB, m - k0)
-            trsm_rows(self.ctx, a_tex, k0, nb, 0, rows, L=l_tex)
-            if k0 + nb < m:
-                gemm(self.ctx, a_tex, a_tex, l_tex, m=rows, n=m - k0 - nb, k=nb, alpha=-1.0, beta=1.0,
-                     a_at=(0, k0), b_at=(k0 + nb, k0), c_at=(0, k0 + nb))
+        diagonal block, then the product for the columns after it -- from the order
+        dense.BLOCK_COLUMNS_FROM by block columns of dense.UPDATE_COLUMNS, as the factor:
+        each panel's product only for its block column, the columns after it by one
+        product of the block column's rank (not a rank-64 pass over them per panel)."""
+        wide = max(NB, dense.UPDATE_COLUMNS // NB * NB) if m >= dense.BLOCK_COLUMNS_FROM else NB
+        for K0 in range(0, m, wide):
+            K1 = min(m, K0 + wide)
+            for k0 in range(K0, K1, NB):
+                nb = min(NB, K1 - k0)
+                trsm_rows(self.ctx, a_tex, k0, nb, 0, rows, L=l_tex)
+                if k0 + nb < K1:
+                    gemm(self.ctx, a_tex, a_tex, l_tex, m=rows, n=K1 - k0 - nb, k=nb, alpha=-1.0, beta=1.0,
+                         a_at=(0, k0), b_at=(k0 + nb, k0), c_at=(0, k0 + nb))
+            if K1 < m:
+                gemm(self.ctx, a_tex, a_tex, l_tex, m=rows, n=m - K1, k=K1 - K0, alpha=-1.0, beta=1.0,
+                     a_at=(0, K0), b_at=(K1, K0), c_at=(0, K1))
         return a_tex
 
     def update(self, c_tex, r_tex, s_tex, d_tex, *, t, diagonal, rows, cols, k_end, first=False):

@@ -82,6 +82,12 @@ class TileKernels:
         """The m x m lower triangle of a diagonal tile, upper part zero."""
         raise NotImplementedError
 
+    def read_into(self, tex, t: int, out: np.ndarray, buf: np.ndarray | None = None) -> None:
+        """The tile's top left out.shape into out (a view of a larger matrix, rows apart);
+        buf: a t x t scratch array the default may read through."""
+        rows, cols = out.shape
+        out[...] = self.read(tex, t, buf)[:rows, :cols]
+
     def zero_upper(self, tex, t: int):
         """Zero a diagonal tile above its diagonal, on the GPU; returns the tile."""
         raise NotImplementedError

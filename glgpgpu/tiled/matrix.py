@@ -7,6 +7,7 @@ import numpy as np
 from ..errors import GPUMemoryError
 from ..gl import memory
 from ..layouts.tiles import TileGrid, tile_order
+from .kernels import TileKernels
 
 
 def tile_grid(ctx, m: int, ops) -> TileGrid:
@@ -80,20 +81,18 @@ class TiledLower:
         z = self.upper_zero
         if g.count == 1:                                # one tile: its lower triangle
             return ops.read_lower(self.tiles[0, 0], g.m, upper_zero=z)
-        # every page of the result written once: the lower tiles copied in, the upper
-        # ones zeroed (np.zeros would have the kernel zero the lower pages first); one
-        # tile-sized buffer serves every off-diagonal read
-        out = np.empty((g.m, g.m), np.float32)
-        buf = np.empty((g.t, g.t), np.float32)
+        # a large np.zeros is fresh pages the kernel zeroes as they are first written: the
+        # upper tiles' pages are never touched here (a row's part in one tile spans pages of
+        # its own), and each lower tile is read straight into its place where the method can
+        # (one tile-sized scratch array otherwise)
+        out = np.zeros((g.m, g.m), np.float32)
+        buf = None
         for I in range(g.count):
-            for J in range(g.count):
-                if J > I:
-                    out[g.span(I), g.span(J)] = 0
-                elif J < I:
-                    whole = ops.read(self.tiles[I, J], g.t, buf)
-                    out[g.span(I), g.span(J)] = whole[:g.size(I), :g.size(J)]
-                else:
-                    out[g.span(I), g.span(J)] = ops.read_lower(self.tiles[I, I], g.size(I), upper_zero=z)
+            for J in range(I):
+                if buf is None and type(ops).read_into is TileKernels.read_into:
+                    buf = np.empty((g.t, g.t), np.float32)
+                ops.read_into(self.tiles[I, J], g.t, out[g.span(I), g.span(J)], buf)
+            out[g.span(I), g.span(I)] = ops.read_lower(self.tiles[I, I], g.size(I), upper_zero=z)
         return out
 
     def release(self) -> None:

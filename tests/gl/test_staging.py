@@ -193,3 +193,21 @@ def test_many_small_uploads_keep_few_fences(staged):
         assert np.array_equal(tex.read(), v)
     finally:
         staged.pool.give(tex)
+
+
+@pytest.mark.parametrize("through_ring", [True, False])
+def test_a_buffer_reads_into_a_view_whose_rows_lie_apart(staged, through_ring):
+    """compute's download into a block of a larger matrix (the tiled read-back): the ring's
+    bands go straight into the view's rows; the driver's read goes through one array."""
+    from glgpgpu.compute import blas
+    staged.staging = through_ring
+    M = np.arange(13 * 9, dtype=np.float32).reshape(13, 9)
+    B = blas.upload(staged, M)
+    try:
+        out = np.full((20, 30), -1.0, np.float32)
+        blas.download(staged, B, out[3:15, 5:12], 12, 7)
+    finally:
+        B.give()
+    want = np.full((20, 30), -1.0, np.float32)
+    want[3:15, 5:12] = M[:12, :7]
+    assert np.array_equal(out, want)

@@ -206,7 +206,8 @@ def test_cholesky_block_columns(ctx, rng):
     """The compute float32 Cholesky by block columns of UPDATE_COLUMNS (its panels update
     only their block column, the rest one product of that rank) from the order
     BLOCK_COLUMNS_FROM: orders around one and two block columns with and without them, and
-    around the order they start from, each within the float32 factor's bound."""
+    around the order they start from, each within the float32 factor's bound; and the tiled
+    factor, whose tile TRSM takes the same block columns."""
     lim = 128
     with limits.override({"compute.dense.UPDATE_COLUMNS": lim, "compute.dense.BLOCK_COLUMNS_FROM": 1}):
         for m in around(lim) + around(2 * lim):
@@ -214,6 +215,12 @@ def test_cholesky_block_columns(ctx, rng):
             check_factor(glgpgpu.cholesky(A.astype(np.float32), method="compute"), A)
     with limits.override({"compute.dense.UPDATE_COLUMNS": lim, "compute.dense.BLOCK_COLUMNS_FROM": 200}):
         for m in around(200):
+            A = spd(m, 1e3, rng)
+            check_factor(glgpgpu.cholesky(A.astype(np.float32), method="compute"), A)
+    # the tiles' TRSM goes by block columns too: tiles of order 196, 2 x 2 to 3 x 3 of them
+    with limits.override({"compute.dense.UPDATE_COLUMNS": lim, "compute.dense.BLOCK_COLUMNS_FROM": 1,
+                          "gl.context.TEXTURE_SIZE": 196}):
+        for m in (197, 391, 393, 590):
             A = spd(m, 1e3, rng)
             check_factor(glgpgpu.cholesky(A.astype(np.float32), method="compute"), A)
 
