@@ -20,14 +20,47 @@ def workers() -> int:
 def map_pieces(fn, pieces):
     """[fn(p) for p in pieces], in the pool's threads when there is more than one
     piece and more than one core."""
-    global _pool
     pieces = list(pieces)
     if len(pieces) < 2 or workers() < 2:
         return [fn(p) for p in pieces]
+    return list(_executor().map(fn, pieces))
+
+
+def _executor():
+    global _pool
     if _pool is None:
         from concurrent.futures import ThreadPoolExecutor
         _pool = ThreadPoolExecutor(workers(), thread_name_prefix="glgpgpu-host")
-    return list(_pool.map(fn, pieces))
+    return _pool
+
+
+class Prefaulted:
+    """A new array (np.empty's) whose pages the pool's threads fault in now, one write a
+    page, while the caller does other work -- the GPU's, waited on: a large array's first
+    writes fault its pages one at a time, so a read-back into a fresh one runs far below
+    memory speed.  `.array` waits for the touch (only the caller writes the numbers)."""
+
+    PAGE_NUMBERS = 1024                      # numbers of 4 bytes a page; 8-byte ones touch every other
+
+    def __init__(self, shape, dtype=np.float32, from_bytes: int = 8 << 20):
+        self._array = np.empty(shape, dtype)
+        self._touch = []
+        flat = self._array.reshape(-1)
+        if self._array.nbytes >= from_bytes and workers() >= 2:
+            step = max(1, 4 * self.PAGE_NUMBERS // self._array.itemsize)
+            pool = _executor()
+            self._touch = [pool.submit(_touch, piece, step) for piece in np.array_split(flat, workers())]
+
+    @property
+    def array(self) -> np.ndarray:
+        for f in self._touch:
+            f.result()
+        self._touch = []
+        return self._array
+
+
+def _touch(piece: np.ndarray, step: int) -> None:
+    piece[::step] = 0
 
 
 def fortran_copy(a):

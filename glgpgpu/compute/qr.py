@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..gl import Stopwatch
+from ..parallel import Prefaulted
 from ..layouts.scaling import power_of_two_exponent, power_of_two_scale, scale_r
 from ..layouts.staircase import rows_reached
 from .blas import download, require, take, upload
@@ -202,11 +203,12 @@ def qr_raw(A32: np.ndarray, *, ctx, leftmost=None, amax: float | None = None):
     try:
         if on_gpu:
             _scale(ctx, F, m, n, -e)
+        out = Prefaulted((m, n))                    # its pages faulted in while the GPU factors
         tau, T = factor_buffer(ctx, F, m, n, leftmost)
         try:
             if on_gpu:
                 _scale(ctx, F, min(m, n), n, e, upper=True)
-            out = download(ctx, F)
+            out = download(ctx, F, out.array)
             taus = download(ctx, tau)[0, :min(m, n)].copy()
         finally:
             tau.give()

@@ -27,7 +27,7 @@ ALLOWED = {
     "tiled": {"gl", "layouts", "errors", "methods"},
     "paper": {"gl", "figures", "layouts", "errors", "validate", "tiled", "methods"},
     "blocked": {"gl", "figures", "layouts", "errors", "tiled", "methods", "scheduling"},
-    "compute": {"gl", "layouts", "errors", "methods", "tiled"},
+    "compute": {"gl", "layouts", "errors", "methods", "tiled", "parallel"},
     "dispatch": {"paper", "blocked", "compute", "methods"},
     "api": {"dispatch", "gl", "layouts", "validate"},
     "solvers": {"dispatch", "gl", "vectors", "errors", "validate", "parallel", "layouts", "symbolic", "kernel_functions",
