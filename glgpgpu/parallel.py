@@ -35,21 +35,24 @@ def _executor():
 
 
 class Prefaulted:
-    """A new array (np.empty's) whose pages the pool's threads fault in now, one write a
-    page, while the caller does other work -- the GPU's, waited on: a large array's first
-    writes fault its pages one at a time, so a read-back into a fresh one runs far below
-    memory speed.  `.array` waits for the touch (only the caller writes the numbers)."""
+    """A new array whose pages the pool's threads fault in now, while the caller does other
+    work -- the GPU's, waited on: a large array's first writes fault its pages one at a
+    time, so a read-back into a fresh one runs far below memory speed.  zero=False: np.empty's
+    numbers (one write a page; the caller writes them all); zero=True: all zero.  `.array`
+    waits for the threads."""
 
     PAGE_NUMBERS = 1024                      # numbers of 4 bytes a page; 8-byte ones touch every other
 
-    def __init__(self, shape, dtype=np.float32, from_bytes: int = 8 << 20):
-        self._array = np.empty(shape, dtype)
+    def __init__(self, shape, dtype=np.float32, zero: bool = False, from_bytes: int = 8 << 20):
         self._touch = []
-        flat = self._array.reshape(-1)
-        if self._array.nbytes >= from_bytes and workers() >= 2:
-            step = max(1, 4 * self.PAGE_NUMBERS // self._array.itemsize)
-            pool = _executor()
-            self._touch = [pool.submit(_touch, piece, step) for piece in np.array_split(flat, workers())]
+        if np.prod(shape, dtype=np.int64) * np.dtype(dtype).itemsize < from_bytes or workers() < 2:
+            self._array = (np.zeros if zero else np.empty)(shape, dtype)
+            return
+        self._array = np.empty(shape, dtype)
+        step = 1 if zero else max(1, 4 * self.PAGE_NUMBERS // self._array.itemsize)
+        pool = _executor()
+        pieces = np.array_split(self._array.reshape(-1), 4 * workers() if zero else workers())
+        self._touch = [pool.submit(_touch, piece, step) for piece in pieces]
 
     @property
     def array(self) -> np.ndarray:

@@ -11,6 +11,7 @@ import numpy as np
 from ..errors import NotPositiveDefiniteError
 from ..gl import memory
 from ..layouts.tiles import TileGrid, cholesky_steps
+from ..parallel import Prefaulted
 from .matrix import TiledLower, tile_grid
 
 
@@ -83,8 +84,9 @@ def factor_and_read(T: TiledLower) -> np.ndarray:
     """Factor T in place and return L as an m x m float32 array (upper part zero); T is
     released either way -- the public cholesky of every method beyond one texture."""
     try:
+        out = Prefaulted((T.grid.m, T.grid.m), zero=True)     # zeroed by the host's threads meanwhile
         factor(T)
         T.clear_upper()
-        return T.read()
+        return T.read(out.array)
     finally:
         T.release()

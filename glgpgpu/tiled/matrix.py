@@ -75,8 +75,9 @@ class TiledLower:
             raise
         return T
 
-    def read(self) -> np.ndarray:
-        """The m x m float32 lower triangle, upper part zero."""
+    def read(self, out: np.ndarray | None = None) -> np.ndarray:
+        """The m x m float32 lower triangle, upper part zero (into out, an m x m array of
+        zeros, when given)."""
         g, ops = self.grid, self.ops
         z = self.upper_zero
         if g.count == 1:                                # one tile: its lower triangle
@@ -85,7 +86,7 @@ class TiledLower:
         # upper tiles' pages are never touched here (a row's part in one tile spans pages of
         # its own), and each lower tile is read straight into its place where the method can
         # (one tile-sized scratch array otherwise)
-        out = np.zeros((g.m, g.m), np.float32)
+        out = np.zeros((g.m, g.m), np.float32) if out is None else out
         buf = None
         for I in range(g.count):
             for J in range(I):

@@ -24,7 +24,7 @@ ALLOWED = {
     "gl": {"errors", "parallel", "layouts"},
     "methods": {"gl", "errors", "figures"},
     "vectors": {"gl", "figures"},
-    "tiled": {"gl", "layouts", "errors", "methods"},
+    "tiled": {"gl", "layouts", "errors", "methods", "parallel"},
     "paper": {"gl", "figures", "layouts", "errors", "validate", "tiled", "methods"},
     "blocked": {"gl", "figures", "layouts", "errors", "tiled", "methods", "scheduling"},
     "compute": {"gl", "layouts", "errors", "methods", "tiled", "parallel"},

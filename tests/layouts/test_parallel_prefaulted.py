@@ -19,3 +19,13 @@ def test_a_prefaulted_array_is_the_shape_asked_with_one_zero_a_page(monkeypatch,
         step = 4096 // a.itemsize
         for piece in np.array_split(np.arange(flat.size), 3):
             assert (flat[piece[::step]] == 0).all()
+
+
+@pytest.mark.parametrize("shape", [(3000, 1001), (5, 3)])
+def test_a_prefaulted_array_asked_zero_is_all_zero(monkeypatch, shape):
+    """Even where np.empty hands back memory that held numbers (reused, not fresh pages)."""
+    monkeypatch.setattr(parallel, "workers", lambda: 3)
+    full = np.full
+    monkeypatch.setattr(np, "empty", lambda shape, dtype=float: full(shape, 7, dtype))
+    a = parallel.Prefaulted(shape, np.float32, zero=True).array
+    assert a.shape == shape and not a.any()
