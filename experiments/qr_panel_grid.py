@@ -54,20 +54,31 @@ class GridPanels:
         self.sync.give()
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sizes", default="4096,2048x8192,16384x1024")
+def arguments(doc: str, sizes: str):
+    """The QR experiments' options (--sizes, --repeat, --panel-rows, set on compute.qr), parsed."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default=sizes)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--panel-rows", type=int, default=None, help="qr.PANEL_ROWS (tall panels from this many rows)")
     a = ap.parse_args()
     if a.panel_rows:
         qr.PANEL_ROWS = a.panel_rows
+    return a
+
+
+def matrices(sizes: str):
+    """(m, n, A) for each of sizes ("4096,2048x8192"): A standard normal float32, one generator."""
+    rng = np.random.default_rng(0)
+    for size in sizes.split(","):
+        m, n = (int(v) for v in size.split("x")) if "x" in size else (int(size), int(size))
+        yield m, n, rng.standard_normal((m, n)).astype(np.float32)
+
+
+def main():
+    a = arguments(__doc__, "4096,2048x8192,16384x1024")
     ctx = glgpgpu.get_context()
     print(ctx.caps.renderer, flush=True)
-    rng = np.random.default_rng(0)
-    for size in a.sizes.split(","):
-        m, n = (int(v) for v in size.split("x")) if "x" in size else (int(size), int(size))
-        A = rng.standard_normal((m, n)).astype(np.float32)
+    for m, n, A in matrices(a.sizes):
 
         t0 = min(timings(lambda: qr.qr_raw(A, ctx=ctx), a.repeat))
         F0, tau0 = qr.qr_raw(A, ctx=ctx)

@@ -9,7 +9,6 @@ tau are the same bits as the shipped kernel's with the same chunks.
 """
 from __future__ import annotations
 
-import argparse
 import os
 
 import numpy as np
@@ -19,6 +18,7 @@ os.environ.setdefault("GLGPGPU_SHADER_PATH", os.path.join(os.path.dirname(os.pat
 import glgpgpu  # noqa: E402
 from glgpgpu.bench.common import timings  # noqa: E402
 from glgpgpu.compute import qr  # noqa: E402
+from qr_panel_grid import arguments, matrices  # noqa: E402
 
 SHIPPED = qr._factor_panel
 
@@ -42,19 +42,10 @@ def panels(chunk_rows: int, kernel: str, knockout: str | None = None):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sizes", default="4096,2048x8192")
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--panel-rows", type=int, default=None, help="qr.PANEL_ROWS (tall panels from this many rows)")
-    a = ap.parse_args()
-    if a.panel_rows:
-        qr.PANEL_ROWS = a.panel_rows
+    a = arguments(__doc__, "4096,2048x8192")
     ctx = glgpgpu.get_context()
     print(ctx.caps.renderer, flush=True)
-    rng = np.random.default_rng(0)
-    for size in a.sizes.split(","):
-        m, n = (int(v) for v in (size.split("x") if "x" in size else (size, size)))
-        A = rng.standard_normal((m, n)).astype(np.float32)
+    for m, n, A in matrices(a.sizes):
         for rows in (64, 128, 256):
             out = []
             for kernel in ("qr_panel_rows", "qr_panel_rows_prefetch"):
