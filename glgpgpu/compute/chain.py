@@ -12,8 +12,8 @@ import numpy as np
 
 from .blas import NB, download, fill, write
 
-#: right-hand sides up to this many are solved here, together (two dispatches for them all;
-#: trsv_chain.comp's shared memory holds 8 float64 columns); more, by the blocked solve
+#: right-hand sides up to this many are solved here, together (two dispatches for up to 8
+#: float32 or 4 float64 columns: trsv_chain.comp's shared memory); more, by the blocked solve
 #: (dense.solve_buffer: four dispatches a block of rows, every column at once)
 MOST_COLUMNS = 8
 
@@ -71,7 +71,8 @@ class ChainSolves:
             return B.copy()
         # one slot past each solution: trsv_chain.comp marks there that a wait gave up
         rhs = np.vstack([B, np.zeros((1, k))]).T
-        most = max(1, min(8, MOST_COLUMNS))
+        # trsv_chain.comp's shared memory within llvmpipe's 32 KiB: 8 float32 columns, 4 float64
+        most = max(1, min(4 if self.fp64 else 8, MOST_COLUMNS))
         groups = [(c, min(k, c + most)) for c in range(0, k, most)]
         pairs = []
         try:

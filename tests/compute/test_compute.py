@@ -8,7 +8,7 @@ import pytest
 import scipy.linalg as sla
 
 import glgpgpu
-from bounds import check_adat, check_factor, gamma, spd
+from bounds import GLSL_DIV_SQRT, U32, U64, check_adat, check_factor, gamma, gamma_u, spd
 from glgpgpu.compute import blas, dense, qr
 from glgpgpu.gl.buffers import leading
 
@@ -654,3 +654,36 @@ def test_float32_chained_solves_are_right_whether_their_waits_hold_or_give_up(ct
         assert np.array_equal(got, ref)
     finally:
         F.release()
+
+
+@pytest.mark.parametrize("fp64", [False, True])
+@pytest.mark.parametrize("k", [2, 5, 9])
+def test_chained_solves_of_several_columns_are_each_columns_own(ctx, rng, fp64, k):
+    """ChainSolves.solve_columns takes its columns together (trsv_chain.comp's KCOLS: up to 8
+    float32 or 4 float64 a dispatch, in groups past that): every column the same bits as its
+    one-column solve, and L L^T X = B to the factor's precision."""
+    from glgpgpu.compute.chain import ChainSolves, Vector32
+    from glgpgpu.compute.float64 import Float64Matrix
+    m = 133
+    C = spd(m, 1e2, rng)
+    L = np.linalg.cholesky(C)
+    if fp64:
+        Lb = Float64Matrix(ctx, m, m, "L")
+        Lb.put(ctx, L)
+        buf, ld = Lb.buf, Lb.ld
+    else:
+        Lb = blas.upload(ctx, L.astype(np.float32))
+        buf, ld = Lb.buf, Lb.ld
+    solves = ChainSolves(ctx, buf, ld, m, fp64=fp64, vector=Float64Matrix if fp64 else Vector32)
+    try:
+        B = rng.standard_normal((m, k))
+        X = solves.solve_columns(B)
+        one = np.column_stack([solves.solve(B[:, c]) for c in range(k)])
+    finally:
+        solves.release()
+        Lb.give()
+    assert np.array_equal(X, one)
+    # two substitutions (Higham, Theorem 8.5) with L rounded to the factor's precision once
+    u = U64 if fp64 else U32
+    tol = gamma_u(2 * m + GLSL_DIV_SQRT, u) + 3 * u
+    assert (np.abs(C @ X - B) <= tol * (np.abs(L) @ (np.abs(L).T @ np.abs(X)))).all()
