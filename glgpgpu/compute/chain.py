@@ -33,6 +33,11 @@ class Vector32:
     def get(self, ctx) -> np.ndarray:
         return download(ctx, self._mb).astype(np.float64)
 
+    def clear(self, ctx) -> "Vector32":
+        """Every number 0, on the GPU."""
+        fill(ctx, self._mb, 0.0)
+        return self
+
     def give(self) -> None:
         if self._mb is not None:
             self._mb.give()
@@ -81,6 +86,9 @@ class ChainSolves:
                               self.vector(ctx, c1 - c0, m + 1, "solutions")))
                 X, Y = pairs[-1]
                 X.put(ctx, rhs[c0:c1])
+                # the kernel marks the slot past a solution only where a wait gave up: a pooled
+                # buffer's old number there would send an odd number of steps to the slow retry
+                Y.clear(ctx)
                 self.run(X, Y, per_block=bool(ctx.caps.software), steps=steps)
             out = np.empty((m, k))
             again = []

@@ -687,3 +687,38 @@ def test_chained_solves_of_several_columns_are_each_columns_own(ctx, rng, fp64, 
     u = U64 if fp64 else U32
     tol = gamma_u(2 * m + GLSL_DIV_SQRT, u) + 3 * u
     assert (np.abs(C @ X - B) <= tol * (np.abs(L) @ (np.abs(L).T @ np.abs(X)))).all()
+
+
+@pytest.mark.parametrize("fp64", [False, True])
+def test_a_one_step_chained_solve_does_not_read_an_old_give_up_mark(ctx, rng, fp64):
+    """One substitution (L y = b alone, as the tiles' solves take them) ends in the solutions'
+    buffer, whose slot past the solution the kernel writes only where a wait gave up: a pooled
+    buffer that held other numbers must not read as a give-up (the solve made again a block a
+    dispatch).  The pool is dirtied first with buffers of the solutions' size."""
+    from glgpgpu.compute.chain import ChainSolves, Vector32
+    from glgpgpu.compute.float64 import Float64Matrix
+    m, k = 70, 3
+    L = np.linalg.cholesky(spd(m, 1e2, rng))
+    vector = Float64Matrix if fp64 else Vector32
+    dirty = [vector(ctx, k, m + 1, "old numbers") for _ in range(4)]
+    for v in dirty:
+        v.put(ctx, np.full((k, m + 1), 5.0))
+        v.give()
+    if fp64:
+        Lb = Float64Matrix(ctx, m, m, "L")
+        Lb.put(ctx, L)
+    else:
+        Lb = blas.upload(ctx, L.astype(np.float32))
+    solves = ChainSolves(ctx, Lb.buf, Lb.ld, m, fp64=fp64, vector=vector)
+    restarts = []
+    real = solves.restart
+    solves.restart = lambda: restarts.append(1) or real()
+    try:
+        B = rng.standard_normal((m, k))
+        Y = solves.solve_columns(B, (False,))
+    finally:
+        solves.release()
+        Lb.give()
+    assert len(restarts) == 1                     # the first run's, no retry
+    u = U64 if fp64 else U32                      # one substitution, L rounded once (Higham, Theorem 8.5)
+    assert (np.abs(L @ Y - B) <= (gamma_u(m + GLSL_DIV_SQRT, u) + 2 * u) * (np.abs(L) @ np.abs(Y))).all()
