@@ -53,6 +53,24 @@ class GridPanels:
     def release(self) -> None:
         self.sync.give()
 
+    def __enter__(self):
+        qr._factor_panel = self
+        return self
+
+    def __exit__(self, *exc):
+        qr._factor_panel = self.shipped
+
+
+def shipped_and_variant(ctx, A, repeat: int, variant):
+    """(shipped seconds, variant seconds, (F, tau) shipped, (F, tau) variant): qr_raw of A
+    best of `repeat`, then again inside the context manager `variant`."""
+    t0 = min(timings(lambda: qr.qr_raw(A, ctx=ctx), repeat))
+    shipped = qr.qr_raw(A, ctx=ctx)
+    with variant:
+        t1 = min(timings(lambda: qr.qr_raw(A, ctx=ctx), repeat))
+        changed = qr.qr_raw(A, ctx=ctx)
+    return t0, t1, shipped, changed
+
 
 def arguments(doc: str, sizes: str):
     """The QR experiments' options (--sizes, --repeat, --panel-rows, set on compute.qr), parsed."""
@@ -79,17 +97,11 @@ def main():
     ctx = glgpgpu.get_context()
     print(ctx.caps.renderer, flush=True)
     for m, n, A in matrices(a.sizes):
-
-        t0 = min(timings(lambda: qr.qr_raw(A, ctx=ctx), a.repeat))
-        F0, tau0 = qr.qr_raw(A, ctx=ctx)
         grid = GridPanels(ctx)
-        qr._factor_panel = grid
         try:
-            t1 = min(timings(lambda: qr.qr_raw(A, ctx=ctx), a.repeat))
-            F1, tau1 = qr.qr_raw(A, ctx=ctx)
+            t0, t1, (F0, tau0), (F1, tau1) = shipped_and_variant(ctx, A, a.repeat, grid)
             gave = grid.gave_up()
         finally:
-            qr._factor_panel = grid.shipped
             grid.release()
         same = np.array_equal(F0, F1) and np.array_equal(tau0, tau1)
         diff = float(np.abs(F0 - F1).max())

@@ -14,9 +14,7 @@ import numpy as np
 os.environ.setdefault("GLGPGPU_SHADER_PATH", os.path.join(os.path.dirname(os.path.abspath(__file__)), "shaders"))
 
 import glgpgpu  # noqa: E402
-from glgpgpu.bench.common import timings  # noqa: E402
-from glgpgpu.compute import qr  # noqa: E402
-from qr_panel_grid import arguments, matrices  # noqa: E402
+from qr_panel_grid import arguments, matrices, shipped_and_variant  # noqa: E402
 
 
 class Vec4Update:
@@ -48,11 +46,8 @@ def main():
     ctx = glgpgpu.get_context()
     print(ctx.caps.renderer, flush=True)
     for m, n, A in matrices(a.sizes):
-        t0 = min(timings(lambda: qr.qr_raw(A, ctx=ctx), a.repeat))
-        F0, tau0 = qr.qr_raw(A, ctx=ctx)
-        with Vec4Update(ctx) as variant:
-            t1 = min(timings(lambda: qr.qr_raw(A, ctx=ctx), a.repeat))
-            F1, tau1 = qr.qr_raw(A, ctx=ctx)
+        variant = Vec4Update(ctx)
+        t0, t1, (F0, tau0), (F1, tau1) = shipped_and_variant(ctx, A, a.repeat, variant)
         same = np.array_equal(F0, F1) and np.array_equal(tau0, tau1)
         print(f"{m} x {n}: shipped {t0 * 1e3:7.1f} ms, vec4 stores {t1 * 1e3:7.1f} ms ({variant.launches} launches); "
               f"same bits {same}", flush=True)
