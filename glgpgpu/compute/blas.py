@@ -14,6 +14,23 @@ ROW_TILES = True
 ROW_TILE_K = 16        # gemm_rows.comp's slice of the sum (its BK)
 
 
+class Pooled:
+    """A matrix kept in a pooled storage buffer (`_mb`, its GL buffer `buf`): cleared on the
+    GPU, given back once (Float64Matrix, chain.Vector32)."""
+
+    _mb = buf = None
+
+    def clear(self, ctx):
+        """Every number 0 (padding too), on the GPU."""
+        fill(ctx, self._mb, 0.0)
+        return self
+
+    def give(self) -> None:
+        if self._mb is not None:
+            self._mb.give()
+            self._mb = self.buf = None
+
+
 def require(ctx) -> None:
     """Make ctx current on this thread; refuse a driver without compute shaders (GL 4.3),
     naming what is missing."""

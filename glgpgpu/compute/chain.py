@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .blas import NB, download, fill, write
+from .blas import NB, Pooled, download, fill, write
 
 #: right-hand sides up to this many are solved here, together (two dispatches for up to 8
 #: float32 or 4 float64 columns: trsv_chain.comp's shared memory); more, by the blocked solve
@@ -18,8 +18,8 @@ from .blas import NB, download, fill, write
 MOST_COLUMNS = 8
 
 
-class Vector32:
-    """float32 rows of n numbers each, n apart (ld), in a pooled buffer (put / get / buf /
+class Vector32(Pooled):
+    """float32 rows of n numbers each, n apart (ld), in a pooled buffer (put / get / clear /
     give: Float64Matrix's interface)."""
 
     def __init__(self, ctx, rows: int, n: int, what: str):
@@ -32,16 +32,6 @@ class Vector32:
 
     def get(self, ctx) -> np.ndarray:
         return download(ctx, self._mb).astype(np.float64)
-
-    def clear(self, ctx) -> "Vector32":
-        """Every number 0, on the GPU."""
-        fill(ctx, self._mb, 0.0)
-        return self
-
-    def give(self) -> None:
-        if self._mb is not None:
-            self._mb.give()
-            self._mb = self.buf = None
 
 
 class ChainSolves:

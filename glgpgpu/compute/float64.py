@@ -17,7 +17,7 @@ import scipy.sparse as sp
 
 from ..errors import NotPositiveDefiniteError
 from ..gl.buffers import leading
-from .blas import NB, download, fill, gemm, require, spread, write
+from .blas import NB, Pooled, download, fill, gemm, require, spread, write
 from .chain import ChainSolves
 from .dense import factor
 
@@ -28,7 +28,7 @@ DROPPED = 1e30
 SUM_TERMS = 65_535
 
 
-class Float64Matrix:
+class Float64Matrix(Pooled):
     """A rows x cols float64 matrix in a pooled storage buffer, element (i, j) at
     i * ld + j doubles (the float32 pool's buffer of twice the row stride); give it back."""
 
@@ -53,16 +53,6 @@ class Float64Matrix:
             out = np.empty((self.rows, self.cols), np.float64)
         download(ctx, self._mb, out=out.view(np.float32), rows=self.rows, cols=2 * self.cols)
         return out
-
-    def clear(self, ctx) -> "Float64Matrix":
-        """Every double 0 (padding too), on the GPU."""
-        fill(ctx, self._mb, 0.0)
-        return self
-
-    def give(self) -> None:
-        if self._mb is not None:
-            self._mb.give()
-            self._mb = self.buf = None
 
 
 class TileLists:

@@ -198,7 +198,7 @@ def qr_raw(A32: np.ndarray, *, ctx, leftmost=None, amax: float | None = None):
     m, n = A32.shape
     e = power_of_two_exponent(A32, amax)
     on_gpu = 0 < e <= 126                               # the usual case: max |A| of 1 to 2^126
-    A, sc = (A32, 1.0) if on_gpu or e == 0 else power_of_two_scale(A32)
+    A, sc = (A32, 1.0) if on_gpu or e == 0 else power_of_two_scale(A32, e)
     F = upload(ctx, A, "the QR factorization")
     try:
         if on_gpu:

@@ -233,16 +233,21 @@ class Kernels:
             # past the driver's limit GL drops the dispatch with an error nobody reads: a wrong answer
             raise ValueError(f"internal error: {kernel} asks for {(gx, gy, gz)} workgroups; this driver allows "
                              f"{most} ({self.ctx.caps.renderer})")
+        self._launch(prog, kernel, (int(gx), int(gy), int(gz)), work, barrier)
+
+    def _launch(self, prog, kernel: str, groups: tuple, work: int, barrier: bool = True) -> None:
+        """One launch of a bound compute program: counted toward QUEUE_LIMIT, run, the memory
+        barrier after it, checked (GLGPGPU_DEBUG) and recorded."""
         self.queued += max(1, int(work))
         if self.queued > self.QUEUE_LIMIT:
             self.wait()
-        prog.prog.run(int(gx), int(gy), int(gz))
+        prog.prog.run(*groups)
         if barrier:
             self.gl.memory_barrier(self.barrier_bits)
         if self.debug:
             self._check(prog, kernel)
         if self.recorder is not None:
-            self.recorder.dispatches.append((kernel, (int(gx), int(gy), int(gz))))
+            self.recorder.dispatches.append((kernel, groups))
 
     def dispatch_steps(self, kernel: str, groups, step: str, values, uniforms=None, buffers=None,
                        defines=None, work: int = 1) -> None:
@@ -256,19 +261,10 @@ class Kernels:
         self.dispatch(kernel, groups, uniforms={**(uniforms or {}), step: values[0]}, buffers=buffers,
                       defines=defines, work=work)
         prog = self.programs.get(kernel, defines, compute=True)
-        gx, gy, gz = (int(g) for g in (tuple(groups) + (1, 1))[:3])
-        run, barrier, bits = prog.prog.run, self.gl.memory_barrier, self.barrier_bits
+        groups = tuple(int(g) for g in (tuple(groups) + (1, 1))[:3])
         for value in values[1:]:
-            self.queued += max(1, int(work))
-            if self.queued > self.QUEUE_LIMIT:
-                self.wait()
             prog.set_uniform(step, value)
-            run(gx, gy, gz)
-            barrier(bits)
-            if self.debug:
-                self._check(prog, kernel)
-            if self.recorder is not None:
-                self.recorder.dispatches.append((kernel, (gx, gy, gz)))
+            self._launch(prog, kernel, groups, work)
 
     def barrier(self) -> None:
         """Make every image store so far visible to later draws and transfers (after a

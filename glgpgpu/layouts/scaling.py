@@ -17,9 +17,10 @@ def power_of_two_exponent(A: np.ndarray, amax: float | None = None) -> int:
     return int(np.frexp(amax)[1]) if amax else 0
 
 
-def power_of_two_scale(A: np.ndarray):
-    """(A * 2^-e as float32, 2^e) with max |A| 2^-e in [0.5, 1); (A, 1.0) for a zero matrix."""
-    e = power_of_two_exponent(A)
+def power_of_two_scale(A: np.ndarray, e: int | None = None):
+    """(A * 2^-e as float32, 2^e) with max |A| 2^-e in [0.5, 1); (A, 1.0) for a zero matrix.
+    e: power_of_two_exponent(A), where the caller has it."""
+    e = power_of_two_exponent(A) if e is None else e
     if e == 0:
         return A, 1.0
     if A.dtype == np.float32 and -126 <= -e <= 127:    # 2^-e a normal float32: the product is exact
