@@ -127,8 +127,15 @@ def download(ctx, src: MatrixBuffer, out: np.ndarray | None = None, rows: int | 
 def _copy(ctx, src: MatrixBuffer, dst: MatrixBuffer, rows: int | None = None, cols: int | None = None) -> None:
     """The top left rows x cols (src's all by default) from src into dst, on the GPU."""
     rows, cols = rows or src.rows, cols or src.cols
+    copy_block(ctx, src, 0, dst, 0, rows, cols)
+
+
+def copy_block(ctx, src, src_col: int, dst, dst_col: int, rows: int, cols: int) -> None:
+    """rows x cols from src's columns src_col.. into dst's columns dst_col.., on the GPU (each
+    buffer at its own row stride `ld`)."""
     ctx.kernels.dispatch("copy_ld", (-(-cols // 16), -(-rows // 16)), buffers={0: src.buf, 1: dst.buf},
-                         uniforms={"u_rows": rows, "u_cols": cols, "u_lds": src.ld, "u_ldd": dst.ld})
+                         uniforms={"u_rows": rows, "u_cols": cols, "u_lds": src.ld, "u_ldd": dst.ld,
+                                   "u_src0": src_col, "u_dst0": dst_col})
 
 
 #: workgroups along x before spread() folds a 1-D grid into y: GL guarantees 65,535 a dimension

@@ -12,7 +12,7 @@ import numpy as np
 from ..gl.buffers import leading
 from ..tiled import TileKernels
 from . import blas
-from .blas import NB, diagonal, download, gemm, transpose, trsm_rows, upload, write, zero_upper
+from .blas import NB, diagonal, download, fill, gemm, transpose, trsm_rows, upload, write, zero_upper
 from . import chain
 from . import dense
 from .dense import factor, solve_buffer
@@ -131,6 +131,49 @@ class ComputeTiles(TileKernels):
             return np.ascontiguousarray(download(self.ctx, Xt).T)
         finally:
             Xt.give()
+
+    def solve_resident(self, T, B, steps):
+        """The substitutions on X^T (a right-hand side a row, all of them in one buffer): per
+        tile row the solved tiles' products subtracted in place (gemm, no read-back), its
+        block copied out, solved by the diagonal tile's chained solve, copied back.  A chained
+        wait that gave up anywhere (checked once, at the end) sends the solve to the generic
+        path (None).  Up to chain.MOST_COLUMNS right-hand sides; more: None."""
+        g, ctx = T.grid, self.ctx
+        m, k = B.shape
+        if k > chain.MOST_COLUMNS or k == 0:
+            return None
+        Xt = upload(ctx, np.ascontiguousarray(B.T), "the right-hand sides")
+        held, gave_up = [], []
+        try:
+            for backward in steps:
+                for K in (range(g.count - 1, -1, -1) if backward else range(g.count)):
+                    k0, tK = K * g.t, g.size(K)
+                    for J in (range(K + 1, g.count) if backward else range(K)):
+                        j0, tJ = J * g.t, g.size(J)
+                        if backward:            # x_K -= L_JK^T x_J: X_K^T -= X_J^T L_JK (L_JK held tJ x tK)
+                            gemm(ctx, Xt, Xt, T.tiles[J, K], m=k, n=tK, k=tJ, alpha=-1.0, beta=1.0,
+                                 a_at=(0, j0), c_at=(0, k0), trans_b=True)
+                        else:                   # x_K -= L_KJ x_J: X_K^T -= X_J^T L_KJ^T
+                            gemm(ctx, Xt, Xt, T.tiles[K, J], m=k, n=tK, k=tJ, alpha=-1.0, beta=1.0,
+                                 a_at=(0, j0), c_at=(0, k0))
+                    V = chain.Vector32(ctx, k, tK + 1, "a tile's right-hand sides")
+                    W = chain.Vector32(ctx, k, tK + 1, "a tile's solutions")
+                    held += [V, W]
+                    fill(ctx, V._mb, 0.0)   # the give-up slot past each solution starts at zero
+                    blas.copy_block(ctx, Xt, k0, V, 0, k, tK)
+                    solves = chain.ChainSolves(ctx, T.tiles[K, K].buf, T.tiles[K, K].ld, tK)
+                    held.append(solves)
+                    solves.run(V, W, per_block=bool(ctx.caps.software), steps=(backward,))
+                    blas.copy_block(ctx, W, 0, Xt, k0, k, tK)
+                    gave_up.append(W)
+            slots = [download(ctx, W._mb)[:, -1] for W in gave_up]
+            if any(s.any() for s in slots):
+                return None
+            return np.ascontiguousarray(download(ctx, Xt).T[:m])
+        finally:
+            Xt.give()
+            for h in held:
+                h.release() if isinstance(h, chain.ChainSolves) else h.give()
 
     def products(self, ops, ys, t, rows, nrhs):
         out = blas.take(self.ctx, rows, nrhs, "tile products")

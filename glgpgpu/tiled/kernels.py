@@ -82,6 +82,12 @@ class TileKernels:
         """The m x m lower triangle of a diagonal tile, upper part zero."""
         raise NotImplementedError
 
+    def solve_resident(self, T, B: np.ndarray, steps):
+        """solve_tiled's answer with the right-hand sides kept on the GPU from the first tile
+        row to the last (one upload, one read), or None where the method has no such path or
+        it could not finish (the generic path then solves)."""
+        return None
+
     def read_into(self, tex, t: int, out: np.ndarray, buf: np.ndarray | None = None) -> None:
         """The tile's top left out.shape into out (a view of a larger matrix, rows apart);
         buf: a t x t scratch array the default may read through."""

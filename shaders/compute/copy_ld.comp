@@ -9,8 +9,10 @@ uniform int u_rows;
 uniform int u_cols;
 uniform int u_lds;
 uniform int u_ldd;
+uniform int u_src0;     // where the block starts in src and in dst (numbers): a tile's columns in a row
+uniform int u_dst0;
 
 void main() {
     int j = int(gl_GlobalInvocationID.x), i = int(gl_GlobalInvocationID.y);
-    if (i < u_rows && j < u_cols) dst[i * u_ldd + j] = src[i * u_lds + j];
+    if (i < u_rows && j < u_cols) dst[u_dst0 + i * u_ldd + j] = src[u_src0 + i * u_lds + j];
 }
