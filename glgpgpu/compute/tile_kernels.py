@@ -12,7 +12,7 @@ import numpy as np
 from ..gl.buffers import leading
 from ..tiled import TileKernels
 from . import blas
-from .blas import NB, diagonal, download, fill, gemm, transpose, trsm_rows, upload, write, zero_upper
+from .blas import NB, diagonal, download, gemm, transpose, trsm_rows, upload, write, zero_upper
 from . import chain
 from . import dense
 from .dense import factor, solve_buffer
@@ -159,7 +159,7 @@ class ComputeTiles(TileKernels):
                     V = chain.Vector32(ctx, k, tK + 1, "a tile's right-hand sides")
                     W = chain.Vector32(ctx, k, tK + 1, "a tile's solutions")
                     held += [V, W]
-                    fill(ctx, V._mb, 0.0)   # the give-up slot past each solution starts at zero
+                    W.clear(ctx)            # the give-up slot past each solution starts at zero
                     blas.copy_block(ctx, Xt, k0, V, 0, k, tK)
                     solves = chain.ChainSolves(ctx, T.tiles[K, K].buf, T.tiles[K, K].ld, tK)
                     held.append(solves)

@@ -722,3 +722,27 @@ def test_a_one_step_chained_solve_does_not_read_an_old_give_up_mark(ctx, rng, fp
     assert len(restarts) == 1                     # the first run's, no retry
     u = U64 if fp64 else U32                      # one substitution, L rounded once (Higham, Theorem 8.5)
     assert (np.abs(L @ Y - B) <= (gamma_u(m + GLSL_DIV_SQRT, u) + 2 * u) * (np.abs(L) @ np.abs(Y))).all()
+
+
+@pytest.mark.parametrize("m, k", [(97, 2), (200, 1), (250, 3), (300, 8)])
+def test_resident_tiled_solves_meet_the_substitutions_bound(ctx, rng, m, k):
+    """ComputeTiles.solve_resident (the right-hand sides kept on the GPU across tile rows)
+    against the generic tile-row path: both within two substitutions' bound; more than
+    chain.MOST_COLUMNS right-hand sides go the generic way (None)."""
+    from glgpgpu import limits, tiled
+    from glgpgpu.compute.tile_kernels import ComputeTiles
+    C = spd(m, 1e2, rng).astype(np.float32)
+    with limits.override({"gl.context.TEXTURE_SIZE": 96}):
+        ops = ComputeTiles(ctx)
+        T = tiled.upload_checked(ctx, C, ops, "the test's matrix")
+        try:
+            tiled.factor(T)
+            B = rng.standard_normal((m, k)).astype(np.float32)
+            X = ops.solve_resident(T, B, (False, True))
+            assert ops.solve_resident(T, np.ones((m, 9), np.float32), (False,)) is None
+            L = T.read().astype(np.float64)
+        finally:
+            T.release()
+    assert X is not None and T.grid.count >= 2
+    tol = gamma_u(2 * m + GLSL_DIV_SQRT, U32) + 3 * U32
+    assert (np.abs(L @ (L.T @ X) - B) <= tol * (np.abs(L) @ (np.abs(L).T @ np.abs(X)))).all()
