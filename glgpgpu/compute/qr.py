@@ -10,10 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..gl import Stopwatch
+from ..gl.staging import copy_rows
 from ..parallel import Prefaulted
 from ..layouts.scaling import power_of_two_exponent, power_of_two_scale, scale_r
 from ..layouts.staircase import rows_reached
-from .blas import download, require, take, upload
+from .blas import download, require, rows_as_final, take, upload
 from .dense import solve_buffer
 from .float64 import Float64Matrix
 
@@ -123,8 +124,10 @@ def _apply_panel(ctx, F, C, work, m, j0, kb, c0, nc, trans: bool, span: int | No
                          defines=work.defs, work=nc * nch // 64,
                          uniforms={"u_kb": kb, "u_nc": nc, "u_nch": nch, "u_toff": (j0 // NBQ) * NBQ * NBQ,
                                    "u_trans": int(trans)})
-    ctx.kernels.dispatch("qr_update", (gx, -(-(m - j0) // 64), 1),
-                         buffers={0: F.buf, 1: C.buf, 2: work.W.buf}, defines=work.defs,
+    buffers, defs = {0: F.buf, 1: C.buf, 2: work.W.buf}, work.defs
+    if "FP64" not in defs and C.ld % 4 == 0 and c0 % 4 == 0:     # C's rows by vec4 (C bound again)
+        buffers, defs = {**buffers, 3: C.buf}, dict(defs, VEC4_STORES=1)
+    ctx.kernels.dispatch("qr_update", (gx, -(-(m - j0) // 64), 1), buffers=buffers, defines=defs,
                          uniforms=base, work=(m - j0) * nc * kb // 4096)
 
 
@@ -156,11 +159,13 @@ def _build_t(ctx, F, tau, work, m, j0, kb, span: int | None = None) -> None:
                          uniforms={"u_j0": j0, "u_kb": kb, "u_nch": nch, "u_toff": (j0 // NBQ) * NBQ * NBQ})
 
 
-def factor_buffer(ctx, F, m: int, n: int, leftmost=None, fp64: bool = False):
+def factor_buffer(ctx, F, m: int, n: int, leftmost=None, fp64: bool = False, rows_final=None):
     """Householder QR of the m x n matrix in F, in place; returns the (tau, T) buffers.
     leftmost: the rows' leftmost nonzero columns when they form a staircase (each
     panel then stops at the rows it reaches: the same F and tau, fewer flops).
-    fp64: F is a Float64Matrix, the factorization runs in double."""
+    fp64: F is a Float64Matrix, the factorization runs in double.  rows_final(r):
+    called once the work that finishes rows < r is queued (panel k's Apply finishes
+    row band k: later panels touch only the rows below it)."""
     k = min(m, n)
     tau = _take(ctx, 1, max(k, 1), "QR tau", fp64)
     try:
@@ -174,6 +179,8 @@ def factor_buffer(ctx, F, m: int, n: int, leftmost=None, fp64: bool = False):
             _factor_panel(ctx, F, tau, work, mp, j0, kb)
             _build_t(ctx, F, tau, work, mp, j0, kb, span=m - j0)
             _apply_panel(ctx, F, F, work, mp, j0, kb, j0 + kb, n - j0 - kb, trans=True, span=m - j0)
+            if rows_final is not None:
+                rows_final(j0 + kb)
     except BaseException:
         tau.give()
         work.give()
@@ -182,10 +189,14 @@ def factor_buffer(ctx, F, m: int, n: int, leftmost=None, fp64: bool = False):
     return tau, work.T
 
 
-def _scale(ctx, M, rows: int, cols: int, e: int, upper: bool = False) -> None:
-    """M (rows x cols) times 2^e on the GPU, in place (scale.comp); upper: R's trapezoid only."""
-    ctx.kernels.dispatch("scale", (-(-cols // 16), -(-rows // 16)), buffers={0: M.buf},
-                         uniforms={"u_rows": rows, "u_cols": cols, "u_ld": M.ld, "u_s": float(np.ldexp(1.0, e))},
+def _scale(ctx, M, rows: int, cols: int, e: int, upper: bool = False, r0: int = 0) -> None:
+    """M's rows r0..rows - 1 (cols columns) times 2^e on the GPU, in place (scale.comp);
+    upper: R's trapezoid only."""
+    if rows <= r0:
+        return
+    ctx.kernels.dispatch("scale", (-(-cols // 16), -(-(rows - r0) // 16)), buffers={0: M.buf},
+                         uniforms={"u_r0": r0, "u_rows": rows, "u_cols": cols, "u_ld": M.ld,
+                                   "u_s": float(np.ldexp(1.0, e))},
                          defines={"UPPER": 1} if upper else None)
 
 
@@ -204,18 +215,30 @@ def qr_raw(A32: np.ndarray, *, ctx, leftmost=None, amax: float | None = None):
         if on_gpu:
             _scale(ctx, F, m, n, -e)
         out = Prefaulted((m, n))                    # its pages faulted in while the GPU factors
-        tau, T = factor_buffer(ctx, F, m, n, leftmost)
+        k = min(m, n)
+        # each row band read while the GPU factors the rest, R's part of it scaled back first
+        reader = rows_as_final(ctx, F, m, lambda r0, r1, rows: copy_rows(out.array[r0:r1], rows[:, :n]),
+                               (lambda r0, r1: _scale(ctx, F, min(r1, k), n, e, upper=True, r0=r0)) if on_gpu
+                               else None)
         try:
-            if on_gpu:
-                _scale(ctx, F, min(m, n), n, e, upper=True)
-            out = download(ctx, F, out.array)
-            taus = download(ctx, tau)[0, :min(m, n)].copy()
+            tau, T = factor_buffer(ctx, F, m, n, leftmost, rows_final=reader and reader.ready)
+            try:
+                if reader is not None:
+                    reader.finish()
+                else:
+                    if on_gpu:
+                        _scale(ctx, F, k, n, e, upper=True)
+                    download(ctx, F, out.array)
+                taus = download(ctx, tau)[0, :k].copy()
+            finally:
+                tau.give()
+                T.give()
         finally:
-            tau.give()
-            T.give()
+            if reader is not None:
+                reader.close()
     finally:
         F.give()
-    return scale_r(out, sc), taus
+    return scale_r(out.array, sc), taus
 
 
 def qr_batched(mats, *, ctx, stairs=None) -> list:

@@ -3,11 +3,16 @@
 // qr_wsum.comp): one workgroup per 64 rows x 64 columns of C, 4 x 4 entries per thread
 // with V's rows and W2's columns from shared memory.  FP64: the same in double, W2 read
 // from the buffer (both blocks in doubles would pass llvmpipe's 32 KiB of shared memory).
+// VEC4_STORES (float32, C's row stride and first column multiples of 4): each row's 4 entries
+// loaded and stored as one vec4 through C bound again at binding 3 -- the same arithmetic.
 layout(local_size_x = 256) in;
 #include "real.glsl"
 layout(std430, binding = 0) readonly buffer ABuf { real qa[]; };
 layout(std430, binding = 1) buffer CBuf { real cc[]; };
 layout(std430, binding = 2) readonly buffer WBuf { real w2[]; };
+#ifdef VEC4_STORES
+layout(std430, binding = 3) buffer CBuf4 { vec4 cc4[]; };
+#endif
 #include "qr_common.glsl"
 uniform int u_m;
 uniform int u_ld;
@@ -60,6 +65,12 @@ void main() {
         if (i >= u_m) break;
         real4 acc = l == 0 ? acc0 : (l == 1 ? acc1 : (l == 2 ? acc2 : acc3));
         int base = i * u_ldc + u_c0 + q0 + 4 * tq;
+#ifdef VEC4_STORES
+        if (q0 + 4 * tq + 3 < u_nc) {
+            cc4[base >> 2] = cc4[base >> 2] - acc;
+            continue;
+        }
+#endif
         for (int x = 0; x < 4; ++x)
             if (q0 + 4 * tq + x < u_nc) cc[base + x] -= acc[x];
     }
