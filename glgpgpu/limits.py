@@ -110,8 +110,6 @@ LIMITS = (
     Limit("gl.transfer", "LOWER_BAND", 16, "rows per band of a lower-triangle read-back"),
     Limit("gl.staging", "STAGING_BYTES", 64 << 10, "bytes of one staging ring of mapped transfers", 256),
     Limit("gl.staging", "THREADED_COPY_FROM", 4 << 10, "bytes from which a staged copy uses several threads"),
-    Limit("gl.staging", "FINAL_BAND_BYTES", 1 << 10, "bytes of rows a read of a factor's finished rows gathers "
-          "before it copies them"),
     Limit("layouts.rgba", "BAND_BYTES", 4 << 10, "bytes of a packed result expanded per host thread"),
     Limit("validate", "PARALLEL_FROM", 1 << 10, "elements from which the finite check uses several threads"),
     Limit("methods.points", "MAX_POINTS", 500, "points of a sparse assembly's vertex table"),

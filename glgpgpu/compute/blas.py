@@ -124,21 +124,6 @@ def download(ctx, src: MatrixBuffer, out: np.ndarray | None = None, rows: int | 
     return out
 
 
-def rows_as_final(ctx, A: MatrixBuffer, rows: int, place, before=None):
-    """A staging.RowsAsFinal reading A's first `rows` rows as a factor finishes them
-    (place(r0, r1, band) puts each band; before(r0, r1), if given, queues GPU work on those
-    rows ahead of their copy), or None where transfers go direct (software renderers) or
-    the driver refuses the ring: the caller reads after its factor then."""
-    stager = ctx.stager
-    if stager is None:
-        return None
-    try:
-        return stager.rows_as_final(A.buf.glo, A.ld, rows, place, before)
-    except StagingUnavailable:
-        ctx.staging = False
-        return None
-
-
 def _copy(ctx, src: MatrixBuffer, dst: MatrixBuffer, rows: int | None = None, cols: int | None = None) -> None:
     """The top left rows x cols (src's all by default) from src into dst, on the GPU."""
     rows, cols = rows or src.rows, cols or src.cols

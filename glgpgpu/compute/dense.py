@@ -8,11 +8,10 @@ import numpy as np
 
 from ..errors import NotPositiveDefiniteError
 from ..gl.buffers import MatrixBuffer
-from ..gl.staging import copy_rows
 from ..methods.contract import KERNELS
 from ..parallel import Prefaulted
-from .blas import (NB, diagonal, download, gemm, potrf_block, require, rows_as_final, syrk64, take, trsm_rhs,
-                   trsm_rows, upload, zero_upper)
+from .blas import (NB, diagonal, download, gemm, potrf_block, require, syrk64, take, trsm_rhs, trsm_rows, upload,
+                   zero_upper)
 
 
 
@@ -58,15 +57,13 @@ BLOCK_COLUMNS_FROM = 8192
 
 
 def factor(ctx, A: MatrixBuffer, m: int, *, pivot_floor=None, regularize=False, fp64: bool = False,
-           tiles=None, rows_final=None) -> None:
+           tiles=None) -> None:
     """L L^T = A's lower triangle, in place (its upper part left as it was); fp64: A
     holds float64 (Float64Matrix).  tiles (fp64 only: float64.TileLists): the tiles of L
     that may be nonzero -- each panel's substitution and update take only those.
     float32, from the order BLOCK_COLUMNS_FROM: by block columns of UPDATE_COLUMNS (LAPACK
     potrf's blocking), each factored by NB-wide panels that update only the block column,
-    then the rest by one product.  rows_final(r) (float32): called once the work that
-    finishes rows < r is queued -- panel k finishes row band k (columns right of it are
-    the upper part, never written)."""
+    then the rest by one product."""
     if tiles is not None and not fp64:
         raise ValueError("a tile pattern is the float64 factor's (fp64=True)")
     if fp64:
@@ -79,8 +76,6 @@ def factor(ctx, A: MatrixBuffer, m: int, *, pivot_floor=None, regularize=False, 
             nb = min(NB, K1 - k0)
             potrf_block(ctx, A, k0, nb, pivot_floor=pivot_floor, regularize=regularize)
             r0 = k0 + nb
-            if rows_final is not None:
-                rows_final(r0)
             if r0 >= m:
                 continue
             trsm_rows(ctx, A, k0, nb, r0, m - r0)
@@ -119,33 +114,13 @@ def cholesky(C32: np.ndarray, *, packed: bool = False, variant: str = "outer", c
     A = upload(ctx, C32, "the Cholesky factorization")
     try:
         out = Prefaulted((m, m))             # its pages faulted in while the GPU factors
-        reader = _rows_reader(ctx, A, m, out)
-        if reader is None:
-            factor(ctx, A, m)
-            zero_upper(ctx, A, m)
-            L = download(ctx, A, out.array)
-        else:                                # each row band read while the GPU factors the rest
-            try:
-                factor(ctx, A, m, rows_final=reader.ready)
-                reader.finish()
-            finally:
-                reader.close()
-            L = out.array
+        factor(ctx, A, m)
+        zero_upper(ctx, A, m)
+        L = download(ctx, A, out.array)
     finally:
         A.give()
     NotPositiveDefiniteError.check(np.diagonal(L), m)
     return L
-
-
-def _rows_reader(ctx, A: MatrixBuffer, m: int, out: Prefaulted):
-    """blas.rows_as_final for A's rows into out's lower triangle (zeros above it), or None."""
-    def place(r0, r1, rows):
-        dst = out.array[r0:r1]
-        copy_rows(dst[:, :r1], rows[:, :r1])
-        dst[:, r1:] = 0
-        dst[:, r0:r1][np.triu_indices(r1 - r0, 1)] = 0
-
-    return rows_as_final(ctx, A, m, place)
 
 
 def solve_buffer(ctx, L: MatrixBuffer, Xt: MatrixBuffer, m: int, nrhs: int, steps) -> None:

@@ -10,11 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..gl import Stopwatch
-from ..gl.staging import copy_rows
 from ..parallel import Prefaulted
 from ..layouts.scaling import power_of_two_exponent, power_of_two_scale, scale_r
 from ..layouts.staircase import rows_reached
-from .blas import download, require, rows_as_final, take, upload
+from .blas import download, require, take, upload
 from .dense import solve_buffer
 from .float64 import Float64Matrix
 
@@ -159,13 +158,11 @@ def _build_t(ctx, F, tau, work, m, j0, kb, span: int | None = None) -> None:
                          uniforms={"u_j0": j0, "u_kb": kb, "u_nch": nch, "u_toff": (j0 // NBQ) * NBQ * NBQ})
 
 
-def factor_buffer(ctx, F, m: int, n: int, leftmost=None, fp64: bool = False, rows_final=None):
+def factor_buffer(ctx, F, m: int, n: int, leftmost=None, fp64: bool = False):
     """Householder QR of the m x n matrix in F, in place; returns the (tau, T) buffers.
     leftmost: the rows' leftmost nonzero columns when they form a staircase (each
     panel then stops at the rows it reaches: the same F and tau, fewer flops).
-    fp64: F is a Float64Matrix, the factorization runs in double.  rows_final(r):
-    called once the work that finishes rows < r is queued (panel k's Apply finishes
-    row band k: later panels touch only the rows below it)."""
+    fp64: F is a Float64Matrix, the factorization runs in double."""
     k = min(m, n)
     tau = _take(ctx, 1, max(k, 1), "QR tau", fp64)
     try:
@@ -179,8 +176,6 @@ def factor_buffer(ctx, F, m: int, n: int, leftmost=None, fp64: bool = False, row
             _factor_panel(ctx, F, tau, work, mp, j0, kb)
             _build_t(ctx, F, tau, work, mp, j0, kb, span=m - j0)
             _apply_panel(ctx, F, F, work, mp, j0, kb, j0 + kb, n - j0 - kb, trans=True, span=m - j0)
-            if rows_final is not None:
-                rows_final(j0 + kb)
     except BaseException:
         tau.give()
         work.give()
@@ -189,14 +184,10 @@ def factor_buffer(ctx, F, m: int, n: int, leftmost=None, fp64: bool = False, row
     return tau, work.T
 
 
-def _scale(ctx, M, rows: int, cols: int, e: int, upper: bool = False, r0: int = 0) -> None:
-    """M's rows r0..rows - 1 (cols columns) times 2^e on the GPU, in place (scale.comp);
-    upper: R's trapezoid only."""
-    if rows <= r0:
-        return
-    ctx.kernels.dispatch("scale", (-(-cols // 16), -(-(rows - r0) // 16)), buffers={0: M.buf},
-                         uniforms={"u_r0": r0, "u_rows": rows, "u_cols": cols, "u_ld": M.ld,
-                                   "u_s": float(np.ldexp(1.0, e))},
+def _scale(ctx, M, rows: int, cols: int, e: int, upper: bool = False) -> None:
+    """M (rows x cols) times 2^e on the GPU, in place (scale.comp); upper: R's trapezoid only."""
+    ctx.kernels.dispatch("scale", (-(-cols // 16), -(-rows // 16)), buffers={0: M.buf},
+                         uniforms={"u_rows": rows, "u_cols": cols, "u_ld": M.ld, "u_s": float(np.ldexp(1.0, e))},
                          defines={"UPPER": 1} if upper else None)
 
 
@@ -215,30 +206,18 @@ def qr_raw(A32: np.ndarray, *, ctx, leftmost=None, amax: float | None = None):
         if on_gpu:
             _scale(ctx, F, m, n, -e)
         out = Prefaulted((m, n))                    # its pages faulted in while the GPU factors
-        k = min(m, n)
-        # each row band read while the GPU factors the rest, R's part of it scaled back first
-        reader = rows_as_final(ctx, F, m, lambda r0, r1, rows: copy_rows(out.array[r0:r1], rows[:, :n]),
-                               (lambda r0, r1: _scale(ctx, F, min(r1, k), n, e, upper=True, r0=r0)) if on_gpu
-                               else None)
+        tau, T = factor_buffer(ctx, F, m, n, leftmost)
         try:
-            tau, T = factor_buffer(ctx, F, m, n, leftmost, rows_final=reader and reader.ready)
-            try:
-                if reader is not None:
-                    reader.finish()
-                else:
-                    if on_gpu:
-                        _scale(ctx, F, k, n, e, upper=True)
-                    download(ctx, F, out.array)
-                taus = download(ctx, tau)[0, :k].copy()
-            finally:
-                tau.give()
-                T.give()
+            if on_gpu:
+                _scale(ctx, F, min(m, n), n, e, upper=True)
+            out = download(ctx, F, out.array)
+            taus = download(ctx, tau)[0, :min(m, n)].copy()
         finally:
-            if reader is not None:
-                reader.close()
+            tau.give()
+            T.give()
     finally:
         F.give()
-    return scale_r(out.array, sc), taus
+    return scale_r(out, sc), taus
 
 
 def qr_batched(mats, *, ctx, stairs=None) -> list:

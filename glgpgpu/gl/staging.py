@@ -272,11 +272,6 @@ class Stager:
             down.wait_for(sync)
             copy_rows(out[r0:r1], down.bytes[at:at + nbytes].view(np.float32).reshape(r1 - r0, row))
 
-    def rows_as_final(self, src_glo: int, ld: int, rows: int, place, before=None) -> "RowsAsFinal":
-        """A reader of buffer src_glo's first `rows` rows (row stride ld floats), handed to
-        place as a factor makes them final: see RowsAsFinal."""
-        return RowsAsFinal(self._fit("down", ld, PIXEL_PACK_BUFFER, MAP_READ), src_glo, ld, rows, place, before)
-
     def _fit(self, slot: str, row_floats: int, target: int, access: int) -> MappedBuffer:
         """The buffer in `slot` ("up" / "down"), new where it is missing or half of it
         cannot hold one row."""
@@ -296,74 +291,3 @@ class Stager:
             if buf is not None:
                 buf.release()
         self.up = self.down = None
-
-
-#: bytes of rows a RowsAsFinal gathers before it queues their copy (each copy costs a fence
-#: and a call: a band of a 64-row panel of a 4096-wide matrix is 1 MiB)
-FINAL_BAND_BYTES = 4 << 20
-
-
-class RowsAsFinal:
-    """Rows of a buffer read while the GPU still works on later rows: a factor that
-    finishes its rows top to bottom (a right-looking Cholesky or QR finishes row band k
-    with panel k) says ready(r) when rows < r are final; the GPU's copy of the rows since
-    the last band is queued behind the work that made them (at least FINAL_BAND_BYTES of
-    rows a band), and every band whose fence the GPU has passed goes to
-    place(r0, r1, rows) at once (rows: r0..r1 as the buffer holds them, ld floats each,
-    valid only during the call) -- so the read overlaps the factor instead of following
-    it.  finish() reads the rest.  before(r0, r1), if given, is called just ahead of a
-    band's copy (GPU work on those rows alone: the QR scales R back).  Each region of the ring is the host's until placed:
-    a band that would land on one still queued places that one first."""
-
-    def __init__(self, ring: MappedBuffer, src_glo: int, ld: int, rows: int, place, before=None):
-        self.ring, self.src, self.ld, self.rows, self.place = ring, src_glo, int(ld), int(rows), place
-        self.before = before
-        self.per = max(1, min(FINAL_BAND_BYTES, ring.nbytes // 2) // (4 * self.ld))   # rows a band
-        self.queued = collections.deque()              # (r0, r1, offset, fence), oldest first
-        self.next = 0                                  # the first row not yet queued
-        ring.wait_all()
-        ring.head = 0
-
-    def ready(self, r: int) -> None:
-        """Rows < r are final: queue whole bands of them, place what the GPU has passed."""
-        r = min(int(r), self.rows)
-        while r - self.next >= self.per:
-            self._queue(self.next, self.next + self.per)
-        while self.queued and self._passed(self.queued[0][3]):
-            self._place_oldest()
-
-    def finish(self) -> None:
-        """Every row read (the caller's work is all queued) and placed."""
-        while self.next < self.rows:
-            self._queue(self.next, min(self.rows, self.next + self.per))
-        while self.queued:
-            self._place_oldest()
-
-    def close(self) -> None:
-        """Drop what is queued (a failed factor): the ring's fences waited for."""
-        self.queued.clear()
-        self.ring.wait_all()
-
-    def _queue(self, r0: int, r1: int) -> None:
-        nbytes = (r1 - r0) * self.ld * 4
-        start = self.ring.head if self.ring.head + nbytes <= self.ring.nbytes else 0
-        while self.queued and any(a < start + nbytes and start < a + (b1 - b0) * self.ld * 4
-                                  for b0, b1, a, _ in self.queued):
-            self._place_oldest()                       # oldest first, until the region is free
-        if self.before is not None:
-            self.before(r0, r1)
-        at = self.ring.take(nbytes)
-        _gl("glCopyNamedBufferSubData")(self.src, self.ring.name, r0 * self.ld * 4, at, nbytes)
-        self.queued.append((r0, r1, at, self.ring.fence(at, nbytes)))
-        self.next = r1
-
-    def _passed(self, sync) -> bool:
-        """The ring retires passed fences on its own (take): one gone from it has passed."""
-        return all(s != sync for _, _, s in self.ring.inflight) or _passed(sync)
-
-    def _place_oldest(self) -> None:
-        r0, r1, at, sync = self.queued.popleft()
-        while any(s == sync for _, _, s in self.ring.inflight):   # up to this band's fence, in order
-            _wait(self.ring.inflight.popleft()[2])
-        nbytes = (r1 - r0) * self.ld * 4
-        self.place(r0, r1, self.ring.bytes[at:at + nbytes].view(np.float32).reshape(r1 - r0, self.ld))

@@ -356,48 +356,6 @@ def test_staging_ring(ctx, rng):
         ctx.staging, ctx._stager = saved
 
 
-@crosses("gl.staging.FINAL_BAND_BYTES")
-def test_rows_read_as_the_factor_finishes_them(ctx, rng):
-    """The compute Cholesky and QR through a staging ring read each row band as its panel
-    finishes it (staging.RowsAsFinal; the QR scales R back band by band on the GPU):
-    bands of FINAL_BAND_BYTES (a few rows, one row less, exactly and one more than a
-    panel's 64) through a ring of 8 KB that wraps many times -- the same bits as the read
-    after the factor, zeros above L's diagonal."""
-    from glgpgpu.compute import dense, qr
-    from glgpgpu.gl import staging
-    if not staging.available(ctx.caps):
-        pytest.fail(f"{ctx.caps.renderer} lacks GL 4.5 buffer storage: the staged transfers cannot be tested")
-    saved = ctx.staging, ctx._stager
-
-    def staged_and_after(call, cols):
-        ctx.staging, ctx._stager = False, None
-        after = call()
-        for rows in (2, 63, 64, 65):
-            with limits.override({"gl.staging.STAGING_BYTES": 8 << 10,
-                                  "gl.staging.FINAL_BAND_BYTES": rows * 4 * (cols + 8)}):   # a padded row at most
-                ctx.staging, ctx._stager = True, None
-                staged = call()
-                ctx._stager.release()
-            for x, y in zip(staged, after):
-                assert np.array_equal(x, y), (rows, cols)
-        return after
-
-    try:
-        for m in (1, 3, 130, 197):
-            C = spd(m, 100.0, rng).astype(np.float32)
-            C[np.triu_indices(m, 1)] = 7.0                 # the upper part read must not show
-            L, = staged_and_after(lambda: (dense.cholesky(C, ctx=ctx),), m)
-            assert not np.triu(L, 1).any()
-        for (m, n), size in (((1, 1), 1.0), ((2, 3), 1e20), ((130, 97), 1e20), ((97, 130), 1.0),
-                             ((197, 64), 1e-20)):
-            A = (size * rng.standard_normal((m, n))).astype(np.float32)    # 1e20: R scaled on the GPU
-            staged_and_after(lambda: qr.qr_raw(A, ctx=ctx), n)
-    finally:
-        if ctx._stager is not None:
-            ctx._stager.release()
-        ctx.staging, ctx._stager = saved
-
-
 @crosses("layouts.rgba.BAND_BYTES")
 def test_band_bytes(monkeypatch):
     from glgpgpu import parallel
