@@ -4,7 +4,7 @@ cProfile's largest cumulative entries inside glgpgpu (GPU waits show in the read
 many chained solves were made again a block a dispatch (a wait that gave up, or -- before round
 31's fix -- an old number in a one-step solve's buffer read as one).
 
-    python experiments/lssvm_phases.py [--n 16384] [--d 32] [--top 25]
+    python experiments/lssvm_phases.py [--n 16384] [--d 32] [--top 25] [--sort cumulative]
 """
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ def main():
     ap.add_argument("--n", type=int, default=16384)
     ap.add_argument("--d", type=int, default=32)
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--sort", default="cumulative", help="cProfile's order: cumulative, tottime, ...")
     a = ap.parse_args()
     ctx = glgpgpu.get_context()
     print(ctx.caps.renderer, flush=True)
@@ -51,7 +52,7 @@ def main():
     prof.enable()
     est.fit(X, y)
     prof.disable()
-    pstats.Stats(prof).sort_stats("cumulative").print_stats(a.top)
+    pstats.Stats(prof).sort_stats(a.sort).print_stats(a.top)
 
 
 if __name__ == "__main__":

@@ -746,3 +746,40 @@ def test_resident_tiled_solves_meet_the_substitutions_bound(ctx, rng, m, k):
     assert X is not None and T.grid.count >= 2
     tol = gamma_u(2 * m + GLSL_DIV_SQRT, U32) + 3 * U32
     assert (np.abs(L @ (L.T @ X) - B) <= tol * (np.abs(L) @ (np.abs(L).T @ np.abs(X)))).all()
+
+
+@pytest.mark.parametrize("m, block_columns_from", [(450, 10 ** 9), (601, 150)])
+def test_a_tile_column_interleaved_gives_the_tile_by_tile_bits(ctx, rng, m, block_columns_from):
+    """ComputeTiles.trsm_column and .updates launch a factor step's independent tiles with
+    no barrier between them; the generic TileKernels ones (a tile at a time, a barrier
+    after each launch) must give the very same factor -- with tiles of 192 (three or four
+    tile rows, the last one partial) and the tile TRSM by panels or by block columns of
+    128 (a panel's product within its block column, one after it)."""
+    from glgpgpu import limits, tiled
+    from glgpgpu.compute import dense
+    from glgpgpu.compute.tile_kernels import ComputeTiles
+    from glgpgpu.tiled import TileKernels
+
+    class OneAtATime(ComputeTiles):
+        trsm_column = TileKernels.trsm_column
+        updates = TileKernels.updates
+
+    C = spd(m, 1e2, rng).astype(np.float32)
+    factors = []
+    with limits.override({"gl.context.TEXTURE_SIZE": 192}):
+        old = dense.BLOCK_COLUMNS_FROM, dense.UPDATE_COLUMNS
+        dense.BLOCK_COLUMNS_FROM, dense.UPDATE_COLUMNS = block_columns_from, 128
+        try:
+            for ops in (ComputeTiles(ctx), OneAtATime(ctx)):
+                T = tiled.upload_checked(ctx, C, ops, "the test's matrix")
+                try:
+                    pivots = tiled.factor(T)
+                    factors.append((T.read(), pivots, T.grid.count))
+                finally:
+                    T.release()
+        finally:
+            dense.BLOCK_COLUMNS_FROM, dense.UPDATE_COLUMNS = old
+    (L, p, count), (L1, p1, _) = factors
+    assert count >= 3
+    assert np.array_equal(L, L1) and np.array_equal(p, p1)
+    check_factor(L, C)
