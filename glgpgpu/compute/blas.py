@@ -183,15 +183,13 @@ def check_bytes(ctx, rows, cols, what):
 def gemm(ctx, C: MatrixBuffer, A: MatrixBuffer, B: MatrixBuffer, *, m: int, n: int, k: int,
          alpha: float = 1.0, beta: float = 0.0, a_at=(0, 0), b_at=(0, 0), c_at=(0, 0),
          trans_b: bool = False, lower: bool = False, d: MatrixBuffer | None = None,
-         dist2: bool = False, kernel: dict | None = None, fp64: bool = False, barrier: bool = True) -> None:
+         dist2: bool = False, kernel: dict | None = None, fp64: bool = False) -> None:
     """C[c_at + (i, j)] = beta C + alpha sum_l A[a_at + (i, l)] d_l op(B)[j, l] for the
     m x n block of C: op(B)[j, l] = B[b_at + (j, l)], or B[b_at + (l, j)] with trans_b.
     lower: the tiles on and below the diagonal only (the diagonal tiles whole: callers
     zero or ignore what lies above the diagonal).  dist2: (A - B)^2 summed instead.  kernel: the LS-SVM kernel
     function's uniforms (u_kind, u_gamma, u_coef0, u_degree, u_diag) applied on store.
-    fp64: the buffers hold float64 (Float64Matrix), the sums run in float64.  barrier=False:
-    no memory barrier after it (the caller's next launches are independent of it and end
-    with one: the GPU may run them side by side)."""
+    fp64: the buffers hold float64 (Float64Matrix), the sums run in float64."""
     if m <= 0 or n <= 0:
         return
     defines = {"FP64": 1} if fp64 else {}
@@ -225,7 +223,7 @@ def gemm(ctx, C: MatrixBuffer, A: MatrixBuffer, B: MatrixBuffer, *, m: int, n: i
     tiles = -(-m // BM)
     groups = (tiles * (tiles + 1) // 2, 1) if lower else (-(-n // BN), tiles)
     ctx.kernels.dispatch(shader, groups, uniforms=uniforms, buffers=buffers,
-                         defines=defines or None, work=m * n * max(k, 1) // 4096, barrier=barrier)
+                         defines=defines or None, work=m * n * max(k, 1) // 4096)
 
 
 def _nb(fp64: bool) -> dict:
@@ -257,11 +255,10 @@ def syrk64(ctx, A, r0: int, k0: int, nb: int, n: int, listed=None) -> None:
 
 
 def trsm_rows(ctx, A: MatrixBuffer, k0: int, nb: int, r0: int, rows: int, L: MatrixBuffer | None = None,
-              fp64: bool = False, listed=None, barrier: bool = True) -> None:
+              fp64: bool = False, listed=None) -> None:
     """A[r0:r0+rows, k0:k0+nb] := that block times L11^-T, L11 = the factored block at
     (k0, k0) of L (A itself by default).  listed: (buffer, offset, count) -- only those
-    `count` tile rows of NB rows (counted from r0) at `offset` in the int buffer.
-    barrier=False: as gemm's."""
+    `count` tile rows of NB rows (counted from r0) at `offset` in the int buffer."""
     if rows <= 0:
         return
     L = A if L is None else L
@@ -271,7 +268,7 @@ def trsm_rows(ctx, A: MatrixBuffer, k0: int, nb: int, r0: int, rows: int, L: Mat
     if listed is not None:
         buffers[2], uniforms["u_list"], defines = listed[0].buf, int(listed[1]), {**defines, "LISTED": 1}
     ctx.kernels.dispatch("trsm_rows", (-(-rows // 64) if listed is None else listed[2], 1, 1), buffers=buffers,
-                         defines=defines, uniforms=uniforms, barrier=barrier)
+                         defines=defines, uniforms=uniforms)
 
 
 def trsm_rhs(ctx, L: MatrixBuffer, Xt: MatrixBuffer, k0: int, nb: int, nrhs: int, backward: bool) -> None:

@@ -109,41 +109,6 @@ class ComputeTiles(TileKernels):
                      a_at=(0, K0), b_at=(K1, K0), c_at=(0, K1))
         return a_tex
 
-    def trsm_column(self, l_tex, m, targets, t):
-        """trsm's launches for every tile of the column interleaved, a memory barrier
-        only between the panel steps that depend on each other: each tile alone keeps
-        few threads (a 64-wide panel's substitution is a thread a row), side by side
-        they fill the chip."""
-        wide = max(NB, dense.UPDATE_COLUMNS // NB * NB) if m >= dense.BLOCK_COLUMNS_FROM else NB
-        kernels = self.ctx.kernels
-        for K0 in range(0, m, wide):
-            K1 = min(m, K0 + wide)
-            for k0 in range(K0, K1, NB):
-                nb = min(NB, K1 - k0)
-                for a_tex, rows in targets:
-                    trsm_rows(self.ctx, a_tex, k0, nb, 0, rows, L=l_tex, barrier=False)
-                kernels.barrier()
-                if k0 + nb < K1:
-                    for a_tex, rows in targets:
-                        gemm(self.ctx, a_tex, a_tex, l_tex, m=rows, n=K1 - k0 - nb, k=nb, alpha=-1.0, beta=1.0,
-                             a_at=(0, k0), b_at=(k0 + nb, k0), c_at=(0, k0 + nb), barrier=False)
-                    kernels.barrier()
-            if K1 < m:
-                for a_tex, rows in targets:
-                    gemm(self.ctx, a_tex, a_tex, l_tex, m=rows, n=m - K1, k=K1 - K0, alpha=-1.0, beta=1.0,
-                         a_at=(0, K0), b_at=(K1, K0), c_at=(0, K1), barrier=False)
-                kernels.barrier()
-        return [a_tex for a_tex, _ in targets]
-
-    def updates(self, steps, d_tex, *, t, k_end):
-        """Every update of the step launched with no barrier between them (each writes its
-        own tile, reads only the tile column), one after the last."""
-        for c, r, s_, diag, rows, cols in steps:
-            gemm(self.ctx, c, r, s_, m=rows, n=rows if diag else cols, k=k_end, d=d_tex, beta=1.0, lower=diag,
-                 barrier=False)
-        self.ctx.kernels.barrier()
-        return [c for c, *_ in steps]
-
     def update(self, c_tex, r_tex, s_tex, d_tex, *, t, diagonal, rows, cols, k_end, first=False):
         gemm(self.ctx, c_tex, r_tex, s_tex, m=rows, n=rows if diagonal else cols, k=k_end, d=d_tex,
              beta=0.0 if first else 1.0, lower=diagonal)

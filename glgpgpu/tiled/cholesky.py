@@ -4,7 +4,6 @@ tiles (SYRK on the diagonal, GEMM off it) -- in layouts.tiles.cholesky_steps's
 order, each operation the method's own kernels (TileKernels)."""
 from __future__ import annotations
 
-import itertools
 import time
 
 import numpy as np
@@ -59,14 +58,11 @@ def factor(T: TiledLower, *, profile: dict | None = None, pivot_floor: float | N
         profile["_t"] = time.perf_counter()
     try:
         phase = None
-        # a step's TRSMs (one tile column) and its updates each go to the method at once:
-        # the tiles of one are independent of each other (the method may run them side by side)
-        for (op, Kc), group in itertools.groupby(cholesky_steps(g.count), key=lambda s: (s[0], s[3])):
+        for op, I, J, Kc in cholesky_steps(g.count):
             if phase is not None and op != phase:
                 _lap(ctx, profile, phase)
             phase = op
             mK = g.size(Kc)
-            group = list(group)
             if op == "potrf":
                 T.tiles[Kc, Kc], d = ops.potrf(T.tiles[Kc, Kc], mK, pivot_floor=pivot_floor, regularize=regularize)
                 pivots[g.span(Kc)] = d
@@ -74,14 +70,10 @@ def factor(T: TiledLower, *, profile: dict | None = None, pivot_floor: float | N
                     # the message names the order of the whole matrix, not of the tiles factored so far
                     NotPositiveDefiniteError.check(pivots[:g.span(Kc).stop], g.m)
             elif op == "trsm":
-                done = ops.trsm_column(T.tiles[Kc, Kc], mK, [(T.tiles[I, Kc], g.size(I)) for _, I, _, _ in group], t)
-                for (_, I, _, _), tile in zip(group, done):
-                    T.tiles[I, Kc] = tile
+                T.tiles[I, Kc] = ops.trsm(T.tiles[Kc, Kc], mK, T.tiles[I, Kc], t, rows=g.size(I))
             else:                                                             # SYRK / GEMM
-                done = ops.updates([(T.tiles[I, J], T.tiles[I, Kc], T.tiles[J, Kc], I == J, g.size(I), g.size(J))
-                                    for _, I, J, _ in group], neg, t=t, k_end=mK)
-                for (_, I, J, _), tile in zip(group, done):
-                    T.tiles[I, J] = tile
+                T.tiles[I, J] = ops.update(T.tiles[I, J], T.tiles[I, Kc], T.tiles[J, Kc], neg, t=t,
+                                           diagonal=I == J, rows=g.size(I), cols=g.size(J), k_end=mK)
         _lap(ctx, profile, phase)
     finally:
         ops.give(neg)

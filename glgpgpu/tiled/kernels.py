@@ -122,18 +122,6 @@ class TileKernels:
         Returns C's tile."""
         raise NotImplementedError
 
-    def trsm_column(self, l_tex, m: int, targets, t: int) -> list:
-        """trsm for each (a_tex, rows) of targets, all against the one diagonal tile L
-        (a tile column of the factor); returns their tiles in order.  Here one after
-        another; a method may interleave them (independent tiles)."""
-        return [self.trsm(l_tex, m, a_tex, t, rows=rows) for a_tex, rows in targets]
-
-    def updates(self, steps, d_tex, *, t: int, k_end: int) -> list:
-        """update for each (c_tex, r_tex, s_tex, diagonal, rows, cols) of steps (a step
-        of the factor: every tile written is written once); returns C's tiles in order."""
-        return [self.update(c, r, s_, d_tex, t=t, diagonal=diag, rows=rows, cols=cols, k_end=k_end)
-                for c, r, s_, diag, rows, cols in steps]
-
     def transpose(self, tex, t: int):
         """A new tile holding tex transposed (data movement; give it back)."""
         raise NotImplementedError
