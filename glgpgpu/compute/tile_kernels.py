@@ -135,16 +135,23 @@ class ComputeTiles(TileKernels):
     def solve_resident(self, T, B, steps):
         """The substitutions on X^T (a right-hand side a row, all of them in one buffer): per
         tile row the solved tiles' products subtracted in place (gemm, no read-back), its
-        block copied out, solved by the diagonal tile's chained solve, copied back.  A chained
-        wait that gave up anywhere (checked once, at the end) sends the solve to the generic
-        path (None).  Up to chain.MOST_COLUMNS right-hand sides; more: None."""
+        block copied out, solved by the diagonal tile's chained solve, copied back, and the
+        solve's give-up marks (the slot past each row) gathered -- one read of them at the
+        end; a wait that gave up anywhere sends the solve to the generic path (None).  Up
+        to chain.MOST_COLUMNS right-hand sides; more: None."""
         g, ctx = T.grid, self.ctx
         m, k = B.shape
         if k > chain.MOST_COLUMNS or k == 0:
             return None
+        V = W = marks = None
+        solves = {}                                    # a diagonal tile's chained solve, for every step
         Xt = upload(ctx, np.ascontiguousarray(B.T), "the right-hand sides")
-        held, gave_up = [], []
         try:
+            # one tile row's right-hand sides and solutions, a slot past each row for the give-up mark
+            V = chain.Vector32(ctx, k, g.t + 1, "a tile's right-hand sides")
+            W = chain.Vector32(ctx, k, g.t + 1, "a tile's solutions")
+            marks = blas.take(ctx, k, len(steps) * g.count, "the tile solves' give-up marks")
+            run = 0
             for backward in steps:
                 for K in (range(g.count - 1, -1, -1) if backward else range(g.count)):
                     k0, tK = K * g.t, g.size(K)
@@ -156,24 +163,24 @@ class ComputeTiles(TileKernels):
                         else:                   # x_K -= L_KJ x_J: X_K^T -= X_J^T L_KJ^T
                             gemm(ctx, Xt, Xt, T.tiles[K, J], m=k, n=tK, k=tJ, alpha=-1.0, beta=1.0,
                                  a_at=(0, j0), c_at=(0, k0))
-                    V = chain.Vector32(ctx, k, tK + 1, "a tile's right-hand sides")
-                    W = chain.Vector32(ctx, k, tK + 1, "a tile's solutions")
-                    held += [V, W]
-                    W.clear(ctx)            # the give-up slot past each solution starts at zero
+                    if K not in solves:
+                        solves[K] = chain.ChainSolves(ctx, T.tiles[K, K].buf, T.tiles[K, K].ld, tK)
+                    W.clear(ctx)                # the give-up slot past each solution starts at zero
                     blas.copy_block(ctx, Xt, k0, V, 0, k, tK)
-                    solves = chain.ChainSolves(ctx, T.tiles[K, K].buf, T.tiles[K, K].ld, tK)
-                    held.append(solves)
-                    solves.run(V, W, per_block=bool(ctx.caps.software), steps=(backward,))
+                    solves[K].run(V, W, per_block=bool(ctx.caps.software), steps=(backward,))
                     blas.copy_block(ctx, W, 0, Xt, k0, k, tK)
-                    gave_up.append(W)
-            slots = [download(ctx, W._mb)[:, -1] for W in gave_up]
-            if any(s.any() for s in slots):
+                    blas.copy_block(ctx, W, tK, marks, run, k, 1)
+                    run += 1
+            if download(ctx, marks).any():
                 return None
             return np.ascontiguousarray(download(ctx, Xt).T[:m])
         finally:
             Xt.give()
-            for h in held:
-                h.release() if isinstance(h, chain.ChainSolves) else h.give()
+            for held in (V, W, marks):
+                if held is not None:
+                    held.give()
+            for solve in solves.values():
+                solve.release()
 
     def products(self, ops, ys, t, rows, nrhs):
         out = blas.take(self.ctx, rows, nrhs, "tile products")
