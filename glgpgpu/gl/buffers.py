@@ -82,6 +82,8 @@ class BufferPool:
 
     #: a new buffer at least this large asks gl/memory.py first (small ones are not worth the query)
     ASK_BYTES = 64 << 20
+    #: on a GPU whose memory the driver reports, free buffers are kept up to 1 / KEEP_SHARE of it
+    KEEP_SHARE = 4
 
     def __init__(self, gl, keep_bytes: int = 1 << 30, activate=lambda: None, fits=None):
         self.gl = gl
@@ -126,6 +128,11 @@ class BufferPool:
         for scope in self._scopes:
             scope.add(id(mb))
         return mb
+
+    @property
+    def held_bytes(self) -> int:
+        """Bytes of the free buffers waiting for reuse."""
+        return self._held
 
     @property
     def outstanding(self) -> int:

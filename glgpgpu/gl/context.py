@@ -161,11 +161,13 @@ class Context:
         self.programs = ProgramCache(self.gl)
         self.geometry = GeometryStore(self.gl)
         self.pool = TexturePool(self)
-        # the compute method's storage buffers: what waits in their pool bounded as the texture
-        # pool's (a process that meets hundreds of sizes keeps at most this much of them)
+        # the compute method's storage buffers: what waits in their pool bounded (a process that
+        # meets hundreds of sizes keeps at most this much of them); on a GPU up to a share of its
+        # memory, so a second fit or factor of the same size finds its buffers (new ones cost the
+        # driver's first touch); memory.require gives them back before it refuses anything
         self.buffers = BufferPool(self.gl, activate=self.make_current,
                                   keep_bytes=TexturePool.KEEP_BYTES_SOFTWARE if self.caps.software
-                                  else TexturePool.KEEP_BYTES,
+                                  else max(TexturePool.KEEP_BYTES, (memory.total(self) or 0) // BufferPool.KEEP_SHARE),
                                   fits=lambda nbytes, live, what, new: memory.buffer_fits(self, nbytes, live, what, new))
         self.kernels = Kernels(self, self.programs, self.geometry)
         # transfers through mapped buffers (gl/staging.py): None = on hardware drivers

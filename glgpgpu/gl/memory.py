@@ -13,6 +13,7 @@ from __future__ import annotations
 from ..errors import GPUMemoryError, HostMemoryError
 from . import rawgl
 
+_GPU_MEMORY_INFO_TOTAL_AVAILABLE_MEMORY_NVX = 0x9048
 _GPU_MEMORY_INFO_CURRENT_AVAILABLE_VIDMEM_NVX = 0x9049
 _TEXTURE_FREE_MEMORY_ATI = 0x87FC
 
@@ -50,9 +51,30 @@ def available(ctx) -> tuple:
     return None, "unknown (no memory-info extension)"
 
 
+def total(ctx) -> int | None:
+    """The GPU's memory in bytes where the driver says (GL_NVX_gpu_memory_info), else None."""
+    ctx.make_current()
+    if "GL_NVX_gpu_memory_info" in (getattr(ctx.gl, "extensions", set()) or set()):
+        v = rawgl.get_integers(_GPU_MEMORY_INFO_TOTAL_AVAILABLE_MEMORY_NVX, 1)
+        if v and v[0] > 0:
+            return v[0] * 1024
+    return None
+
+
+def pooled(ctx) -> int:
+    """Bytes the context's pools keep for reuse (free textures and storage buffers): the
+    driver counts them as used, yet they are the context's to give back."""
+    return sum(getattr(getattr(ctx, name, None), "held_bytes", 0) for name in ("pool", "buffers"))
+
+
 def require(ctx, need: int, what: str) -> None:
-    """Raise GPUMemoryError if `need` bytes will not fit in what is free."""
+    """Raise GPUMemoryError if `need` bytes will not fit in what is free -- after the
+    context's pools gave back what they keep, where that would make the difference."""
     have, source = available(ctx)
+    if have is not None and need > have and getattr(ctx, "memory_budget", None) is None and pooled(ctx):
+        ctx.pool.trim()
+        ctx.buffers.release()
+        have, source = available(ctx)
     if have is not None and need > have:
         raise GPUMemoryError(
             f"{what} needs about {need / 2 ** 30:.2f} GiB of GPU memory but {have / 2 ** 30:.2f} GiB are "

@@ -2,6 +2,7 @@
 create no GL objects (textures come from the pool, vertex data from the cached
 store) and host memory does not grow."""
 import numpy as np
+import pytest
 
 import glgpgpu
 
@@ -114,3 +115,31 @@ def test_compute_buffers_stay_bounded_and_finished_threads_give_theirs_back(ctx)
     import gc
     gc.collect()
     assert all(c.buffers._held == 0 and c.pool.held_bytes == 0 for c in gl_context._parked)
+
+
+def test_a_memory_check_gives_back_what_the_pools_keep_before_it_refuses(ctx, monkeypatch):
+    """The driver counts the pools' free buffers and textures as used: memory.require gives
+    them back and asks again before it refuses (so a pool that keeps a share of the GPU never
+    turns a request away), refuses what does not fit even then, and with a memory_budget
+    (live bytes only) leaves the pools alone."""
+    from glgpgpu.errors import GPUMemoryError
+    from glgpgpu.gl import memory
+    budget, saved = ctx.memory_budget, ctx.buffers.keep_bytes
+    try:
+        ctx.memory_budget, ctx.buffers.keep_bytes = None, 64 << 20
+        ctx.buffers.take(256, 256, "a probe").give()            # 256 KiB waiting in the pool
+        assert memory.pooled(ctx) >= 256 << 10
+        free = 1 << 20                                          # the driver's free memory, less what the pools hold
+        monkeypatch.setattr(memory, "available", lambda c: (c.memory_budget, "the budget") if c.memory_budget
+                            else (free - memory.pooled(c), "the test's driver"))
+        with pytest.raises(GPUMemoryError, match="needs about"):
+            memory.require(ctx, free + 1, "more than the GPU has")
+        ctx.buffers.take(256, 256, "a probe").give()
+        memory.require(ctx, free - 1024, "what fits once the pools are empty")
+        assert memory.pooled(ctx) == 0
+        ctx.buffers.take(256, 256, "a probe").give()
+        ctx.memory_budget = free
+        memory.require(ctx, free - 1024, "what fits the budget")
+        assert ctx.buffers.held_bytes >= 256 << 10               # a budget's check leaves the pools as they are
+    finally:
+        ctx.memory_budget, ctx.buffers.keep_bytes = budget, saved
