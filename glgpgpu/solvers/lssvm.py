@@ -150,6 +150,10 @@ class _Operator:
         self._norm = None
 
     def __call__(self, Z):
+        if self._norm is None and np.ndim(Z) == 2:      # |K 1| rides along with the first product
+            KZ = self.products(np.column_stack([Z, np.ones(Z.shape[0])]))
+            self._norm = float(np.abs(KZ[:, -1]).max()) + self.diag
+            return KZ[:, :-1] + self.diag * Z
         return self.products(Z) + self.diag * Z
 
     @property

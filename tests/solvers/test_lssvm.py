@@ -109,3 +109,41 @@ def test_lssvr_matches_the_float64_reference(ctx, rng, method):
     F = reference_decision(X, y[:, None], Xt, "rbf", 0.5, 3, 0.0, 10.0)[:, 0]
     assert np.allclose(model.predict(Xt), F, rtol=1e-8, atol=1e-8 * np.abs(F).max())
     assert model.score(X, y) > 0.9
+
+
+def test_the_norm_rides_along_with_the_first_residual_product(ctx, monkeypatch):
+    """||H||_inf (the backward error's scale) comes from a column of ones added to the first
+    residual's product, not from a product of its own: a fit makes one product per
+    refinement step, and the norm is the float64 row sums' largest plus 1/C."""
+    from glgpgpu.solvers import lssvm
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((120, 3))
+    y = np.sign(X[:, 0] + 0.1)
+    shapes, norms = [], []
+    real_products, real_backward = lssvm.kernel_products, lssvm._backward
+
+    def counted(*a, **kw):
+        inner = real_products(*a, **kw)
+
+        class Counted:
+            N = getattr(inner, "N", X.shape[0])
+
+            def __call__(self, Z, **k):
+                shapes.append(np.shape(Z))
+                return inner(Z, **k)
+
+            def release(self):
+                inner.release()
+        return Counted()
+
+    def backward(H, R, Z, rhs):
+        norms.append(H.norm)
+        return real_backward(H, R, Z, rhs)
+    monkeypatch.setattr(lssvm, "kernel_products", counted)
+    monkeypatch.setattr(lssvm, "_backward", backward)
+    alpha, b, info = lssvm.train(X, y[:, None], kernel="rbf", gamma=0.5, C=10.0, ctx=ctx)
+    assert info["converged"]
+    assert len(shapes) == len(info["refinement"])                 # no product for the norm alone
+    assert shapes[0] == (120, 3) and all(s == (120, 2) for s in shapes[1:])
+    K = np.exp(-0.5 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    assert np.isclose(norms[0], K.sum(1).max() + 0.1, rtol=1e-12)
