@@ -36,10 +36,9 @@ def available(ctx) -> tuple:
         return int(budget), "the context's memory_budget"
     ctx.make_current()
     ext = getattr(ctx.gl, "extensions", set()) or set()
-    if "GL_NVX_gpu_memory_info" in ext:
-        v = rawgl.get_integers(_GPU_MEMORY_INFO_CURRENT_AVAILABLE_VIDMEM_NVX, 1)
-        if v and v[0] > 0:
-            return v[0] * 1024, "GL_NVX_gpu_memory_info"
+    free = _nvx(ctx, _GPU_MEMORY_INFO_CURRENT_AVAILABLE_VIDMEM_NVX)
+    if free is not None:
+        return free, "GL_NVX_gpu_memory_info"
     if "GL_ATI_meminfo" in ext:
         v = rawgl.get_integers(_TEXTURE_FREE_MEMORY_ATI, 4)
         if v and v[0] > 0:
@@ -54,8 +53,13 @@ def available(ctx) -> tuple:
 def total(ctx) -> int | None:
     """The GPU's memory in bytes where the driver says (GL_NVX_gpu_memory_info), else None."""
     ctx.make_current()
+    return _nvx(ctx, _GPU_MEMORY_INFO_TOTAL_AVAILABLE_MEMORY_NVX)
+
+
+def _nvx(ctx, pname: int) -> int | None:
+    """One of GL_NVX_gpu_memory_info's numbers (KiB) in bytes, or None without it."""
     if "GL_NVX_gpu_memory_info" in (getattr(ctx.gl, "extensions", set()) or set()):
-        v = rawgl.get_integers(_GPU_MEMORY_INFO_TOTAL_AVAILABLE_MEMORY_NVX, 1)
+        v = rawgl.get_integers(pname, 1)
         if v and v[0] > 0:
             return v[0] * 1024
     return None
@@ -63,7 +67,8 @@ def total(ctx) -> int | None:
 
 def pooled(ctx) -> int:
     """Bytes the context's pools keep for reuse (free textures and storage buffers): the
-    driver counts them as used, yet they are the context's to give back."""
+    driver counts them as used, yet they are the context's to give back.  (Another live
+    context's pools on the same GPU are its thread's: they count as used here.)"""
     return sum(getattr(getattr(ctx, name, None), "held_bytes", 0) for name in ("pool", "buffers"))
 
 
