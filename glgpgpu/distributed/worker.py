@@ -74,8 +74,8 @@ def update(job, I: int, J: int, K: int, t: int, rows: int, cols: int, k_end: int
     if neg is None:
         neg = ops.d_row(np.full(t, -1.0, np.float32))
         _OPS[job] = (ops, neg)
-    _TILES[job, I, J] = ops.update(_TILES[job, I, J], _tile(job, I, K, l_ik, t), _tile(job, J, K, l_jk, t), neg,
-                                   t=t, diagonal=I == J, rows=rows, cols=cols, k_end=k_end)
+    _TILES[job, I, J] = ops.downdate(_TILES[job, I, J], _tile(job, I, K, l_ik, t), _tile(job, J, K, l_jk, t), neg,
+                                     t=t, diagonal=I == J, rows=rows, cols=cols, k_end=k_end)
     return ("tile", I, J, K)
 
 

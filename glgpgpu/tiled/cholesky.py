@@ -72,8 +72,8 @@ def factor(T: TiledLower, *, profile: dict | None = None, pivot_floor: float | N
             elif op == "trsm":
                 T.tiles[I, Kc] = ops.trsm(T.tiles[Kc, Kc], mK, T.tiles[I, Kc], t, rows=g.size(I))
             else:                                                             # SYRK / GEMM
-                T.tiles[I, J] = ops.update(T.tiles[I, J], T.tiles[I, Kc], T.tiles[J, Kc], neg, t=t,
-                                           diagonal=I == J, rows=g.size(I), cols=g.size(J), k_end=mK)
+                T.tiles[I, J] = ops.downdate(T.tiles[I, J], T.tiles[I, Kc], T.tiles[J, Kc], neg, t=t,
+                                             diagonal=I == J, rows=g.size(I), cols=g.size(J), k_end=mK)
         _lap(ctx, profile, phase)
     finally:
         ops.give(neg)

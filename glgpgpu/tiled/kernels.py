@@ -13,6 +13,9 @@ methods are their own kernels -- no new arithmetic):
   solves      multipass substitution; products by       blocked substitution; products by
               Kernels 1 and 2                           blocked_adat
 
+The factor's SYRK / GEMM go through `downdate` (C -= R S^T), by default `update` with a d
+of -1s; compute takes the sign by the product's alpha instead (its product then loads no d).
+
 Every tile is a t x t texture of the method's storage (R32F for paper, RGBA32F
 for blocked) taken from the context's pool.  An operation may return another
 texture than the one it was given (the paper's kernels ping-pong): callers keep
@@ -121,6 +124,13 @@ class TileKernels:
         cols (diagonal: its lower triangle of order rows); first: C := instead of +=.
         Returns C's tile."""
         raise NotImplementedError
+
+    def downdate(self, c_tex, r_tex, s_tex, neg_tex, *, t: int, diagonal: bool, rows: int, cols: int,
+                 k_end: int):
+        """C -= R S^T (the Cholesky's SYRK / GEMM); neg_tex: a d row of -1s, for a method
+        whose products take their sign from d (update's).  Returns C's tile."""
+        return self.update(c_tex, r_tex, s_tex, neg_tex, t=t, diagonal=diagonal, rows=rows, cols=cols,
+                           k_end=k_end)
 
     def transpose(self, tex, t: int):
         """A new tile holding tex transposed (data movement; give it back)."""

@@ -746,3 +746,31 @@ def test_resident_tiled_solves_meet_the_substitutions_bound(ctx, rng, m, k):
     assert X is not None and T.grid.count >= 2
     tol = gamma_u(2 * m + GLSL_DIV_SQRT, U32) + 3 * U32
     assert (np.abs(L @ (L.T @ X) - B) <= tol * (np.abs(L) @ (np.abs(L).T @ np.abs(X)))).all()
+
+
+@pytest.mark.parametrize("m", [250, 301])
+def test_the_tile_downdate_by_alpha_gives_the_bits_of_a_d_of_minus_ones(ctx, rng, m):
+    """ComputeTiles.downdate (C -= R S^T with alpha = -1, no d) against TileKernels' (update
+    with a d row of -1s): the same tiled factor bit for bit, on tiles of 96 (the last partial)
+    -- negation is exact, so either way each sum is the other's negative."""
+    from glgpgpu import limits, tiled
+    from glgpgpu.compute.tile_kernels import ComputeTiles
+    from glgpgpu.tiled import TileKernels
+
+    class SignByD(ComputeTiles):
+        downdate = TileKernels.downdate
+
+    C = spd(m, 1e2, rng).astype(np.float32)
+    factors = []
+    with limits.override({"gl.context.TEXTURE_SIZE": 96}):
+        for ops in (ComputeTiles(ctx), SignByD(ctx)):
+            T = tiled.upload_checked(ctx, C, ops, "the test's matrix")
+            try:
+                pivots = tiled.factor(T)
+                factors.append((T.read(), pivots, T.grid.count))
+            finally:
+                T.release()
+    (L, p, count), (L1, p1, _) = factors
+    assert count >= 3
+    assert np.array_equal(L, L1) and np.array_equal(p, p1)
+    check_factor(L, C)
