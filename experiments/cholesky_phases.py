@@ -1,6 +1,6 @@
 """Where `cholesky(C, method="compute")` spends an order-m call on this GPU: the public call end
 to end, the compute method's own call (no input or result checks), and its parts alone -- the
-upload, the factor (with an upload before it), the upper triangle's zeroing, the read-back --
+upload, the factor (with an upload before it), the upper triangle's zeroing, the read-back (whole, and the lower triangle's bands) --
 each between glFinish calls, best of `repeat`; and the dispatches one factor makes.
 
     python experiments/cholesky_phases.py [--m 4096] [--repeat 5]
@@ -51,6 +51,8 @@ def main():
         print("upload + factor", best(upload_and_factor))
         print("zero the upper triangle", best(lambda: blas.zero_upper(ctx, A, m)))
         print("read back", best(lambda: blas.download(ctx, A)))
+        Z = np.zeros((m, m), np.float32)
+        print("read back the lower triangle (download_lower)", best(lambda: blas.download_lower(ctx, A, m, Z)))
         with ctx.kernels.recording() as rec:
             dense.factor(ctx, A, m)
         print("the factor's dispatches:", dict(Counter(k for k, _ in rec.dispatches)))

@@ -71,6 +71,7 @@ LIMITS = (
     Limit("gl.context", "STORAGE_BLOCK", 64 << 10, "bytes one shader storage block may span (compute tiles past it)",
           4),
     Limit("compute.blas", "SPREAD_GROUPS", 7, "workgroups along x before a 1-D dispatch folds into y"),
+    Limit("compute.blas", "LOWER_BAND_ROWS", 16, "rows of one band of a compute lower-triangle read-back"),
     # tiles beyond one texture
     Limit("layouts.tiles", "DEFAULT_TILE", 64, "the tile order of a matrix past one texture", 16),
     Limit("layouts.tiles", "MAX_ONE_TILE", 128, "the largest matrix order kept in one tile"),

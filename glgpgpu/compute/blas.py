@@ -12,6 +12,9 @@ NB = 64                # the order of a diagonal block (potrf.comp, trsm_rows.co
 #: float32 products with aligned row-major operands by gemm_rows.comp (False: all by gemm.comp)
 ROW_TILES = True
 ROW_TILE_K = 16        # gemm_rows.comp's slice of the sum (its BK)
+#: rows of one band of download_lower: band [r0, r1) reads columns 0 .. r1, so the bytes read
+#: above the diagonal are about m * LOWER_BAND_ROWS / 2
+LOWER_BAND_ROWS = 256
 
 
 class Pooled:
@@ -121,6 +124,37 @@ def download(ctx, src: MatrixBuffer, out: np.ndarray | None = None, rows: int | 
         _get(ctx, tmp.buf, out)
     finally:
         tmp.give()
+    return out
+
+
+def download_lower(ctx, src: MatrixBuffer, m: int, out: np.ndarray) -> np.ndarray:
+    """src's leading m x m lower triangle into out, reading about half the bytes of
+    `download`: row band [r0, r1) (LOWER_BAND_ROWS rows) carries columns 0 .. r1 only, the
+    bands packed one after another in a compact buffer on the GPU, then read band by
+    band.  out[r0:r1, r1:] is not written: out must hold zeros there (a zeroed array),
+    and src must hold zeros above the diagonal within each band (zero_upper)."""
+    blocks, at = [], 0                      # (r0, r1, columns, where the band starts in the packed buffer)
+    for r0 in range(0, m, LOWER_BAND_ROWS):
+        r1 = min(m, r0 + LOWER_BAND_ROWS)
+        blocks.append((r0, r1, r1, at))
+        at += (r1 - r0) * r1
+    packed = ctx.buffers.take(1, at, "a triangle's transfer", ld=at)
+    try:
+        for r0, r1, cols, start in blocks:
+            ctx.kernels.dispatch("copy_ld", (-(-cols // 16), -(-(r1 - r0) // 16)),
+                                 buffers={0: src.buf, 1: packed.buf},
+                                 uniforms={"u_rows": r1 - r0, "u_cols": cols, "u_lds": src.ld, "u_ldd": cols,
+                                           "u_src0": r0 * src.ld, "u_dst0": start})
+
+        def direct():
+            flat = np.empty(at, np.float32)
+            _read_direct(packed.buf, flat)
+            for r0, r1, cols, start in blocks:
+                out[r0:r1, :cols] = flat[start:start + (r1 - r0) * cols].reshape(r1 - r0, cols)
+        byte_blocks = [(r0, r1, cols, 4 * start) for r0, r1, cols, start in blocks]
+        _staged_or_direct(ctx, lambda st: st.read_blocks(packed.buf.glo, out, byte_blocks), direct)
+    finally:
+        packed.give()
     return out
 
 

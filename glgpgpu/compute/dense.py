@@ -10,8 +10,8 @@ from ..errors import NotPositiveDefiniteError
 from ..gl.buffers import MatrixBuffer
 from ..methods.contract import KERNELS
 from ..parallel import Prefaulted
-from .blas import (NB, diagonal, download, gemm, potrf_block, require, syrk64, take, trsm_rhs, trsm_rows, upload,
-                   zero_upper)
+from .blas import (NB, diagonal, download, download_lower, gemm, potrf_block, require, syrk64, take, trsm_rhs,
+                   trsm_rows, upload, zero_upper)
 
 
 
@@ -113,10 +113,10 @@ def cholesky(C32: np.ndarray, *, packed: bool = False, variant: str = "outer", c
     m = C32.shape[0]
     A = upload(ctx, C32, "the Cholesky factorization")
     try:
-        out = Prefaulted((m, m))             # its pages faulted in while the GPU factors
+        out = Prefaulted((m, m), zero=True)  # zeroed (the upper part stays so) while the GPU factors
         factor(ctx, A, m)
         zero_upper(ctx, A, m)
-        L = download(ctx, A, out.array)
+        L = download_lower(ctx, A, m, out.array)
     finally:
         A.give()
     NotPositiveDefiniteError.check(np.diagonal(L), m)

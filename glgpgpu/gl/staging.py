@@ -168,6 +168,23 @@ def copy_rows(dst: np.ndarray, src: np.ndarray) -> None:
                         [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a])
 
 
+def copy_parts(parts) -> None:
+    """dst[...] = src for each (dst, src) pair of 2-D arrays of one shape, split by rows
+    into about one share of the bytes per thread when they are large together."""
+    total = sum(dst.nbytes for dst, _ in parts)
+    n = parallel.workers()
+    if total < THREADED_COPY_FROM or n < 2:
+        for dst, src in parts:
+            np.copyto(dst, src)
+        return
+    share = -(-total // n)
+    chunks = []
+    for dst, src in parts:
+        step = max(1, share // max(1, dst.nbytes // max(1, dst.shape[0])))
+        chunks += [(dst[a:a + step], src[a:a + step]) for a in range(0, dst.shape[0], step)]
+    parallel.map_pieces(lambda ds: np.copyto(ds[0], ds[1]), chunks)
+
+
 def _bands(rows: int, row_bytes: int, half_bytes: int):
     """Row bands [r0, r1) of at most half_bytes each (one row at least)."""
     per = max(1, half_bytes // row_bytes)
@@ -250,27 +267,47 @@ class Stager:
     def read_buffer(self, src_glo: int, out: np.ndarray) -> None:
         """Buffer src_glo's first out.size floats (row-major, compact) into `out`: band
         j copied out of its region while the GPU copies band j + 1 into the next."""
-        row = out.shape[1]
-        down = self._fit("down", row, PIXEL_PACK_BUFFER, MAP_READ)
-        bands = _bands(out.shape[0], row * 4, down.nbytes // 2)
-        queued = collections.deque()
+        self.read_blocks(src_glo, out, [(0, out.shape[0], out.shape[1], 0)])
+
+    def read_blocks(self, src_glo: int, out: np.ndarray, blocks) -> None:
+        """Compact row-major blocks of buffer src_glo into parts of `out`: for each
+        (r0, r1, cols, at) of blocks, the (r1 - r0) x cols floats from byte `at` into
+        out[r0:r1, :cols] (a packed lower triangle's row bands, say).  Blocks that follow
+        one another in src travel together, in pieces of whole rows of at most half the
+        ring; the host copies piece j out of its region (over threads, however many
+        blocks it holds) while the GPU copies piece j + 1 into the next."""
+        down = self._fit("down", max(cols for _, _, cols, _ in blocks), PIXEL_PACK_BUFFER, MAP_READ)
+        half = down.nbytes // 2
+        pieces = []                                        # [src byte, bytes, [(r0, r1, cols, byte in piece)]]
+        for r0, r1, cols, at in blocks:
+            for a, b in _bands(r1 - r0, cols * 4, half):
+                start, nbytes = at + a * cols * 4, (b - a) * cols * 4
+                last = pieces[-1] if pieces else None
+                if last is not None and last[0] + last[1] == start and last[1] + nbytes <= half:
+                    last[2].append((r0 + a, r0 + b, cols, last[1]))
+                    last[1] += nbytes
+                else:
+                    pieces.append([start, nbytes, [(r0 + a, r0 + b, cols, 0)]])
+        queued = collections.deque()                       # (parts, offset, fence), oldest first
+        # a read's pieces are the host's until copied out, not only until their fence: start
+        # the ring at 0, so piece j + 1 (at most half the ring, aligned) never lands on piece j
         down.wait_all()
         down.head = 0
 
-        def queue(r0, r1):
-            nbytes = (r1 - r0) * row * 4
+        def queue(src_at, nbytes, parts):
             at = down.take(nbytes)
-            _gl("glCopyNamedBufferSubData")(src_glo, down.name, r0 * row * 4, at, nbytes)
-            queued.append((r0, r1, at, down.fence(at, nbytes)))
+            _gl("glCopyNamedBufferSubData")(src_glo, down.name, src_at, at, nbytes)
+            queued.append((parts, at, down.fence(at, nbytes)))
 
-        queue(*bands[0])
-        for j in range(len(bands)):
-            if j + 1 < len(bands):
-                queue(*bands[j + 1])
-            r0, r1, at, sync = queued.popleft()
-            nbytes = (r1 - r0) * row * 4
+        queue(*pieces[0])
+        for j in range(len(pieces)):
+            if j + 1 < len(pieces):
+                queue(*pieces[j + 1])
+            parts, at, sync = queued.popleft()
             down.wait_for(sync)
-            copy_rows(out[r0:r1], down.bytes[at:at + nbytes].view(np.float32).reshape(r1 - r0, row))
+            copy_parts([(out[r0:r1, :cols],
+                         down.bytes[at + p:at + p + (r1 - r0) * cols * 4].view(np.float32).reshape(r1 - r0, cols))
+                        for r0, r1, cols, p in parts])
 
     def _fit(self, slot: str, row_floats: int, target: int, access: int) -> MappedBuffer:
         """The buffer in `slot` ("up" / "down"), new where it is missing or half of it

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from glgpgpu.gl import staging
-from glgpgpu.gl.staging import Stager, _bands, copy_rows
+from glgpgpu.gl.staging import Stager, _bands, copy_parts, copy_rows
 
 
 @pytest.fixture
@@ -42,6 +42,19 @@ def test_copy_rows_of_a_strided_view(monkeypatch, threaded_from):
         dst = np.zeros(view.shape, np.float32)
         copy_rows(dst, view)
         assert np.array_equal(dst, view)
+
+
+@pytest.mark.parametrize("threaded_from", [0, 1 << 40])
+def test_copy_parts_of_several_shapes(monkeypatch, threaded_from):
+    """Several (dst, src) pairs, a row-band of a triangle each, copied together: every
+    element lands, nothing outside the parts is written."""
+    monkeypatch.setattr(staging, "THREADED_COPY_FROM", threaded_from)
+    src = np.arange(40 * 40, dtype=np.float32).reshape(40, 40)
+    out = np.full((40, 40), -1.0, np.float32)
+    bands = [(0, 1), (1, 7), (7, 30), (30, 40)]
+    copy_parts([(out[r0:r1, :r1], src[r0:r1, :r1]) for r0, r1 in bands])
+    for r0, r1 in bands:
+        assert np.array_equal(out[r0:r1, :r1], src[r0:r1, :r1]) and (out[r0:r1, r1:] == -1).all()
 
 
 def test_software_renderers_go_direct(ctx):

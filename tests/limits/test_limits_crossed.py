@@ -225,6 +225,30 @@ def test_cholesky_block_columns(ctx, rng):
             check_factor(glgpgpu.cholesky(A.astype(np.float32), method="compute"), A)
 
 
+@crosses("compute.blas.LOWER_BAND_ROWS")
+def test_lower_read_back_bands(ctx, rng):
+    """The compute Cholesky reads its factor back by row bands of LOWER_BAND_ROWS (band
+    [r0, r1) carries columns 0 .. r1): orders around one and two bands, the transfers direct
+    and through a staging ring small enough to cut each band into pieces."""
+    from glgpgpu.gl.staging import Stager
+    lim = 16
+    with limits.override({"compute.blas.LOWER_BAND_ROWS": lim}):
+        for staged in (False, True):
+            saved = ctx.staging, ctx._stager
+            if staged:
+                ctx.staging, ctx._stager = True, Stager(512)
+            try:
+                for m in around(lim) + around(2 * lim) + [1, 2, 3, 101]:
+                    A = spd(m, 1e3, rng)
+                    L = glgpgpu.cholesky(A.astype(np.float32), method="compute", ctx=ctx)
+                    assert not np.triu(L, 1).any(), f"{m}: nonzero above the diagonal"
+                    check_factor(L, A)
+            finally:
+                if staged:
+                    ctx._stager.release()
+                ctx.staging, ctx._stager = saved
+
+
 @crosses("compute.float64.SUM_TERMS")
 def test_sum_terms(ctx, rng):
     """An entry of the LP's normal matrix summing more than SUM_TERMS terms is refused (the
