@@ -127,32 +127,73 @@ def download(ctx, src: MatrixBuffer, out: np.ndarray | None = None, rows: int | 
     return out
 
 
+def _lower_bands(m: int) -> tuple:
+    """The row bands of a lower triangle packed one after another: [(r0, r1, columns, where
+    the band starts in the packed buffer, in floats)] -- band [r0, r1) of LOWER_BAND_ROWS
+    rows carries columns 0 .. r1 -- and the packed floats in all."""
+    bands, at = [], 0
+    for r0 in range(0, m, LOWER_BAND_ROWS):
+        r1 = min(m, r0 + LOWER_BAND_ROWS)
+        bands.append((r0, r1, r1, at))
+        at += (r1 - r0) * r1
+    return bands, at
+
+
+def _move_lower_bands(ctx, packed: MatrixBuffer, matrix: MatrixBuffer, bands, into: bool) -> None:
+    """Each band between the packed buffer and its rows of matrix (into: packed -> matrix), on the GPU."""
+    for r0, r1, cols, start in bands:
+        src, src0, lds, out, dst0, ldd = ((packed, start, cols, matrix, r0 * matrix.ld, matrix.ld) if into else
+                                          (matrix, r0 * matrix.ld, matrix.ld, packed, start, cols))
+        ctx.kernels.dispatch("copy_ld", (-(-cols // 16), -(-(r1 - r0) // 16)), buffers={0: src.buf, 1: out.buf},
+                             uniforms={"u_rows": r1 - r0, "u_cols": cols, "u_lds": lds, "u_ldd": ldd,
+                                       "u_src0": src0, "u_dst0": dst0})
+
+
+def upload_lower(ctx, M: np.ndarray, what: str = "matrix") -> MatrixBuffer:
+    """A pooled m x m buffer holding M's lower triangle (band [r0, r1) of LOWER_BAND_ROWS rows:
+    columns 0 .. r1), about half the bytes of `upload`; above the bands the buffer keeps
+    whatever it held -- for kernels that read the lower triangle only (dense.factor).
+    Give it back."""
+    M = np.asarray(M, np.float32)
+    m = M.shape[0]
+    ctx.make_current()
+    check_bytes(ctx, m, m, what)
+    bands, floats = _lower_bands(m)
+    out = ctx.buffers.take(m, m, what)
+    try:
+        packed = ctx.buffers.take(1, floats, "a triangle's transfer", ld=floats)
+        try:
+            def direct():
+                packed.buf.write(np.concatenate([M[r0:r1, :cols].reshape(-1) for r0, r1, cols, _ in bands]))
+            byte_bands = [(r0, r1, cols, 4 * start) for r0, r1, cols, start in bands]
+            _staged_or_direct(ctx, lambda st: st.write_blocks(packed.buf.glo, M, byte_bands), direct)
+            _move_lower_bands(ctx, packed, out, bands, into=True)
+        finally:
+            packed.give()
+    except BaseException:
+        out.give()
+        raise
+    return out
+
+
 def download_lower(ctx, src: MatrixBuffer, m: int, out: np.ndarray) -> np.ndarray:
     """src's leading m x m lower triangle into out, reading about half the bytes of
     `download`: row band [r0, r1) (LOWER_BAND_ROWS rows) carries columns 0 .. r1 only, the
     bands packed one after another in a compact buffer on the GPU, then read band by
     band.  out[r0:r1, r1:] is not written: out must hold zeros there (a zeroed array),
     and src must hold zeros above the diagonal within each band (zero_upper)."""
-    blocks, at = [], 0                      # (r0, r1, columns, where the band starts in the packed buffer)
-    for r0 in range(0, m, LOWER_BAND_ROWS):
-        r1 = min(m, r0 + LOWER_BAND_ROWS)
-        blocks.append((r0, r1, r1, at))
-        at += (r1 - r0) * r1
-    packed = ctx.buffers.take(1, at, "a triangle's transfer", ld=at)
+    bands, floats = _lower_bands(m)
+    packed = ctx.buffers.take(1, floats, "a triangle's transfer", ld=floats)
     try:
-        for r0, r1, cols, start in blocks:
-            ctx.kernels.dispatch("copy_ld", (-(-cols // 16), -(-(r1 - r0) // 16)),
-                                 buffers={0: src.buf, 1: packed.buf},
-                                 uniforms={"u_rows": r1 - r0, "u_cols": cols, "u_lds": src.ld, "u_ldd": cols,
-                                           "u_src0": r0 * src.ld, "u_dst0": start})
+        _move_lower_bands(ctx, packed, src, bands, into=False)
 
         def direct():
-            flat = np.empty(at, np.float32)
+            flat = np.empty(floats, np.float32)
             _read_direct(packed.buf, flat)
-            for r0, r1, cols, start in blocks:
+            for r0, r1, cols, start in bands:
                 out[r0:r1, :cols] = flat[start:start + (r1 - r0) * cols].reshape(r1 - r0, cols)
-        byte_blocks = [(r0, r1, cols, 4 * start) for r0, r1, cols, start in blocks]
-        _staged_or_direct(ctx, lambda st: st.read_blocks(packed.buf.glo, out, byte_blocks), direct)
+        byte_bands = [(r0, r1, cols, 4 * start) for r0, r1, cols, start in bands]
+        _staged_or_direct(ctx, lambda st: st.read_blocks(packed.buf.glo, out, byte_bands), direct)
     finally:
         packed.give()
     return out

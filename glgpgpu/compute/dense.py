@@ -11,7 +11,7 @@ from ..gl.buffers import MatrixBuffer
 from ..methods.contract import KERNELS
 from ..parallel import Prefaulted
 from .blas import (NB, diagonal, download, download_lower, gemm, potrf_block, require, syrk64, take, trsm_rhs,
-                   trsm_rows, upload, zero_upper)
+                   trsm_rows, upload, upload_lower, zero_upper)
 
 
 
@@ -111,7 +111,7 @@ def cholesky(C32: np.ndarray, *, packed: bool = False, variant: str = "outer", c
     require(ctx)
     _refuse_packed(packed, variant)
     m = C32.shape[0]
-    A = upload(ctx, C32, "the Cholesky factorization")
+    A = upload_lower(ctx, C32, "the Cholesky factorization")       # the factor reads nothing else
     try:
         out = Prefaulted((m, m), zero=True)  # zeroed (the upper part stays so) while the GPU factors
         factor(ctx, A, m)

@@ -185,6 +185,23 @@ def copy_parts(parts) -> None:
     parallel.map_pieces(lambda ds: np.copyto(ds[0], ds[1]), chunks)
 
 
+def _pieces(blocks, most: int):
+    """The transfers of read_blocks / write_blocks: [buffer byte, bytes, [(r0, r1, cols, byte
+    in the piece)]] -- runs of whole rows of the blocks (r0, r1, cols, buffer byte), those
+    that follow one another in the buffer together, at most `most` bytes a piece."""
+    pieces = []
+    for r0, r1, cols, at in blocks:
+        for a, b in _bands(r1 - r0, cols * 4, most):
+            start, nbytes = at + a * cols * 4, (b - a) * cols * 4
+            last = pieces[-1] if pieces else None
+            if last is not None and last[0] + last[1] == start and last[1] + nbytes <= most:
+                last[2].append((r0 + a, r0 + b, cols, last[1]))
+                last[1] += nbytes
+            else:
+                pieces.append([start, nbytes, [(r0 + a, r0 + b, cols, 0)]])
+    return pieces
+
+
 def _bands(rows: int, row_bytes: int, half_bytes: int):
     """Row bands [r0, r1) of at most half_bytes each (one row at least)."""
     per = max(1, half_bytes // row_bytes)
@@ -277,37 +294,42 @@ class Stager:
         ring; the host copies piece j out of its region (over threads, however many
         blocks it holds) while the GPU copies piece j + 1 into the next."""
         down = self._fit("down", max(cols for _, _, cols, _ in blocks), PIXEL_PACK_BUFFER, MAP_READ)
-        half = down.nbytes // 2
-        pieces = []                                        # [src byte, bytes, [(r0, r1, cols, byte in piece)]]
-        for r0, r1, cols, at in blocks:
-            for a, b in _bands(r1 - r0, cols * 4, half):
-                start, nbytes = at + a * cols * 4, (b - a) * cols * 4
-                last = pieces[-1] if pieces else None
-                if last is not None and last[0] + last[1] == start and last[1] + nbytes <= half:
-                    last[2].append((r0 + a, r0 + b, cols, last[1]))
-                    last[1] += nbytes
-                else:
-                    pieces.append([start, nbytes, [(r0 + a, r0 + b, cols, 0)]])
+        half = down.nbytes // 2                            # a multiple of ALIGN (_fit)
+        pieces = _pieces(blocks, half)
         queued = collections.deque()                       # (parts, offset, fence), oldest first
-        # a read's pieces are the host's until copied out, not only until their fence: start
-        # the ring at 0, so piece j + 1 (at most half the ring, aligned) never lands on piece j
+        # a read's pieces are the host's until copied out, not only until their fence: piece j
+        # goes to half j % 2 of the ring, so the GPU fills one half while the host empties the
+        # other (the ring's own placement wraps piece j + 1 onto piece j when pieces differ in size)
         down.wait_all()
         down.head = 0
 
-        def queue(src_at, nbytes, parts):
-            at = down.take(nbytes)
+        def queue(j):
+            src_at, nbytes, parts = pieces[j]
+            at = (j % 2) * half
             _gl("glCopyNamedBufferSubData")(src_glo, down.name, src_at, at, nbytes)
             queued.append((parts, at, down.fence(at, nbytes)))
 
-        queue(*pieces[0])
+        queue(0)
         for j in range(len(pieces)):
             if j + 1 < len(pieces):
-                queue(*pieces[j + 1])
+                queue(j + 1)
             parts, at, sync = queued.popleft()
             down.wait_for(sync)
             copy_parts([(out[r0:r1, :cols],
                          down.bytes[at + p:at + p + (r1 - r0) * cols * 4].view(np.float32).reshape(r1 - r0, cols))
                         for r0, r1, cols, p in parts])
+
+    def write_blocks(self, dst_glo: int, arr: np.ndarray, blocks) -> None:
+        """read_blocks the other way: for each (r0, r1, cols, at) of blocks, arr[r0:r1, :cols]
+        into buffer dst_glo from byte `at`, compact and row-major; blocks that follow one
+        another in dst in one host copy (over threads) and one GPU copy a piece."""
+        up = self._fit("up", max(cols for _, _, cols, _ in blocks), PIXEL_UNPACK_BUFFER, MAP_WRITE)
+        for dst_at, nbytes, parts in _pieces(blocks, up.nbytes // 2):
+            at = up.take(nbytes)             # waits only for the GPU's copies out of that region
+            copy_parts([(up.bytes[at + p:at + p + (r1 - r0) * cols * 4].view(np.float32).reshape(r1 - r0, cols),
+                         arr[r0:r1, :cols]) for r0, r1, cols, p in parts])
+            _gl("glCopyNamedBufferSubData")(up.name, dst_glo, at, dst_at, nbytes)
+            up.fence(at, nbytes)
 
     def _fit(self, slot: str, row_floats: int, target: int, access: int) -> MappedBuffer:
         """The buffer in `slot` ("up" / "down"), new where it is missing or half of it

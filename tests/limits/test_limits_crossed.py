@@ -227,10 +227,18 @@ def test_cholesky_block_columns(ctx, rng):
 
 @crosses("compute.blas.LOWER_BAND_ROWS")
 def test_lower_read_back_bands(ctx, rng):
-    """The compute Cholesky reads its factor back by row bands of LOWER_BAND_ROWS (band
-    [r0, r1) carries columns 0 .. r1): orders around one and two bands, the transfers direct
-    and through a staging ring small enough to cut each band into pieces."""
+    """The compute Cholesky sends C's lower triangle and reads its factor back by row bands
+    of LOWER_BAND_ROWS (band [r0, r1) carries columns 0 .. r1): orders around one and two
+    bands, the transfers direct and through a staging ring small enough to cut each band
+    into pieces, and the pooled buffer it factors in full of NaN beforehand (above the
+    bands it keeps what it held: nothing may read it)."""
+    from glgpgpu.compute import blas
     from glgpgpu.gl.staging import Stager
+
+    def poison(m):
+        buf = ctx.buffers.take(m, m, "a used buffer")
+        blas.fill(ctx, buf, np.nan)
+        buf.give()
     lim = 16
     with limits.override({"compute.blas.LOWER_BAND_ROWS": lim}):
         for staged in (False, True):
@@ -240,6 +248,7 @@ def test_lower_read_back_bands(ctx, rng):
             try:
                 for m in around(lim) + around(2 * lim) + [1, 2, 3, 101]:
                     A = spd(m, 1e3, rng)
+                    poison(m)
                     L = glgpgpu.cholesky(A.astype(np.float32), method="compute", ctx=ctx)
                     assert not np.triu(L, 1).any(), f"{m}: nonzero above the diagonal"
                     check_factor(L, A)

@@ -1,0 +1,63 @@
+"""Is a tall QR panel's column step (qr_panel_rows.comp, ~13 us of GPU a column, ~3,960 of them
+at 4096²) waiting on its first loop -- each workgroup sums every chunk's partials, one load
+and one add a chunk, so ~32 global-memory latencies in a row?  The variant
+(`experiments/shaders/qr_panel_rows_unrolled.comp`) reads them eight at a time.  qr_raw as
+shipped and with the variant, alternating, best and median of `repeat`, with ||QR - A||/||A||.
+
+    python experiments/qr_rows_unrolled.py [--sizes 4096,2048x8192,8192] [--repeat 7]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+os.environ.setdefault("GLGPGPU_SHADER_PATH", os.path.join(os.path.dirname(os.path.abspath(__file__)), "shaders"))
+
+import glgpgpu  # noqa: E402
+from glgpgpu.compute import qr  # noqa: E402
+from glgpgpu.gl import kernels as kernels_module  # noqa: E402
+from qr_panel_tall import backward_error  # noqa: E402
+
+SHIPPED = kernels_module.Kernels.dispatch_steps
+
+
+def unrolled(self, kernel, *args, **kw):
+    return SHIPPED(self, "qr_panel_rows_unrolled" if kernel == "qr_panel_rows" else kernel, *args, **kw)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="4096,2048x8192,8192")
+    ap.add_argument("--repeat", type=int, default=7)
+    a = ap.parse_args()
+    ctx = glgpgpu.get_context()
+    print(ctx.caps.renderer, flush=True)
+    variants = (("as shipped", SHIPPED), ("partials 8 at a time", unrolled))
+    for size in a.sizes.split(","):
+        m, n = (int(v) for v in size.split("x")) if "x" in size else (int(size),) * 2
+        A = np.random.default_rng(0).standard_normal((m, n)).astype(np.float32)
+        times, errs = {k: [] for k, _ in variants}, {}
+        for r in range(a.repeat + 1):
+            for name, steps in variants:
+                kernels_module.Kernels.dispatch_steps = steps
+                try:
+                    ctx.finish()
+                    t = time.perf_counter()
+                    F, tau = qr.qr_raw(A, ctx=ctx)
+                    dt = time.perf_counter() - t
+                finally:
+                    kernels_module.Kernels.dispatch_steps = SHIPPED
+                if r:
+                    times[name].append(dt)
+                else:
+                    errs[name] = backward_error(A, F, tau)
+        for name, ts in times.items():
+            print(f"{m} x {n}: {name:22s} best {min(ts) * 1e3:7.1f} ms, median {np.median(ts) * 1e3:7.1f} ms, "
+                  f"||QR - A||/||A|| {errs[name]:.2e}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
