@@ -1,8 +1,10 @@
 """Is a tall QR panel's column step (qr_panel_rows.comp, ~13 us of GPU a column, ~3,960 of them
 at 4096²) waiting on its first loop -- each workgroup sums every chunk's partials, one load
 and one add a chunk, so ~32 global-memory latencies in a row?  The variant
-(`experiments/shaders/qr_panel_rows_unrolled.comp`) reads them eight at a time.  qr_raw as
-shipped and with the variant, alternating, best and median of `repeat`, with ||QR - A||/||A||.
+(`experiments/shaders/qr_panel_rows_unrolled.comp`) reads them eight at a time; and with it, fewer, taller chunks
+(PANEL_CHUNKS 16: chunks of 256 rows at 4096, half the partials to read, two rows a thread).
+qr_raw as shipped and with the variants, alternating, best and median of `repeat`, with
+||QR - A||/||A||.
 
     python experiments/qr_rows_unrolled.py [--sizes 4096,2048x8192,8192] [--repeat 7]
 """
@@ -17,6 +19,7 @@ import numpy as np
 os.environ.setdefault("GLGPGPU_SHADER_PATH", os.path.join(os.path.dirname(os.path.abspath(__file__)), "shaders"))
 
 import glgpgpu  # noqa: E402
+from glgpgpu import limits  # noqa: E402
 from glgpgpu.compute import qr  # noqa: E402
 from glgpgpu.gl import kernels as kernels_module  # noqa: E402
 from qr_panel_tall import backward_error  # noqa: E402
@@ -35,19 +38,21 @@ def main():
     a = ap.parse_args()
     ctx = glgpgpu.get_context()
     print(ctx.caps.renderer, flush=True)
-    variants = (("as shipped", SHIPPED), ("partials 8 at a time", unrolled))
+    variants = (("as shipped", SHIPPED, {}), ("partials 8 at a time", unrolled, {}),
+                ("8 at a time, chunks <= 16", unrolled, {"compute.qr.PANEL_CHUNKS": 16}))
     for size in a.sizes.split(","):
         m, n = (int(v) for v in size.split("x")) if "x" in size else (int(size),) * 2
         A = np.random.default_rng(0).standard_normal((m, n)).astype(np.float32)
-        times, errs = {k: [] for k, _ in variants}, {}
+        times, errs = {k: [] for k, _, _ in variants}, {}
         for r in range(a.repeat + 1):
-            for name, steps in variants:
+            for name, steps, over in variants:
                 kernels_module.Kernels.dispatch_steps = steps
                 try:
-                    ctx.finish()
-                    t = time.perf_counter()
-                    F, tau = qr.qr_raw(A, ctx=ctx)
-                    dt = time.perf_counter() - t
+                    with limits.override(over):
+                        ctx.finish()
+                        t = time.perf_counter()
+                        F, tau = qr.qr_raw(A, ctx=ctx)
+                        dt = time.perf_counter() - t
                 finally:
                     kernels_module.Kernels.dispatch_steps = SHIPPED
                 if r:
@@ -55,7 +60,7 @@ def main():
                 else:
                     errs[name] = backward_error(A, F, tau)
         for name, ts in times.items():
-            print(f"{m} x {n}: {name:22s} best {min(ts) * 1e3:7.1f} ms, median {np.median(ts) * 1e3:7.1f} ms, "
+            print(f"{m} x {n}: {name:26s} best {min(ts) * 1e3:7.1f} ms, median {np.median(ts) * 1e3:7.1f} ms, "
                   f"||QR - A||/||A|| {errs[name]:.2e}", flush=True)
 
 
