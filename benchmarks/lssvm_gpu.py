@@ -53,6 +53,8 @@ def main():
     ap.add_argument("--method", default="compute")
     ap.add_argument("--svc-most", type=int, default=4096)
     ap.add_argument("--reference-most", type=int, default=32768, help="largest N with a float64 reference")
+    ap.add_argument("--torch-most", type=int, default=65536,
+                    help="largest N the torch script runs at (its N x N float32 matrix and factor: 2 x 40 GB at 100,000)")
     ap.add_argument("--dask-gpus", type=int, default=0,
                     help="also fit with LSSVC(client=) on a LocalGLCluster of this many GPUs (tiles of --tile)")
     ap.add_argument("--tile", type=int, default=8192)
@@ -91,7 +93,7 @@ def main():
                    refinement_steps=len(model.info_.get("refinement", [])),
                    pcg_iterations=model.info_.get("pcg_iterations", 0), accuracy=float(np.mean((F >= 0) == (yt == 1))),
                    times=";".join(f"{k}={v:.3f}" for k, v in model.info_["times"].items()))
-        if have_torch:
+        if have_torch and N <= args.torch_most:
             decide = torch_fit(X, y, gamma, args.C, torch.float32)       # warm
             torch.cuda.synchronize()
             t = time.perf_counter()
