@@ -34,3 +34,18 @@ def test_quantile_regression_past_the_border():
     solved again with M factored whole, and ends optimal."""
     row = F.solve_beside_highs("quantile_regression", 3000, 0, device="cpu64")
     assert row["status"] == "optimal" and row["rel_obj_error"] <= 1e-8
+
+
+@pytest.mark.parametrize("family, n, switch, most", [("l1_regression", 10000, "free_rho_relative_from", 25),
+                                                     ("quantile_regression", 3000, "border_stall_at", 34)])
+def test_a_stall_switches_early_on_the_host_factor(family, n, switch, most):
+    """On the host's float64 factor a stall of STALL_FREE iterations goes on with the free columns'
+    regularization relative to their size (an L1 regression of 10,000 columns: 17 iterations
+    where a stall of 15 and a solve from the start took 39), or (quantile regression's border)
+    ends the bordered run after STALL_BORDER for the solve with M factored whole (32 where 38)."""
+    from glgpgpu.solvers.lp.solver import solve_general
+    lp = F.FAMILIES[family](n, 11)
+    res = solve_general(lp, device="cpu64")
+    assert res.status == "optimal" and switch in res.stats and res.iterations <= most, (res.iterations, res.message)
+    row = F.solve_beside_highs(family, n, 11, device="cpu64")
+    assert row["rel_obj_error"] <= 1e-8, row

@@ -146,3 +146,20 @@ def test_a_column_of_its_own_with_a_tiny_entry_proves_nothing():
     assert not presolve.private_rows(A)[-1]
     tiny[-1] = 1e-2 * np.linalg.norm(A[-1])
     assert presolve.private_rows(np.hstack([A[:, :-1], tiny]))[-1]
+
+
+@pytest.mark.parametrize("m,p", [(5, 2), (40, 3), (301, 20)])
+def test_private_rows_and_a_dense_gram_matrix_need_no_product(m, p, monkeypatch):
+    """An L1 regression's A = [X, I, -I]: its dense columns make A A^T dense, and every row holds
+    a column of its own -- clearly full rank with the dense count, without forming A A^T (that
+    sparse product was most of the solve).  The same verdict and count as the dense route."""
+    rng = np.random.default_rng(m)
+    A = sp.hstack([sp.csr_matrix(rng.standard_normal((m, p))), sp.eye(m), -sp.eye(m)], format="csr")
+    count = {}
+    product = sp.csr_matrix.__matmul__
+    monkeypatch.setattr(sp.csr_matrix, "__matmul__", lambda *a: pytest.fail("A A^T formed"))
+    assert presolve.clearly_full_rank(A, count) and count["flops"] == pytest.approx(m ** 3 / 3)
+    monkeypatch.setattr(sp.csr_matrix, "__matmul__", product)
+    monkeypatch.setattr(presolve, "PRIVATE_SHARE", np.inf)         # the dense route instead
+    dense_count = {}
+    assert presolve.clearly_full_rank(A, dense_count) and dense_count == count

@@ -129,9 +129,17 @@ def clearly_full_rank(A, count: dict | None = None) -> bool:
     without factoring again; and "order", (qdldl's factor, its triangle's indptr, indices): the
     normal matrix's host factor takes its ordering where its pattern is the same."""
     As = sp.csr_matrix(A)
+    m = A.shape[0]
+    longest = int(np.diff(sp.csc_matrix(As).indptr).max(initial=0))
+    if longest ** 2 > DENSE_SHARE * m * m and private_rows(As).all():
+        # a column this long makes A A^T dense (the dense count below) and every row holds a
+        # column of its own (clearly independent, private_rows): no A A^T to form -- the sparse
+        # product of a few dense columns was most of an L1 regression's solve
+        if count is not None:
+            count["flops"] = m ** 3 / 3.0
+        return True
     M = As @ As.T
     s = 1.0 / np.sqrt(np.maximum(M.diagonal(), 1e-300))
-    m = A.shape[0]
     if M.nnz > DENSE_SHARE * m * m:
         M = (sp.diags(s) @ M @ sp.diags(s)).tocsc()
         # A A^T about dense (a few long columns: seba, fit2p): LAPACK's dense factor, where

@@ -58,6 +58,9 @@ RHO_FREE_RELATIVE = 1e-5   # free_rho="relative": rho / (1 + |x_j|)^2, relative 
                   # A constant rho leaves rho*dx in the dual residual of a column that must travel far,
                   # and a small one lets nearly dependent free columns stall the primal; the constant
                   # one is tried first (greenbeb needs it), this one if that run fails
+STALL_BORDER = 9  # with the host factor's border of long columns: this many iterations without progress end
+                  # the run, for the caller's solve with M factored whole (a stall of 15 spent 6 more;
+                  # NETLIB's forplan recovers from a shorter one with its border: RESULTS.md, round 33)
 DELTA = 1e-12     # dual proximal regularization
 MAX_BORDER = 16   # bordered columns at most (each costs one extra solve per factorization)
 BORDER_PULL = 50  # ... entering when |rc_j| / z_j exceeds this (greenbea's: 170, 250; pilot's: <= 35)
@@ -68,6 +71,10 @@ FLOAT64_AFTER = 3  # this many iterations in a row needing the float64 factor: n
 STALL = 15        # iterations without progress before the iteration gives up ("numerical trouble") ...
 STALL_WITHIN_TOL = 5   # ... or, once its best point is within tol (the stall rule's "optimal"), before it
                   # stops there: dfl001 and pilot87 spent their last 15 iterations not improving it
+STALL_FREE = 5    # with free columns under the constant RHO_FREE: this many iterations without progress
+                  # go on under RHO_FREE_RELATIVE, rather than a stall of STALL and a solve from the
+                  # start.  Only on the host's float64 factor (device="cpu64"): measured there, NETLIB's
+                  # 75 taking the same iterations as without it (RESULTS.md, round 33)
 
 
 class _State:
@@ -275,7 +282,22 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None, free_rho="constan
             break
         within = best[0] <= 10 * tol and best[3] <= tol    # primal, dual and gap all within tol
         stalled = stall >= STALL or (within and stall >= STALL_WITHIN_TOL)
-        if stalled and not normal.exact and normal.device != "cpu64":
+        early = stall >= STALL_FREE and not within and normal.device == "cpu64"     # measured there only
+        if early and it_.free_rho == "constant" and not it_.all_L:
+            # the free columns' constant proximal term holds them (a column that must travel far,
+            # nearly dependent free columns): on with it relative to their size
+            it_.free_rho = "relative"
+            normal.stats["free_rho_relative_from"] = it + 1
+            log[-1].update(free_rho="relative")
+            stall = 0
+        elif stall >= STALL_BORDER and not within and normal.bordered:
+            # the border's solves lose their accuracy (quantile regression's split coefficients):
+            # the caller solves again with M factored whole -- from the start: going on from
+            # here with M whole stalled again (its iterate already off course)
+            status, message = "numerical trouble", f"no progress for {STALL_BORDER} iterations with the border's solves"
+            normal.stats["border_stall_at"] = it
+            break
+        elif stalled and not normal.exact and normal.device != "cpu64":
             # the float32 factor's solves may be what holds the iterates: before the stall is
             # final, from the best point with every solve float64's
             normal.exact = True
