@@ -13,6 +13,7 @@ from the GPU's reflectors).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import time
 
@@ -68,6 +69,38 @@ def backward_error(A, F, tau):
     return float(np.linalg.norm(Q.astype(np.float64) @ R - A) / np.linalg.norm(A))
 
 
+def compare(ctx, sizes: str, repeat: int, variants) -> None:
+    """qr_raw of each size under each variant (name, a context manager putting it in place),
+    alternating, the first round untimed (its answer checked); best and median printed."""
+    for size in sizes.split(","):
+        m, n = (int(v) for v in size.split("x")) if "x" in size else (int(size),) * 2
+        A = np.random.default_rng(0).standard_normal((m, n)).astype(np.float32)
+        times, errs = {name: [] for name, _ in variants}, {}
+        for r in range(repeat + 1):
+            for name, in_place in variants:
+                with in_place():
+                    ctx.finish()
+                    t = time.perf_counter()
+                    F, tau = qr.qr_raw(A, ctx=ctx)
+                    dt = time.perf_counter() - t
+                if r:
+                    times[name].append(dt)
+                else:
+                    errs[name] = backward_error(A, F, tau)
+        for name, ts in times.items():
+            print(f"{m} x {n}: {name:32s} best {min(ts) * 1e3:7.1f} ms, median {np.median(ts) * 1e3:7.1f} ms, "
+                  f"||QR - A||/||A|| {errs[name]:.2e}", flush=True)
+
+
+@contextlib.contextmanager
+def panels(factor_panel):
+    qr._factor_panel = factor_panel
+    try:
+        yield
+    finally:
+        qr._factor_panel = SHIPPED
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="4096,2048x8192,8192,16384x1024")
@@ -75,26 +108,7 @@ def main():
     a = ap.parse_args()
     ctx = glgpgpu.get_context()
     print(ctx.caps.renderer, f"(qr_panel_tall: {tall_threads(ctx)} threads)", flush=True)
-    for size in a.sizes.split(","):
-        m, n = (int(v) for v in size.split("x")) if "x" in size else (int(size),) * 2
-        A = np.random.default_rng(0).standard_normal((m, n)).astype(np.float32)
-        times, errs = {k: [] for k, _ in VARIANTS}, {}
-        for r in range(a.repeat + 1):
-            for name, factor_panel in VARIANTS:
-                qr._factor_panel = factor_panel
-                try:
-                    ctx.finish()
-                    t = time.perf_counter()
-                    F, tau = qr.qr_raw(A, ctx=ctx)
-                finally:
-                    qr._factor_panel = SHIPPED
-                if r:
-                    times[name].append(time.perf_counter() - t)
-                else:
-                    errs[name] = backward_error(A, F, tau)
-        for name, ts in times.items():
-            print(f"{m} x {n}: {name:32s} best {min(ts) * 1e3:7.1f} ms, median {np.median(ts) * 1e3:7.1f} ms, "
-                  f"||QR - A||/||A|| {errs[name]:.2e}", flush=True)
+    compare(ctx, a.sizes, a.repeat, [(name, lambda f=f: panels(f)) for name, f in VARIANTS])
 
 
 if __name__ == "__main__":

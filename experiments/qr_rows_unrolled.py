@@ -11,24 +11,31 @@ qr_raw as shipped and with the variants, alternating, best and median of `repeat
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
-import time
-
-import numpy as np
 
 os.environ.setdefault("GLGPGPU_SHADER_PATH", os.path.join(os.path.dirname(os.path.abspath(__file__)), "shaders"))
 
 import glgpgpu  # noqa: E402
 from glgpgpu import limits  # noqa: E402
-from glgpgpu.compute import qr  # noqa: E402
 from glgpgpu.gl import kernels as kernels_module  # noqa: E402
-from qr_panel_tall import backward_error  # noqa: E402
+from qr_panel_tall import compare  # noqa: E402
 
 SHIPPED = kernels_module.Kernels.dispatch_steps
 
 
 def unrolled(self, kernel, *args, **kw):
     return SHIPPED(self, "qr_panel_rows_unrolled" if kernel == "qr_panel_rows" else kernel, *args, **kw)
+
+
+@contextlib.contextmanager
+def steps(kernel_steps, over):
+    kernels_module.Kernels.dispatch_steps = kernel_steps
+    try:
+        with limits.override(over):
+            yield
+    finally:
+        kernels_module.Kernels.dispatch_steps = SHIPPED
 
 
 def main():
@@ -40,28 +47,7 @@ def main():
     print(ctx.caps.renderer, flush=True)
     variants = (("as shipped", SHIPPED, {}), ("partials 8 at a time", unrolled, {}),
                 ("8 at a time, chunks <= 16", unrolled, {"compute.qr.PANEL_CHUNKS": 16}))
-    for size in a.sizes.split(","):
-        m, n = (int(v) for v in size.split("x")) if "x" in size else (int(size),) * 2
-        A = np.random.default_rng(0).standard_normal((m, n)).astype(np.float32)
-        times, errs = {k: [] for k, _, _ in variants}, {}
-        for r in range(a.repeat + 1):
-            for name, steps, over in variants:
-                kernels_module.Kernels.dispatch_steps = steps
-                try:
-                    with limits.override(over):
-                        ctx.finish()
-                        t = time.perf_counter()
-                        F, tau = qr.qr_raw(A, ctx=ctx)
-                        dt = time.perf_counter() - t
-                finally:
-                    kernels_module.Kernels.dispatch_steps = SHIPPED
-                if r:
-                    times[name].append(dt)
-                else:
-                    errs[name] = backward_error(A, F, tau)
-        for name, ts in times.items():
-            print(f"{m} x {n}: {name:26s} best {min(ts) * 1e3:7.1f} ms, median {np.median(ts) * 1e3:7.1f} ms, "
-                  f"||QR - A||/||A|| {errs[name]:.2e}", flush=True)
+    compare(ctx, a.sizes, a.repeat, [(name, lambda f=f, o=o: steps(f, o)) for name, f, o in variants])
 
 
 if __name__ == "__main__":
