@@ -157,3 +157,26 @@ def test_crossover_on_netlib_reaches_highs_optimum(ctx, name):
     size = 1.0 + max(np.abs(lp.row_up[np.isfinite(lp.row_up)]).max(initial=0.0),
                      np.abs(lp.row_lo[np.isfinite(lp.row_lo)]).max(initial=0.0))
     assert max_violation(lp, res.x) <= 1e-9 * size
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.05])
+def test_sklearn_quantile_regressor_through_glgpgpu(ctx, alpha, monkeypatch):
+    """scikit-learn's QuantileRegressor solves its LP by scipy's linprog; with glgpgpu's in its
+    place it reaches the pinball loss (plus penalty) of scikit-learn's own HiGHS fit to 1e-7.
+    alpha = 0 writes each coefficient as beta+ - beta- at no cost (an unbounded optimal face),
+    which ended in numerical trouble before a stalled run was solved again with each pair made
+    one free column."""
+    sklearn = pytest.importorskip("sklearn")
+    from sklearn.linear_model import QuantileRegressor, _quantile
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((600, 8))
+    y = X @ rng.standard_normal(8) + rng.standard_normal(600)
+
+    def objective(model):
+        r = y - model.predict(X)
+        return float(np.sum(np.maximum(0.3 * r, (0.3 - 1) * r)) / len(y) + alpha * np.abs(model.coef_).sum())
+
+    ref = QuantileRegressor(quantile=0.3, alpha=alpha, solver="highs").fit(X, y)
+    monkeypatch.setattr(_quantile, "linprog", glgpgpu.optimize.linprog)
+    ours = QuantileRegressor(quantile=0.3, alpha=alpha, solver="highs").fit(X, y)
+    assert sklearn.__version__ and abs(objective(ours) - objective(ref)) <= 1e-7 * max(1.0, objective(ref))

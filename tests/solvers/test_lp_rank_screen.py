@@ -163,3 +163,45 @@ def test_private_rows_and_a_dense_gram_matrix_need_no_product(m, p, monkeypatch)
     monkeypatch.setattr(presolve, "PRIVATE_SHARE", np.inf)         # the dense route instead
     dense_count = {}
     assert presolve.clearly_full_rank(A, dense_count) and dense_count == count
+
+
+def test_opposite_pairs_are_free_variables_split_in_two():
+    """Columns a_k = -a_j with c_k = -c_j, both >= 0 without an upper bound: one free variable
+    written as x+ - x-.  Not a pair: costs that do not cancel (an L1 penalty), an upper bound,
+    a free column, a column equal but not opposite, one entry off."""
+    rng = np.random.default_rng(3)
+    X = sp.random(30, 6, density=0.4, random_state=rng, format="csc")
+    X.data = rng.uniform(-2, 2, X.data.size)
+    A = sp.hstack([X, -X, sp.eye(30)], format="csc").tolil()
+    n = A.shape[1]
+    c = np.r_[np.arange(6.0) - 2, -(np.arange(6.0) - 2), np.ones(30)]
+    u, free = np.full(n, np.inf), np.zeros(n, bool)
+    c[7] += 1.0                       # column 1's partner no longer at no cost
+    u[8] = 5.0                        # column 2's partner bounded
+    free[3] = True                    # column 3 itself free
+    A[0, 10] = A[0, 10] + 1.0         # column 4's partner one entry off
+    A = sp.csc_matrix(A)
+    pairs = presolve.opposite_pairs(A, c, u, free)
+    assert sorted(map(sorted, pairs.tolist())) == [[0, 6], [5, 11]]
+    assert presolve.opposite_pairs(sp.hstack([X, X], format="csc"), np.zeros(12), np.full(12, np.inf),
+                                   np.zeros(12, bool)).size == 0
+
+
+def test_a_split_free_variable_is_solved_as_one():
+    """scikit-learn's QuantileRegressor with alpha = 0 (beta = beta+ - beta-, no cost on either):
+    its optimal face is unbounded along beta+ and beta- together, and the interior point ended in
+    numerical trouble at 3,000 columns; now a run that stalls so is solved again with each pair
+    made one free column (presolve's merge_split).  Optimal to HiGHS's objective, the constraints
+    held, and each pair's parts complementary and >= 0."""
+    pytest.importorskip("highspy")
+    from glgpgpu.bench import lp_families as F
+    from glgpgpu.solvers.lp.solver import solve_general
+    lp = F.quantile_regression(3000, 0, alpha=0.0)
+    res = solve_general(lp, device="cpu64")
+    _, h_obj, _ = F.highs_ipm(F.highs_model(lp))
+    assert res.status == "optimal" and abs(res.objective - h_obj) <= 1e-8 * max(1.0, abs(h_obj)), res.message
+    assert res.stats["split_merged"] == 20
+    p = 20
+    plus, minus = res.x[:p], res.x[p:2 * p]
+    assert (plus >= 0).all() and (minus >= 0).all() and not (plus * minus).any()
+    assert res.violation <= 1e-6

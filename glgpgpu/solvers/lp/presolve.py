@@ -380,3 +380,32 @@ def row_duals(t: Tightened, lp, y_kept: np.ndarray) -> np.ndarray:
         rows, vals = A.indices[A.indptr[j]:A.indptr[j + 1]], A.data[A.indptr[j]:A.indptr[j + 1]]
         y[i] = float(lp.c[j] - vals @ y[rows]) / float(vals[rows == i][0])
     return y
+
+
+def opposite_pairs(A, c, u, free) -> np.ndarray:
+    """Pairs (j, k) of columns that are one variable split in two: x_j, x_k >= 0 without upper
+    bounds, a_k = -a_j exactly and c_k = -c_j (a coefficient written as x+ - x- at no cost,
+    scikit-learn's QuantileRegressor with alpha = 0).  Such a pair is a free variable z = x_j -
+    x_k whose optimal face is unbounded along (x_j, x_k) + t (1, 1): the interior point's
+    iterates drift along it.  A (m x n, CSC); found by a random projection of the columns, each
+    pair then checked entry by entry; each column in one pair at most.  A (p, 2) array of
+    (kept, dropped): z = x_kept - x_dropped."""
+    A = sp.csc_matrix(A)
+    n = A.shape[1]
+    cand = np.flatnonzero(~free & ~np.isfinite(u) & (np.diff(A.indptr) > 0))
+    if cand.size < 2:
+        return np.zeros((0, 2), np.int64)
+    r = np.random.default_rng(12345).uniform(1.0, 2.0, A.shape[0])
+    h = np.asarray(A[:, cand].T @ r).ravel()
+    key = np.round(np.abs(h), 9)
+    order = np.lexsort((h, key))
+    pairs, used = [], np.zeros(n, bool)
+    for a, b in zip(order[:-1], order[1:]):
+        j, k = int(cand[a]), int(cand[b])
+        if used[j] or used[k] or key[a] != key[b] or h[a] >= 0 or h[b] <= 0 or c[j] + c[k] != 0.0:
+            continue
+        sj, sk = slice(A.indptr[j], A.indptr[j + 1]), slice(A.indptr[k], A.indptr[k + 1])
+        if np.array_equal(A.indices[sj], A.indices[sk]) and np.array_equal(A.data[sj], -A.data[sk]):
+            pairs.append((k, j))
+            used[j] = used[k] = True
+    return np.array(pairs, np.int64).reshape(-1, 2)

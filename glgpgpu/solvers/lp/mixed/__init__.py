@@ -40,11 +40,13 @@ def _again(again, before, how: str):
     return again
 
 
-def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback) -> LPResult:
-    """Float64 Mehrotra with implicit bounds on the GPU's float32 normal equations."""
+def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback, merge_split=False) -> LPResult:
+    """Float64 Mehrotra with implicit bounds on the GPU's float32 normal equations.
+    merge_split: presolve makes free variables written as x+ - x- at no cost one column again
+    (the last resort of a solve that ends in numerical trouble with such pairs)."""
     t_all = time.perf_counter()
     n_orig = lp.shape[1]
-    p = bounded.presolve(bounded.from_general(lp))
+    p = bounded.presolve(bounded.from_general(lp), merge_split=merge_split)
     if p.status:
         return verdict(p.status, n_orig, p.message, {"presolve": time.perf_counter() - t_all}, p.A.shape)
     if p.A.shape[0] == 0 or p.A.shape[1] == 0:
@@ -92,7 +94,8 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
                 out = _again(mehrotra.solve(p, normal, tol=tol, max_iter=max_iter, callback=callback,
                                             free_rho="relative"), out,
                              "with the free columns' regularization relative to their size")
-            if out.status == "numerical trouble" and normal.bordered:
+            split_first = p.split_found and not merge_split      # that retry first (below)
+            if out.status == "numerical trouble" and normal.bordered and not split_first:
                 # the long columns' border cost the float64 solves their accuracy (quantile
                 # regression's split coefficients, weights spanning many orders): again, M whole
                 normal.unborder()
@@ -101,6 +104,18 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback)
     finally:
         if normal is not None:
             normal.release()
+    if out.status == "numerical trouble" and p.split_found and not merge_split:
+        # free variables written as x+ - x- at no cost, whose optimal face runs off along both
+        # parts (scikit-learn's QuantileRegressor with alpha = 0): again with each made one column
+        again = solve(lp, tol=tol, cholesky=cholesky, max_iter=max_iter, device=asked, packed=packed,
+                      method=method, ctx=ctx, callback=callback, merge_split=True)
+        again.iterations += out.iterations
+        again.message = ((again.message + "; ") if again.message else "") + (
+            f"solved again with {p.split_found} free variables split as x+ - x- made one column each "
+            f"after: {out.message}")
+        again.stats["split_merged"] = p.split_found
+        again.times["total"] = time.perf_counter() - t_all
+        return again
     out.x, out.y = out.x * sigma_b, out.y * sigma_c
     x = p.recover(out.x)
     times = {"presolve": t_pre, **watch.as_dict()}

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ..presolve import dependent_rows, geometric_scaling
+from ..presolve import dependent_rows, geometric_scaling, opposite_pairs
 
 INF = np.inf
 
@@ -48,6 +48,10 @@ class BoundedLP:
     rows: np.ndarray = None         # the GeneralLP's index of each row of A (free, empty, dependent rows gone)
     normal_flops: float = float("nan")  # qdldl's count for A A^T's factor, made by the rank check (device="auto")
     normal_order: tuple | None = None   # that factor and its triangle's structure (host_factor.ordered_on)
+    # original variables (J, K) that were one free variable split in two, merged by presolve into
+    # J's column (z = x_J - x_K, opposite_pairs): recover() puts z's negative part on K
+    split: np.ndarray = None
+    split_found: int = 0            # such pairs found (merged or not)
 
     @property
     def shape(self):
@@ -58,6 +62,12 @@ class BoundedLP:
         out = self.shift.copy()
         has = self.col >= 0
         out[has] += self.coef[has] * x[self.col[has]]
+        if self.split is not None and self.split.size:
+            J, K = self.split[:, 0], self.split[:, 1]
+            z = (out[J] - self.shift[J]) * self.coef[J]           # coef is +-1
+            neg = z < 0
+            out[J[neg]] = self.shift[J[neg]]
+            out[K[neg]] = self.shift[K[neg]] - self.coef[K[neg]] * z[neg]
         return out
 
 
@@ -133,9 +143,11 @@ def _verdict(m, n, status, message):
     return out
 
 
-def presolve(p: BoundedLP, *, rank_tol: float = 1e-9, qr_limit: float = 4e10) -> BoundedLP:
+def presolve(p: BoundedLP, *, rank_tol: float = 1e-9, qr_limit: float = 4e10, merge_split: bool = False) -> BoundedLP:
     """Empty columns and rows, linearly dependent rows (pivoted QR while it is
-    cheap: m^2 n below qr_limit; beyond that the solver's regularization copes)."""
+    cheap: m^2 n below qr_limit; beyond that the solver's regularization copes).
+    merge_split: free variables written as x+ - x- at no cost made one free column again
+    (otherwise only counted, in p.split_found: the solver's last resort merges them)."""
     if p.status:
         return p
     A, b, c, u, free = sp.csc_matrix(p.A), p.b, p.c, p.u, p.free
@@ -161,6 +173,7 @@ def presolve(p: BoundedLP, *, rank_tol: float = 1e-9, qr_limit: float = 4e10) ->
     p.shift[gone] += p.coef[gone] * value[p.col[gone]]
     p.col[has] = remap[p.col[has]]
     A, c, u, free = A[:, keep], c[keep], u[keep], free[keep]
+    A, c, u, free = _merge_split_pairs(p, A, c, u, free, merge_split)
     zero_rows = np.bincount(A.indices, minlength=A.shape[0]) == 0
     big = 1e-9 * (1 + np.abs(b).max(initial=0))
     if np.any(zero_rows & (np.abs(b) > big)):
@@ -181,6 +194,32 @@ def presolve(p: BoundedLP, *, rank_tol: float = 1e-9, qr_limit: float = 4e10) ->
         # the solver's dual regularization copes, and a real contradiction shows as a Farkas ray
     p.A, p.b, p.c, p.u, p.free, p.dropped_rows, p.rows = A, b, c, u, free, dropped, rows
     return p
+
+
+def _merge_split_pairs(p: BoundedLP, A, c, u, free, merge: bool):
+    """Each free variable written as x+ - x- at no cost (presolve.opposite_pairs) made one free
+    column again (merge), the pairs kept in p.split for recover(); p.split_found counts them
+    either way.  Only pairs of original variables (not slacks).  Not the first resort: NETLIB
+    has such pairs in 10 problems, solved in as many or fewer iterations without merging them."""
+    pairs = opposite_pairs(A, c, u, free)
+    if not pairs.size:
+        return A, c, u, free
+    orig = np.full(A.shape[1], -1, np.int64)
+    has = np.flatnonzero(p.col >= 0)
+    orig[p.col[has]] = has
+    pairs = pairs[(orig[pairs[:, 0]] >= 0) & (orig[pairs[:, 1]] >= 0)]
+    p.split_found = int(pairs.shape[0])
+    if not pairs.size or not merge:
+        return A, c, u, free
+    keep = np.ones(A.shape[1], bool)
+    keep[pairs[:, 1]] = False
+    free = free.copy()
+    free[pairs[:, 0]] = True
+    p.split = np.stack([orig[pairs[:, 0]], orig[pairs[:, 1]]], axis=1)
+    remap = np.full(A.shape[1], -1, np.int64)
+    remap[keep] = np.arange(int(keep.sum()))
+    p.col[has] = remap[p.col[has]]                      # the dropped one: -1, its shift alone
+    return A[:, keep], c[keep], u[keep], free[keep]
 
 
 def scale(p: BoundedLP, passes: int = 10) -> BoundedLP:
