@@ -399,10 +399,12 @@ def opposite_pairs(A, c, u, free) -> np.ndarray:
     h = np.asarray(A[:, cand].T @ r).ravel()
     key = np.round(np.abs(h), 9)
     order = np.lexsort((h, key))
+    a_all, b_all = order[:-1], order[1:]                    # neighbours: -h just before +h
+    near = (key[a_all] == key[b_all]) & (h[a_all] < 0) & (h[b_all] > 0) & (c[cand[a_all]] + c[cand[b_all]] == 0.0)
     pairs, used = [], np.zeros(n, bool)
-    for a, b in zip(order[:-1], order[1:]):
+    for a, b in zip(a_all[near], b_all[near]):
         j, k = int(cand[a]), int(cand[b])
-        if used[j] or used[k] or key[a] != key[b] or h[a] >= 0 or h[b] <= 0 or c[j] + c[k] != 0.0:
+        if used[j] or used[k]:
             continue
         sj, sk = slice(A.indptr[j], A.indptr[j + 1]), slice(A.indptr[k], A.indptr[k + 1])
         if np.array_equal(A.indices[sj], A.indices[sk]) and np.array_equal(A.data[sj], -A.data[sk]):
