@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from ..gl.buffers import leading
+from ..methods.contract import KERNELS
 from ..tiled import TileKernels
 from . import blas
 from .blas import NB, diagonal, download, gemm, transpose, trsm_rows, upload, write, zero_upper
@@ -58,6 +59,35 @@ class ComputeTiles(TileKernels):
 
     def d_row(self, values):
         return upload(self.ctx, np.asarray(values, np.float32).reshape(1, -1), "d")
+
+    # -- the LS-SVM's kernel matrix ------------------------------------------------
+    def form_kernel(self, tile, band_I, band_J, rows: int, cols: int, d: int, diagonal: bool, *, kernel, gamma,
+                    degree, coef0, diag) -> None:
+        """A tile of K + diag I into `tile`: the product of two row bands of X (uploaded) with
+        the kernel function applied as it is stored (rbf from squared distances), diag on a
+        diagonal tile's diagonal (its upper part left for the caller to zero)."""
+        uni = {"u_kind": KERNELS[kernel], "u_gamma": float(gamma), "u_coef0": float(coef0), "u_degree": int(degree),
+               "u_diag": float(diag) if diagonal else 0.0}
+        gemm(self.ctx, tile, band_I, band_J, m=rows, n=cols, k=d, dist2=kernel == "rbf", lower=diagonal, kernel=uni)
+
+    def kernel_tile(self, XI32, XJ32, t: int, diagonal: bool, **kernel):
+        """One t x t tile of K + diag I from its rows' and columns' points (float32), as
+        compute.tiled.kernel_tiles forms each (the same bits): zeros past the points and above
+        a diagonal tile's diagonal.  A cluster's tile owner makes its tiles so (distributed)."""
+        tile = self.zeros(t)
+        bands = []
+        try:
+            bands = [upload(self.ctx, X, "X rows of a tile") for X in (XI32, XJ32)]
+            self.form_kernel(tile, bands[0], bands[1], XI32.shape[0], XJ32.shape[0], XI32.shape[1], diagonal,
+                             **kernel)
+            if diagonal:
+                self.zero_upper(tile, t)
+        except BaseException:
+            self.give(tile)
+            raise
+        finally:
+            self.give(*bands)
+        return tile
 
     def read(self, tex, t, buf=None):
         return download(self.ctx, tex, buf, t, t)

@@ -12,8 +12,7 @@ from ..tiled import (TiledFactor, TiledLower, TiledNormalSystem as _TiledNormal,
                      solve_tiled, tile_grid, upload_checked)
 from ..tiled.cholesky import cholesky_bytes
 from . import dense, normal
-from .blas import gemm, require, upload
-from ..methods.contract import KERNELS
+from .blas import require, upload
 from .tile_kernels import ComputeTiles
 
 
@@ -88,14 +87,13 @@ def kernel_tiles(X32, *, kernel, gamma, degree, coef0, diag, ctx, watch=None) ->
     memory.require(ctx, cholesky_bytes(g, ops.tile_bytes(g.t)) + g.count * g.t * d * 4,
                    f"the LS-SVM kernel matrix of {N} points on {g.count}^2 tiles")
     T = TiledLower.zeros(ctx, g, ops)
-    uni = {"u_kind": KERNELS[kernel], "u_gamma": float(gamma), "u_coef0": float(coef0), "u_degree": int(degree)}
     bands = []
     try:
         with (watch or Stopwatch(ctx, enabled=False))("form"):
             bands = [upload(ctx, X32[g.span(I)], f"X rows of tile {I}") for I in range(g.count)]
             for I, J in g.lower():
-                gemm(ctx, T.tiles[I, J], bands[I], bands[J], m=g.size(I), n=g.size(J), k=d, dist2=kernel == "rbf",
-                     lower=I == J, kernel=dict(uni, u_diag=float(diag) if I == J else 0.0))
+                ops.form_kernel(T.tiles[I, J], bands[I], bands[J], g.size(I), g.size(J), d, I == J, kernel=kernel,
+                                gamma=gamma, degree=degree, coef0=coef0, diag=diag)
             T.clear_upper()
     except BaseException:
         T.release()

@@ -106,8 +106,16 @@ def held() -> int:
 
 def kernel_tile(job, I: int, J: int, XI: np.ndarray, XJ: np.ndarray, t: int, method: str, kernel: str,
                 gamma: float, degree: int, coef0: float, diag: float) -> tuple:
-    """Tile (I, J) of H = K + diag I made here from the points of its rows and columns
-    (float64 on this worker's host, then float32 into its GPU): X travels, not H."""
+    """Tile (I, J) of H = K + diag I made here from the points of its rows and columns: X
+    travels, not H.  On this worker's GPU where the method's tile kernels form kernel tiles
+    (the compute method: as its one-process kernel_tiles, the same bits); else in float64
+    on this worker's host, then float32 into its GPU."""
+    ops = _kernels(job, method, "outer")
+    if hasattr(ops, "kernel_tile"):
+        _TILES[job, I, J] = ops.kernel_tile(np.ascontiguousarray(XI, np.float32), np.ascontiguousarray(XJ, np.float32),
+                                            t, I == J, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
+                                            diag=diag)
+        return ("tile", I, J, -1)
     from ..kernel_functions import kernel64
     block = kernel64(XI, XJ, kernel, gamma, degree, coef0)
     if I == J:

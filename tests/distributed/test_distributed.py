@@ -142,3 +142,25 @@ def test_lssvc_fits_on_the_cluster(client):
     assert sum(_held(client).values()) == 0
     with pytest.raises(ValueError, match="client"):
         glgpgpu.LSSVC(client=client, solver="cg").fit(X, y)
+
+
+@pytest.mark.parametrize("N, tile", [(300, 64), (129, 128)])
+def test_kernel_tiles_formed_on_the_owners_gpu_equal_the_one_process_ones(client, N, tile):
+    """The compute method's LS-SVM tiles are formed on each owner's GPU as the one-process
+    kernel_tiles forms them, so the cluster's factor of K + diag I has the one-process tiled
+    factor's pivots bit for bit (formed in float64 on the workers' hosts they differed)."""
+    from glgpgpu.compute.tiled import kernel_tiles
+    from glgpgpu.distributed.kernel import DistributedKernelFactor
+    from glgpgpu.tiled.cholesky import factor
+    X = np.random.default_rng(N).standard_normal((N, 5))
+    kw = dict(kernel="rbf", gamma=0.2, degree=3, coef0=0.0, diag=0.1)
+    fac = DistributedKernelFactor(X, client=client, tile=tile, method="compute", **kw)
+    try:
+        T = kernel_tiles(np.ascontiguousarray(X, np.float32), ctx=glgpgpu.Context(max_texture_size=tile), **kw)
+        try:
+            assert T.grid.count == fac.g.count and np.array_equal(factor(T), fac.pivots)
+        finally:
+            T.release()
+    finally:
+        fac.release()
+    assert sum(_held(client).values()) == 0
