@@ -71,9 +71,7 @@ class ComputeTiles(TileKernels):
         gemm(self.ctx, tile, band_I, band_J, m=rows, n=cols, k=d, dist2=kernel == "rbf", lower=diagonal, kernel=uni)
 
     def kernel_tile(self, XI32, XJ32, t: int, diagonal: bool, **kernel):
-        """One t x t tile of K + diag I from its rows' and columns' points (float32), as
-        compute.tiled.kernel_tiles forms each (the same bits): zeros past the points and above
-        a diagonal tile's diagonal.  A cluster's tile owner makes its tiles so (distributed)."""
+        # as compute.tiled.kernel_tiles forms each tile: the same bits on a cluster's tile owner
         tile = self.zeros(t)
         bands = []
         try:

@@ -110,11 +110,11 @@ def kernel_tile(job, I: int, J: int, XI: np.ndarray, XJ: np.ndarray, t: int, met
     travels, not H.  On this worker's GPU where the method's tile kernels form kernel tiles
     (the compute method: as its one-process kernel_tiles, the same bits); else in float64
     on this worker's host, then float32 into its GPU."""
-    ops = _kernels(job, method, "outer")
-    if hasattr(ops, "kernel_tile"):
-        _TILES[job, I, J] = ops.kernel_tile(np.ascontiguousarray(XI, np.float32), np.ascontiguousarray(XJ, np.float32),
-                                            t, I == J, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
-                                            diag=diag)
+    tile = _kernels(job, method, "outer").kernel_tile(
+        np.ascontiguousarray(XI, np.float32), np.ascontiguousarray(XJ, np.float32), t, I == J, kernel=kernel,
+        gamma=gamma, degree=degree, coef0=coef0, diag=diag)
+    if tile is not None:
+        _TILES[job, I, J] = tile
         return ("tile", I, J, -1)
     from ..kernel_functions import kernel64
     block = kernel64(XI, XJ, kernel, gamma, degree, coef0)

@@ -159,13 +159,7 @@ class MappedBuffer:
 def copy_rows(dst: np.ndarray, src: np.ndarray) -> None:
     """dst[...] = src for two 2-D arrays of one shape (src may be a strided view),
     split by rows over threads when it is large."""
-    n = parallel.workers()
-    if dst.nbytes < THREADED_COPY_FROM or n < 2 or dst.shape[0] < 2:
-        np.copyto(dst, src)
-        return
-    cuts = np.linspace(0, dst.shape[0], n + 1).astype(np.int64).tolist()
-    parallel.map_pieces(lambda ab: np.copyto(dst[ab[0]:ab[1]], src[ab[0]:ab[1]]),
-                        [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a])
+    copy_parts([(dst, src)])
 
 
 def copy_parts(parts) -> None:
@@ -272,14 +266,7 @@ class Stager:
         """A 2-D float32 array (rows may lie apart) into buffer dst_glo from offset 0,
         row-major and compact: the host copy into the mapped ring, then the GPU's copy
         (glCopyNamedBufferSubData), band by band."""
-        row = arr.shape[1]
-        up = self._fit("up", row, PIXEL_UNPACK_BUFFER, MAP_WRITE)
-        for r0, r1 in _bands(arr.shape[0], row * 4, up.nbytes // 2):
-            nbytes = (r1 - r0) * row * 4
-            at = up.take(nbytes)
-            copy_rows(up.bytes[at:at + nbytes].view(np.float32).reshape(r1 - r0, row), arr[r0:r1])
-            _gl("glCopyNamedBufferSubData")(up.name, dst_glo, at, r0 * row * 4, nbytes)
-            up.fence(at, nbytes)
+        self.write_blocks(dst_glo, arr, [(0, arr.shape[0], arr.shape[1], 0)])
 
     def read_buffer(self, src_glo: int, out: np.ndarray) -> None:
         """Buffer src_glo's first out.size floats (row-major, compact) into `out`: band

@@ -91,6 +91,13 @@ class TileKernels:
         it could not finish (the generic path then solves)."""
         return None
 
+    def kernel_tile(self, XI32: np.ndarray, XJ32: np.ndarray, t: int, diagonal: bool, *, kernel, gamma, degree,
+                    coef0, diag):
+        """A t x t tile of K + diag I formed on the GPU from its rows' and columns' points
+        (zeros past them and above a diagonal tile's diagonal), or None where the method has
+        no such path (a cluster's tile owner then forms it on its host)."""
+        return None
+
     def read_into(self, tex, t: int, out: np.ndarray, buf: np.ndarray | None = None) -> None:
         """The tile's top left out.shape into out (a view of a larger matrix, rows apart);
         buf: a t x t scratch array the default may read through."""

@@ -130,7 +130,7 @@ def clearly_full_rank(A, count: dict | None = None) -> bool:
     normal matrix's host factor takes its ordering where its pattern is the same."""
     As = sp.csr_matrix(A)
     m = A.shape[0]
-    longest = int(np.diff(sp.csc_matrix(As).indptr).max(initial=0))
+    longest = int(np.bincount(As.indices, minlength=A.shape[1]).max(initial=0))     # the longest column
     if longest ** 2 > DENSE_SHARE * m * m and private_rows(As).all():
         # a column this long makes A A^T dense (the dense count below) and every row holds a
         # column of its own (clearly independent, private_rows): no A A^T to form -- the sparse

@@ -47,6 +47,9 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback,
     t_all = time.perf_counter()
     n_orig = lp.shape[1]
     p = bounded.presolve(bounded.from_general(lp), merge_split=merge_split)
+    # free variables split as x+ - x- left whole: a run in numerical trouble is solved again with
+    # them merged (below), before the border's retry
+    merge_next = bool(p.split_found) and not merge_split
     if p.status:
         return verdict(p.status, n_orig, p.message, {"presolve": time.perf_counter() - t_all}, p.A.shape)
     if p.A.shape[0] == 0 or p.A.shape[1] == 0:
@@ -94,8 +97,7 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback,
                 out = _again(mehrotra.solve(p, normal, tol=tol, max_iter=max_iter, callback=callback,
                                             free_rho="relative"), out,
                              "with the free columns' regularization relative to their size")
-            split_first = p.split_found and not merge_split      # that retry first (below)
-            if out.status == "numerical trouble" and normal.bordered and not split_first:
+            if out.status == "numerical trouble" and normal.bordered and not merge_next:
                 # the long columns' border cost the float64 solves their accuracy (quantile
                 # regression's split coefficients, weights spanning many orders): again, M whole
                 normal.unborder()
@@ -104,7 +106,7 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback,
     finally:
         if normal is not None:
             normal.release()
-    if out.status == "numerical trouble" and p.split_found and not merge_split:
+    if out.status == "numerical trouble" and merge_next:
         # free variables written as x+ - x- at no cost, whose optimal face runs off along both
         # parts (scikit-learn's QuantileRegressor with alpha = 0): again with each made one column
         again = solve(lp, tol=tol, cholesky=cholesky, max_iter=max_iter, device=asked, packed=packed,
