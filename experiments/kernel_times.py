@@ -1,6 +1,7 @@
 """Where a compute-method call's time goes, kernel by kernel: for `qr` (qr_raw of an m x m
-matrix), `cholesky` (dense.factor of order m) or `kernel-tiled` (the LS-SVM's tiled factor:
-the rbf kernel matrix of m points in 32 features formed on tiles and factored there), the wall time of the call alone (numpy to
+matrix), `cholesky` (dense.factor of order m), `kernel` (the LS-SVM's one-buffer factor: the
+rbf kernel matrix of m points in 32 features formed in one buffer and factored there) or
+`kernel-tiled` (the same on tiles), the wall time of the call alone (numpy to
 numpy, best of `repeat`); the host's time to issue the GPU work (the call's dispatches
 queued, before the glFinish that waits for them) against the wait after it; then, each
 dispatch bracketed by a GL timer query (which serializes them: the GPU's own time per
@@ -9,7 +10,7 @@ their inner dimension k: a tile update's, a TRSM's rank-512 or rank-64 one).  If
 time is near the wall time, the host (Python, binding, driver calls) is the limit; if the
 kernels' GPU sum is, the kernels are.
 
-    python experiments/kernel_times.py [--op qr|cholesky|kernel-tiled] [--m 4096] [--repeat 3]
+    python experiments/kernel_times.py [--op qr|cholesky|kernel|kernel-tiled] [--m 4096] [--repeat 3]
 """
 from __future__ import annotations
 
@@ -27,14 +28,14 @@ from glgpgpu.tiled.cholesky import factor as factor_tiles
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--op", choices=("qr", "cholesky", "kernel-tiled"), default="qr")
+    ap.add_argument("--op", choices=("qr", "cholesky", "kernel", "kernel-tiled"), default="qr")
     ap.add_argument("--m", type=int, default=4096)
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
     ctx = glgpgpu.get_context()
     print(ctx.caps.renderer, flush=True)
     m, rng = a.m, np.random.default_rng(0)
-    X = rng.standard_normal((m, m)).astype(np.float32) if a.op != "kernel-tiled" else None
+    X = rng.standard_normal((m, m)).astype(np.float32) if not a.op.startswith("kernel") else None
     if a.op == "qr":
         whole = lambda: qr.qr_raw(X, ctx=ctx)                                   # noqa: E731
 
@@ -42,6 +43,18 @@ def main():
             F = blas.upload(ctx, X)
             tau, T = qr.factor_buffer(ctx, F, m, m)
             return [F, tau, T]
+    elif a.op == "kernel":
+        P = rng.standard_normal((m, 32)).astype(np.float32)
+
+        def gpu_part():
+            Xb = blas.upload(ctx, P)
+            K = dense.kernel_buffer(ctx, Xb, m, 32, kernel="rbf", gamma=1 / 32, degree=3, coef0=0.0, diag=0.1)
+            dense.factor(ctx, K, m)
+            return [Xb, K]
+
+        def whole():
+            give(gpu_part())
+            ctx.finish()
     elif a.op == "kernel-tiled":
         P = rng.standard_normal((m, 32)).astype(np.float32)
 

@@ -208,9 +208,10 @@ def _copy(ctx, src: MatrixBuffer, dst: MatrixBuffer, rows: int | None = None, co
 def copy_block(ctx, src, src_col: int, dst, dst_col: int, rows: int, cols: int) -> None:
     """rows x cols from src's columns src_col.. into dst's columns dst_col.., on the GPU (each
     buffer at its own row stride `ld`)."""
-    ctx.kernels.dispatch("copy_ld", (-(-cols // 16), -(-rows // 16)), buffers={0: src.buf, 1: dst.buf},
+    w = 4 if all(v % 4 == 0 for v in (cols, src.ld, dst.ld, src_col, dst_col)) else 1
+    ctx.kernels.dispatch("copy_ld", (-(-cols // (16 * w)), -(-rows // 16)), buffers={0: src.buf, 1: dst.buf},
                          uniforms={"u_rows": rows, "u_cols": cols, "u_lds": src.ld, "u_ldd": dst.ld,
-                                   "u_src0": src_col, "u_dst0": dst_col})
+                                   "u_src0": src_col, "u_dst0": dst_col}, defines={"VEC4": 1} if w == 4 else None)
 
 
 #: workgroups along x before spread() folds a 1-D grid into y: GL guarantees 65,535 a dimension

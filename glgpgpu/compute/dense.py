@@ -10,7 +10,7 @@ from ..errors import NotPositiveDefiniteError
 from ..gl.buffers import MatrixBuffer
 from ..methods.contract import KERNELS
 from ..parallel import Prefaulted
-from .blas import (NB, diagonal, download, download_lower, gemm, potrf_block, require, syrk64, take, trsm_rhs,
+from .blas import (NB, copy_block, diagonal, download, download_lower, gemm, potrf_block, require, syrk64, take, trsm_rhs,
                    trsm_rows, upload, upload_lower, zero_upper)
 
 
@@ -70,24 +70,48 @@ def factor(ctx, A: MatrixBuffer, m: int, *, pivot_floor=None, regularize=False, 
         _factor64(ctx, A, m, pivot_floor, regularize, tiles)
         return
     wide = max(NB, UPDATE_COLUMNS // NB * NB) if m >= BLOCK_COLUMNS_FROM else NB
-    for K0 in range(0, m, wide):
-        K1 = min(m, K0 + wide)
-        for k0 in range(K0, K1, NB):
-            nb = min(NB, K1 - k0)
-            potrf_block(ctx, A, k0, nb, pivot_floor=pivot_floor, regularize=regularize)
-            r0 = k0 + nb
-            if r0 >= m:
-                continue
-            trsm_rows(ctx, A, k0, nb, r0, m - r0)
-            if r0 < K1:                                 # the block column's own columns right of the panel
-                gemm(ctx, A, A, A, m=K1 - r0, n=K1 - r0, k=nb, alpha=-1.0, beta=1.0, a_at=(r0, k0),
-                     b_at=(r0, k0), c_at=(r0, r0), lower=True)
-                if K1 < m:
-                    gemm(ctx, A, A, A, m=m - K1, n=K1 - r0, k=nb, alpha=-1.0, beta=1.0, a_at=(K1, k0),
-                         b_at=(r0, k0), c_at=(K1, r0))
-        if K1 < m:                                      # everything right of the block column, at rank K1 - K0
-            gemm(ctx, A, A, A, m=m - K1, n=m - K1, k=K1 - K0, alpha=-1.0, beta=1.0, a_at=(K1, K0),
-                 b_at=(K1, K0), c_at=(K1, K1), lower=True)
+    if wide == NB:
+        for K0 in range(0, m, NB):
+            K1 = min(m, K0 + NB)
+            _block_column(ctx, A, 0, K0, K1, m, pivot_floor, regularize)
+            if K1 < m:                                  # everything right of the panel, at rank NB
+                gemm(ctx, A, A, A, m=m - K1, n=m - K1, k=K1 - K0, alpha=-1.0, beta=1.0, a_at=(K1, K0),
+                     b_at=(K1, K0), c_at=(K1, K1), lower=True)
+        return
+    # each block column A[K0:, K0:K1] factored in a buffer of its own (P, one for all) and
+    # copied back: read and written in place, at A's row stride, its panels and the update
+    # right of it ran at a fraction of their rate (RESULTS.md, round 34); the same sums, the same bits
+    P = take(ctx, m, wide, "a block column, packed")
+    try:
+        for K0 in range(0, m, wide):
+            K1 = min(m, K0 + wide)
+            copy_block(ctx, A, K0 * A.ld + K0, P, 0, m - K0, K1 - K0)
+            _block_column(ctx, P, K0, K0, K1, m, pivot_floor, regularize)
+            copy_block(ctx, P, 0, A, K0 * A.ld + K0, m - K0, K1 - K0)
+            if K1 < m:                                  # everything right of the block column, at rank K1 - K0
+                gemm(ctx, A, P, P, m=m - K1, n=m - K1, k=K1 - K0, alpha=-1.0, beta=1.0, a_at=(K1 - K0, 0),
+                     b_at=(K1 - K0, 0), c_at=(K1, K1), lower=True)
+    finally:
+        P.give()
+
+
+def _block_column(ctx, B: MatrixBuffer, at: int, K0: int, K1: int, m: int, pivot_floor, regularize) -> None:
+    """The columns K0 .. K1 of an order-m factor, held in B from row and column `at` (A
+    itself: 0; a packed copy of the block column: K0): each NB-wide panel's diagonal block,
+    its substitution below, and its update of the block column's columns right of it."""
+    for k0 in range(K0, K1, NB):
+        nb = min(NB, K1 - k0)
+        potrf_block(ctx, B, k0 - at, nb, pivot_floor=pivot_floor, regularize=regularize)
+        r0 = k0 + nb
+        if r0 >= m:
+            continue
+        trsm_rows(ctx, B, k0 - at, nb, r0 - at, m - r0)
+        if r0 < K1:                                     # the block column's own columns right of the panel
+            gemm(ctx, B, B, B, m=K1 - r0, n=K1 - r0, k=nb, alpha=-1.0, beta=1.0, a_at=(r0 - at, k0 - at),
+                 b_at=(r0 - at, k0 - at), c_at=(r0 - at, r0 - at), lower=True)
+            if K1 < m:
+                gemm(ctx, B, B, B, m=m - K1, n=K1 - r0, k=nb, alpha=-1.0, beta=1.0, a_at=(K1 - at, k0 - at),
+                     b_at=(r0 - at, k0 - at), c_at=(K1 - at, r0 - at))
 
 
 def _factor64(ctx, A, m: int, pivot_floor, regularize, tiles) -> None:

@@ -163,7 +163,22 @@ void main() {
     int col0 = int(gl_WorkGroupID.x) * BN;
 #endif
     real4 acc[16];                          // acc[2 * r + h]: row r of the thread's 8, columns h*64 + tx*4 ..
+    // C += alpha A B^T with alpha = +-1: the sums start from alpha C (gemm_rows.comp's reason);
+    // float64 keeps sums from zero, as syrk64.comp's (the float64 factor's bits)
+#ifdef FP64
+    bool start_at_c = false;
+#else
+    bool start_at_c = u_beta == 1.0 && abs(u_alpha) == 1.0;
+#endif
     for (int q = 0; q < 16; ++q) acc[q] = real4(0.0);
+    if (start_at_c) {
+        for (int r = 0; r < 8; ++r) {
+            int i = min(row0 + (r < 4 ? ty * 4 + r : 64 + ty * 4 + r - 4), u_m - 1);
+            for (int h = 0; h < 2; ++h)
+                for (int c = 0; c < 4; ++c)
+                    acc[2 * r + h][c] = real(u_alpha) * c_[u_coff + i * u_ldc + min(col0 + h * 64 + tx * 4 + c, u_n - 1)];
+        }
+    }
     SLICE;
     load_slice(0, tid, row0, col0, ra, rb);
     for (int k0 = 0; k0 < u_k; k0 += BK) {
@@ -197,7 +212,7 @@ void main() {
                 int at = u_coff + i * u_ldc + j;
                 real s = acc[2 * r + h][c];
                 real v = real(u_alpha) * s;
-                if (u_beta != 0.0) v += real(u_beta) * c_[at];
+                if (u_beta != 0.0 && !start_at_c) v += real(u_beta) * c_[at];
 #ifdef KERNEL
 #ifdef DIST2
                 v = kernel_value(-0.5 * v, 0.0, 0.0);    // rbf from the squared distance itself

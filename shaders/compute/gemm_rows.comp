@@ -113,7 +113,20 @@ void main() {
     int row0 = int(gl_WorkGroupID.y) * BM;
     int col0 = int(gl_WorkGroupID.x) * BN;
 #endif
-    for (int e = 0; e < 64; ++e) acc[e] = 0.0;
+    // C += alpha A B^T with alpha = +-1 (every update of a factor): the sums start from
+    // alpha C, read here beside the first slice's loads; alpha (alpha C + sum) = C + alpha sum.
+    // The reads are unmasked (rows and columns past the block read its last ones): a read
+    // under a per-entry condition waits for the one before it
+    bool start_at_c = u_beta == 1.0 && abs(u_alpha) == 1.0;
+    if (start_at_c) {
+        for (int r = 0; r < 8; ++r) {
+            int i = min(row0 + ty + 16 * r, u_m - 1);
+            for (int c = 0; c < 8; ++c)
+                acc[r * 8 + c] = u_alpha * c_[u_coff + i * u_ldc + min(col0 + tx + 16 * c, u_n - 1)];
+        }
+    } else {
+        for (int e = 0; e < 64; ++e) acc[e] = 0.0;
+    }
     vec4 ra[2], rb[2];                          // a thread's two vec4s of each slice
     if (u_full > 0) {
         for (int l = 0; l < 2; ++l) {
@@ -153,7 +166,7 @@ void main() {
             if (i < u_m && j < u_n) {
                 int at = u_coff + i * u_ldc + j;
                 float v = u_alpha * acc[r * 8 + c];
-                if (u_beta != 0.0) v += u_beta * c_[at];
+                if (u_beta != 0.0 && !start_at_c) v += u_beta * c_[at];
 #ifdef KERNEL
 #ifdef DIST2
                 v = kernel_value(-0.5 * v, 0.0, 0.0);    // rbf from the squared distance itself

@@ -23,9 +23,12 @@ shared real piv[NB];
 
 void main() {
     int t = int(gl_LocalInvocationIndex);
-    for (int e = t; e < u_nb * u_nb; e += 256) {
-        int i = e / u_nb, j = e % u_nb;
-        if (j <= i) AT(S, i, j) = a[u_off + i * u_ld + j];   // the upper part is never read
+    // bounds known when compiled and reads unmasked (clamped into the block; a read under a
+    // per-entry condition waits for the one before it): the loop's reads go out together
+    for (int e = t; e < NB * NB; e += 256) {
+        int i = e / NB, j = e % NB;
+        real v = a[u_off + min(i, u_nb - 1) * u_ld + min(j, u_nb - 1)];
+        if (i < u_nb && j <= i) AT(S, i, j) = v;   // the upper part is never read
     }
     barrier();
 #ifdef FP64

@@ -30,9 +30,12 @@ LOWER_SHARED(Ls);
 
 void main() {
     int t = int(gl_LocalInvocationIndex);
-    for (int e = t; e < u_nb * u_nb; e += 64) {
-        int i = e / u_nb, j = e % u_nb;
-        if (j <= i) AT(Ls, i, j) = l[u_loff + i * u_ldl + j];   // the upper part is never read
+    // bounds known when compiled and reads unmasked (clamped into the block; a read under a
+    // per-entry condition waits for the one before it): the loop's reads go out together
+    for (int e = t; e < NB * NB; e += 64) {
+        int i = e / NB, j = e % NB;
+        real v = l[u_loff + min(i, u_nb - 1) * u_ldl + min(j, u_nb - 1)];
+        if (i < u_nb && j <= i) AT(Ls, i, j) = v;   // the upper part is never read
     }
     barrier();
 #ifdef LISTED
@@ -42,8 +45,10 @@ void main() {
 #endif
     if (i >= u_rows) return;
     PRIV x[NB];
-    for (int j = 0; j < NB; ++j)
-        x[j] = TO_PRIV(j < u_nb ? a[u_aoff + i * u_ld + j] : real(0.0));
+    for (int j = 0; j < NB; ++j) {
+        real v = a[u_aoff + i * u_ld + min(j, u_nb - 1)];     // unmasked, as above
+        x[j] = TO_PRIV(j < u_nb ? v : real(0.0));
+    }
     for (int j = 0; j < NB; ++j) {
         if (j >= u_nb) break;
         real s = FROM_PRIV(x[j]);
