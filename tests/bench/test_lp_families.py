@@ -38,14 +38,33 @@ def test_quantile_regression_past_the_border():
 
 @pytest.mark.parametrize("family, n, switch, most", [("l1_regression", 10000, "free_rho_relative_from", 25),
                                                      ("quantile_regression", 3000, "border_stall_at", 34)])
-def test_a_stall_switches_early_on_the_host_factor(family, n, switch, most):
+def test_a_stall_switches_early_on_the_host_factor(family, n, switch, most, monkeypatch):
     """On the host's float64 factor a stall of STALL_FREE iterations goes on with the free columns'
     regularization relative to their size (an L1 regression of 10,000 columns: 17 iterations
     where a stall of 15 and a solve from the start took 39), or (quantile regression's border)
-    ends the bordered run after STALL_BORDER for the solve with M factored whole (32 where 38)."""
+    ends the bordered run after STALL_BORDER for the solve with M factored whole (32 where 38).
+    These are the nets under the bordered step's refusal (next test), switched off here."""
+    from glgpgpu.solvers.lp.mixed import mehrotra
     from glgpgpu.solvers.lp.solver import solve_general
+    monkeypatch.setattr(mehrotra, "BORDER_JUMP", float("inf"))
     lp = F.FAMILIES[family](n, 11)
     res = solve_general(lp, device="cpu64")
     assert res.status == "optimal" and switch in res.stats and res.iterations <= most, (res.iterations, res.message)
+    row = F.solve_beside_highs(family, n, 11, device="cpu64")
+    assert row["rel_obj_error"] <= 1e-8, row
+
+
+@pytest.mark.parametrize("family, n, then", [("l1_regression", 10000, "free_rho_relative_from"),
+                                             ("quantile_regression", 3000, "unbordered_at")])
+def test_a_bordered_step_off_course_is_refused(family, n, then):
+    """A step of the bordered solves that throws A x - b from 2e-16 to 4e-7 (quantile regression a
+    step from its optimum) is refused; from that iterate the free columns' proximal term goes
+    relative (an L1 regression: the border kept) or, with no free column, M is factored whole:
+    14 and 13 iterations where the stall rules above took 17 (L1 regression, 10,000 columns) and
+    32 (quantile regression, 3,000: a bordered run of 20, then a solve from the start)."""
+    from glgpgpu.solvers.lp.solver import solve_general
+    res = solve_general(F.FAMILIES[family](n, 11), device="cpu64")
+    assert res.status == "optimal" and then in res.stats and res.iterations <= 14, (res.iterations, res.message)
+    assert res.stats["refused_steps"] >= 1 and "border_stall_at" not in res.stats
     row = F.solve_beside_highs(family, n, 11, device="cpu64")
     assert row["rel_obj_error"] <= 1e-8, row

@@ -90,12 +90,16 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback,
             normal = MixedNormal(p.A, impl=impl, packed=packed, variant=cholesky, ctx=ctx, watch=watch,
                                  device=device, pattern=auto.pattern if auto else None,
                                  counted=auto.flops if auto else float("nan"), ldl=auto.ldl if auto else None)
-            out = mehrotra.solve(p, normal, tol=tol, max_iter=max_iter, callback=callback)
+            # a bordered step thrown off course is refused and M factored whole from there -- unless
+            # split pairs wait for their merge, the better retry for them (an iterate off along both
+            # parts of each pair, where the merged run gives each coefficient once)
+            jumps = not merge_next
+            out = mehrotra.solve(p, normal, tol=tol, max_iter=max_iter, callback=callback, unborder_on_jump=jumps)
             if out.status == "numerical trouble" and p.free.any():
                 # free columns that must travel far or nearly depend on each other: again with
                 # their proximal term relative to their size
                 out = _again(mehrotra.solve(p, normal, tol=tol, max_iter=max_iter, callback=callback,
-                                            free_rho="relative"), out,
+                                            free_rho="relative", unborder_on_jump=jumps), out,
                              "with the free columns' regularization relative to their size")
             if out.status == "numerical trouble" and normal.bordered and not merge_next:
                 # the long columns' border cost the float64 solves their accuracy (quantile

@@ -67,6 +67,8 @@ BORDER_PULL = 50  # ... entering when |rc_j| / z_j exceeds this (greenbea's: 170
 GONDZIO = 2       # centrality correctors per iteration at most
 SOLVE_TOL_MIN, SOLVE_TOL_MAX = 1e-12, 1e-6   # relative residual asked of each normal-equations solve
 MU_JUMP = 100.0   # a step raising x^T z this many times is refused and redone with float64 factors
+BORDER_JUMP = 100.0  # a bordered step raising x^T z or |A x - b| (past tol) this many times is refused,
+                     # and M factored whole from there (RESULTS.md, round 34)
 FLOAT64_AFTER = 3  # this many iterations in a row needing the float64 factor: no float32 factor after
 STALL = 15        # iterations without progress before the iteration gives up ("numerical trouble") ...
 STALL_WITHIN_TOL = 5   # ... or, once its best point is within tol (the stall rule's "optimal"), before it
@@ -244,7 +246,10 @@ def _max_step(v, dv):
     return min(1.0, -float(r.max(initial=-np.inf)))
 
 
-def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None, free_rho="constant") -> Outcome:
+def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None, free_rho="constant", unborder_on_jump=True) -> Outcome:
+    """Mehrotra's iteration on the bounded LP p through `normal`'s solves.  unborder_on_jump: a
+    step that throws the bordered solves' iterate off course is refused and M factored whole
+    from there (False: left to the stall rules, for a caller with a better retry in hand)."""
     if not normal.exact and normal.float64_throughout:
         normal.exact = normal.stats["float64_throughout"] = True
     it_ = _Iteration(p, normal, free_rho)
@@ -323,7 +328,31 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None, free_rho="constan
         log[-1].update(next_alpha_p=ap, next_alpha_d=ad)
         prev = st.copy()
         it_.advance(st, d, ap, ad)
-        if it_.mu(st) > MU_JUMP * mu and not normal.exact:
+        mu_new = it_.mu(st)
+        jump = mu_new > MU_JUMP * mu
+        # (with free columns, once: after their proximal term's switch the stall rules decide --
+        # an L1 regression's later jumps pass, where M whole would cost a dense factor a step)
+        free_first = not it_.all_L and it_.free_rho == "constant"
+        if unborder_on_jump and normal.bordered and (it_.all_L or free_first) and (
+                mu_new > BORDER_JUMP * mu or it_.measures(st).pinf > max(BORDER_JUMP * me.pinf, tol)):
+            # the border's solves lost their accuracy on the way (quantile regression a step from
+            # its optimum: A x - b from 2e-16 to 4e-7, then 1e-1): the step refused, and from here
+            # the free columns' proximal term relative to their size where it is not yet (an L1
+            # regression's free coefficients: the border kept, its factors cheap), else M factored
+            # whole -- not the whole solve again from the start (mixed.solve's retry, for a border
+            # that stalls without such a jump)
+            st = prev
+            normal.stats["refused_steps"] += 1
+            log[-1].update(refused=True)
+            if free_first:
+                it_.free_rho = "relative"
+                normal.stats["free_rho_relative_from"] = it + 1
+            else:
+                normal.unborder()
+                if normal.float64_throughout:
+                    normal.exact = normal.stats["float64_throughout"] = True
+                normal.stats["unbordered_at"] = it + 1
+        elif jump and not normal.exact:
             # no step of Mehrotra's raises the complementarity so: the direction is wrong in
             # some component the ratio test does not bound (a solve accurate in M's residual,
             # not in D A^T dy: pilot87 under the compute method, mu 1e-7 -> 2e2); from here
