@@ -83,7 +83,7 @@ LIMITS = (
     Limit("compute.dense", "UPDATE_COLUMNS", 128, "columns of one block column of the compute float32 Cholesky "
           "(the rest takes one update of that rank)", 64),
     Limit("compute.dense", "BLOCK_COLUMNS_FROM", 200, "the order from which the compute float32 Cholesky goes by "
-          "block columns"),
+          "block columns, each factored in a packed buffer of its own"),
     Limit("compute.float64", "SUM_TERMS", 40, "the most terms the float64 normal-matrix kernel sums for one entry"),
     Limit("compute.fronts", "SMALL", 600, "entries of a sparse-QR front factored with others in one dispatch "
           "(in shared memory)", most=6144),

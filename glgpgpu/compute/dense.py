@@ -1,6 +1,7 @@
 """The compute method's dense operations on one storage buffer each: A D A^T,
 Cholesky (blocked, right-looking: the diagonal block in shared memory, the panel
-by one thread a row, the trailing update by the tiled product), triangular solves
+by one thread a row, the trailing update by the tiled product; large orders by block
+columns, each factored in a packed copy of its own), triangular solves
 with many right-hand sides, and the kernel matrix.  Numpy in, numpy out."""
 from __future__ import annotations
 
