@@ -330,38 +330,10 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None, free_rho="constan
         it_.advance(st, d, ap, ad)
         mu_new = it_.mu(st)
         jump = mu_new > MU_JUMP * mu
-        # (with free columns, once: after their proximal term's switch the stall rules decide --
-        # an L1 regression's later jumps pass, where M whole would cost a dense factor a step)
-        free_first = not it_.all_L and it_.free_rho == "constant"
-        if unborder_on_jump and normal.bordered and (it_.all_L or free_first) and (
-                mu_new > BORDER_JUMP * mu or it_.measures(st).pinf > max(BORDER_JUMP * me.pinf, tol)):
-            # the border's solves lost their accuracy on the way (quantile regression a step from
-            # its optimum: A x - b from 2e-16 to 4e-7, then 1e-1): the step refused, and from here
-            # the free columns' proximal term relative to their size where it is not yet (an L1
-            # regression's free coefficients: the border kept, its factors cheap), else M factored
-            # whole -- not the whole solve again from the start (mixed.solve's retry, for a border
-            # that stalls without such a jump)
-            st = prev
-            normal.stats["refused_steps"] += 1
-            log[-1].update(refused=True)
-            if free_first:
-                it_.free_rho = "relative"
-                normal.stats["free_rho_relative_from"] = it + 1
-            else:
-                normal.unborder()
-                if normal.float64_throughout:
-                    normal.exact = normal.stats["float64_throughout"] = True
-                normal.stats["unbordered_at"] = it + 1
+        if unborder_on_jump and _off_course(it_, normal, st, me, mu, mu_new, tol):
+            st = _refused_bordered(it_, normal, prev, it, log)
         elif jump and not normal.exact:
-            # no step of Mehrotra's raises the complementarity so: the direction is wrong in
-            # some component the ratio test does not bound (a solve accurate in M's residual,
-            # not in D A^T dy: pilot87 under the compute method, mu 1e-7 -> 2e2); from here
-            # every solve goes through the float64 factor
-            st = prev
-            normal.exact = True
-            normal.stats["refused_steps"] += 1
-            normal.stats["float64_from_iteration"] = it + 1
-            log[-1].update(refused=True)
+            st = _refused_float32(normal, prev, it, log)
         # the float32 factor no longer carries the solves (dfl001 late: kappa(M) past ~1e8):
         # stop making it -- its factorization, read-back and PCG were spent for nothing
         # (device="cpu64" has no float32 factor: its preconditioner is already float64)
@@ -373,6 +345,48 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None, free_rho="constan
     me = it_.measures(final)
     return Outcome(status, final.x * p.col_scale, final.y * p.row_scale, len(log) - 1, log, message,
                    me.pinf, me.dinf, me.gap, me.pobj)
+
+
+def _refused_float32(normal, prev, it, log):
+    """The step refused (prev goes on): no step of Mehrotra's raises the complementarity
+    MU_JUMP-fold, so the direction is wrong in some component the ratio test does not bound (a
+    solve accurate in M's residual, not in D A^T dy: pilot87 under the compute method, mu 1e-7
+    -> 2e2); from here every solve goes through the float64 factor."""
+    normal.exact = True
+    normal.stats["refused_steps"] += 1
+    normal.stats["float64_from_iteration"] = it + 1
+    log[-1].update(refused=True)
+    return prev
+
+
+def _off_course(it_, normal, st, me, mu, mu_new, tol) -> bool:
+    """Whether the step to st, made by the border's solves, threw the iterate off course: x^T z
+    or |A x - b| (past tol) up BORDER_JUMP-fold.  With free columns, only while their proximal
+    term is constant: after its switch the stall rules decide (an L1 regression's later jumps
+    pass, where M whole would cost a dense factor a step)."""
+    if not normal.bordered or not (it_.all_L or it_.free_rho == "constant"):
+        return False
+    return mu_new > BORDER_JUMP * mu or it_.measures(st).pinf > max(BORDER_JUMP * me.pinf, tol)
+
+
+def _refused_bordered(it_, normal, prev, it, log):
+    """The step refused (prev goes on): the border's solves lost their accuracy on the way
+    (quantile regression a step from its optimum: A x - b from 2e-16 to 4e-7, then 1e-1).  From
+    here the free columns' proximal term goes relative to their size (an L1 regression's free
+    coefficients: the border kept, its factors cheap), or, with none, M is factored whole -- not
+    the whole solve again from the start (mixed.solve's retry, for a border that stalls without
+    such a jump)."""
+    normal.stats["refused_steps"] += 1
+    log[-1].update(refused=True)
+    if not it_.all_L and it_.free_rho == "constant":
+        it_.free_rho = "relative"
+        normal.stats["free_rho_relative_from"] = it + 1
+    else:
+        normal.unborder()
+        if normal.float64_throughout:
+            normal.exact = normal.stats["float64_throughout"] = True
+        normal.stats["unbordered_at"] = it + 1
+    return prev
 
 
 def _border(prev, st, rc, cs, nc, L, U, tol):
