@@ -207,7 +207,9 @@ def _copy(ctx, src: MatrixBuffer, dst: MatrixBuffer, rows: int | None = None, co
 
 def copy_block(ctx, src, src_col: int, dst, dst_col: int, rows: int, cols: int) -> None:
     """rows x cols from src's columns src_col.. into dst's columns dst_col.., on the GPU (each
-    buffer at its own row stride `ld`)."""
+    buffer at its own row stride `ld`; src_col and dst_col count numbers from the buffer's start,
+    so r * ld + c starts at row r, column c).  Four numbers a thread where every count and offset
+    is a multiple of 4."""
     w = 4 if all(v % 4 == 0 for v in (cols, src.ld, dst.ld, src_col, dst_col)) else 1
     ctx.kernels.dispatch("copy_ld", (-(-cols // (16 * w)), -(-rows // 16)), buffers={0: src.buf, 1: dst.buf},
                          uniforms={"u_rows": rows, "u_cols": cols, "u_lds": src.ld, "u_ldd": dst.ld,
