@@ -4,9 +4,12 @@ one run (each size fitted twice: first_fit_s with the kernels its path builds, f
 without); every row with its answer's error: the largest relative difference of the
 decision values on held-out points from a float64 LS-SVM (torch float64 on the GPU where
 N fits, else numpy), and whether the fit converged or warned.
-Writes lssvm-gpu-<device>-<date>.csv.
+Writes lssvm-gpu-<device>-<date>.csv and a plot of the fit's seconds against N beside the
+torch script's, scikit-learn's SVC and the LS-SVM issue's lines (.png beside it; --plot CSV
+draws it again from a CSV, no GPU).
 
     python benchmarks/lssvm_gpu.py [--sizes 4096,16384] [--d 32] [--svc-most 4096] [--out DIR]
+    python benchmarks/lssvm_gpu.py --plot CSV
 """
 import argparse
 import csv
@@ -45,8 +48,41 @@ def torch_fit(X, y, gamma, C, dtype):
     return decide
 
 
+#: the LS-SVM issue's lines: N -> seconds, one H100, fit end to end from numpy
+TARGETS = {16384: 0.15, 32768: 0.6, 60000: 3.0, 100000: 12.0}
+
+
+def plot(csv_path: str) -> str:
+    """The fits' seconds against N from a CSV of this script (log-log), the torch script's and
+    SVC's where the CSV has them, and TARGETS; the .png beside the CSV."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    rows = list(csv.DictReader(open(csv_path)))
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for key, label, style in (("fit_s", "LSSVC(method=\"compute\").fit", "o-"),
+                              ("torch_fp32_s", "torch float32 script (matrix, Cholesky, solves)", "s--"),
+                              ("sklearn_svc_s", "scikit-learn SVC (host)", "^:")):
+        pts = [(int(r["N"]), float(r[key])) for r in rows if r.get(key)]
+        if pts:
+            ax.plot(*zip(*pts), style, label=label)
+    ax.plot(list(TARGETS), list(TARGETS.values()), "k_", ms=14, mew=2, label="the issue's lines")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("N (rbf, 32 features, C = 10)")
+    ax.set_ylabel("seconds, numpy in and out")
+    ax.grid(True, alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    ax.set_title(os.path.basename(csv_path), fontsize=8)           # the device and date are in its name
+    out = os.path.splitext(csv_path)[0] + ".png"
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--plot", metavar="CSV", help="only draw the plot of an earlier run's CSV")
     ap.add_argument("--sizes", default="4096,8192,16384,32768")
     ap.add_argument("--d", type=int, default=32)
     ap.add_argument("--C", type=float, default=10.0)
@@ -60,6 +96,9 @@ def main():
     ap.add_argument("--tile", type=int, default=8192)
     ap.add_argument("--out", default="benchmarks/results")
     args = ap.parse_args()
+    if args.plot:
+        print("wrote", plot(args.plot))
+        return
     import glgpgpu
     from glgpgpu.bench import device_slug
     ctx = glgpgpu.get_context()
@@ -140,7 +179,7 @@ def main():
         for r in rows:
             w.writerow(dict(r, device=ctx.caps.renderer) if "device" in keys else r)
     from glgpgpu.bench.common import write_provenance
-    print("wrote", path, "and", write_provenance(path))
+    print("wrote", path, "and", write_provenance(path), "and", plot(path))
 
 
 if __name__ == "__main__":
