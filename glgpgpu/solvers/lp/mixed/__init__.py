@@ -7,6 +7,8 @@ device    device="auto": the host's float64 factor or the GPU's, by the factor's
 normal    the normal equations: formed and factored on the GPU in float32 (the methods'
           normal_system), each solve refined to float64 (refinement, then PCG)
 normal_pattern, host_factor   M's pattern made once, and the host's float64 factors on it
+product_form  M = K11 + K12 K12^T with the long columns as stable rank-one updates (after the
+          border's solves lost their accuracy)
 rows      A by rows, its products with a vector straight to scipy's compiled kernel
 """
 from __future__ import annotations

@@ -24,6 +24,7 @@ from ....symbolic import colamd_available
 from ...sparse_cholesky import CholeskyAnalysis, qdldl_module
 from .host_factor import LDL_FLOPS, MULTIFRONTAL_FLOPS, SPARSE_SHARE, HostFactor, SparseLDL, shifted
 from .normal_pattern import NormalPattern
+from .product_form import ProductFormLDL
 
 _UNSET = object()
 #: the GPU's float64 factor (where the system has one: method="compute") is taken for M of
@@ -62,6 +63,7 @@ class Float64Ladder:
         self._made_pattern = pattern
         self._counted = counted
         self._ldl = {} if ldl is None or ldl.pattern is not pattern else {"pre": ldl}
+        self.product_form = False           # the pattern's factors in product form (product_form.py), not bordered
                                             # SparseLDL by use ("pre": cpu64's per-iteration factor, "host")
         self._gpu_pattern = _UNSET          # (NormalPattern, EntryPlaces): the GPU's float64 factor's M
         self._diagonal_sums = None          # the pattern's W at M's diagonal (the GPU sums M: its scaling)
@@ -204,7 +206,7 @@ class Float64Ladder:
         go HostFactor's way: multifrontal or the GPU's)."""
         F = self._ldl.get(use)
         if F is None:
-            F = self._ldl[use] = SparseLDL(self.pattern)
+            F = self._ldl[use] = (ProductFormLDL if self.product_form else SparseLDL)(self.pattern)
         try:
             F.factor(data, floor)
         except np.linalg.LinAlgError:       # not positive definite at any shift: HostFactor's dense way
@@ -223,6 +225,12 @@ class Float64Ladder:
         """Whether device="cpu64" factors M through a pattern with long columns as a border."""
         return self.device == "cpu64" and self.pattern is not _UNSET and self.pattern is not None and \
             bool(self.pattern.long.size)
+
+    def to_product_form(self) -> None:
+        """The pattern's factors from now on in product form (ProductFormLDL: K11's LDL^T and one
+        stable rank-one update a long column), not the bordered quasi-definite LDL^T whose solves
+        lose their accuracy where the long columns' weights span many orders."""
+        self.product_form, self._ldl = True, {}
 
     def unborder(self) -> None:
         """No pattern from now on: M formed and factored whole (rung 3).  For a problem the

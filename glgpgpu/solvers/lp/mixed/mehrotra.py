@@ -364,7 +364,7 @@ def _off_course(it_, normal, st, me, mu, mu_new, tol) -> bool:
     or |A x - b| (past tol) up BORDER_JUMP-fold.  With free columns, only while their proximal
     term is constant: after its switch the stall rules decide (an L1 regression's later jumps
     pass, where M whole would cost a dense factor a step)."""
-    if not normal.bordered or not (it_.all_L or it_.free_rho == "constant"):
+    if not normal.bordered or not (it_.all_L or it_.free_rho == "constant" or "product_form_at" not in normal.stats):
         return False
     return mu_new > BORDER_JUMP * mu or it_.measures(st).pinf > max(BORDER_JUMP * me.pinf, tol)
 
@@ -381,6 +381,9 @@ def _refused_bordered(it_, normal, prev, it, log):
     if not it_.all_L and it_.free_rho == "constant":
         it_.free_rho = "relative"
         normal.stats["free_rho_relative_from"] = it + 1
+    elif "product_form_at" not in normal.stats:
+        normal.to_product_form()
+        normal.stats["product_form_at"] = it + 1
     else:
         normal.unborder()
         if normal.float64_throughout:

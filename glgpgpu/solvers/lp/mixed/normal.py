@@ -316,6 +316,12 @@ class MixedNormal:
         """Whether the float64 factors go through the pattern's border of long columns (cpu64)."""
         return self.ladder.bordered()
 
+    def to_product_form(self) -> None:
+        """The long columns' border factored in product form from now on (Float64Ladder.to_product_form)."""
+        self.ladder.to_product_form()
+        self._drop_float64_factor()
+        self.pre.clear()
+
     def unborder(self) -> None:
         """M factored whole from now on (Float64Ladder.unborder), for a fresh solve from the start."""
         self.ladder.unborder()
