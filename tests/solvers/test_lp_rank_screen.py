@@ -205,3 +205,33 @@ def test_a_split_free_variable_is_solved_as_one():
     plus, minus = res.x[:p], res.x[p:2 * p]
     assert (plus >= 0).all() and (minus >= 0).all() and not (plus * minus).any()
     assert res.violation <= 1e-6
+
+
+@pytest.mark.parametrize("blocks, size", [(2, 3), (3, 17), (8, 40)])
+def test_rows_that_share_no_column_are_decided_a_group_at_a_time(blocks, size, monkeypatch):
+    """Block-diagonal rows (a multicommodity flow's, one block a commodity), a dependent row in each
+    block: the groups are the blocks (packed up to GROUP_ROWS), the rows kept are the rank's, as when
+    all the rows are one group, and a b off its combination in one block is caught."""
+    rng = np.random.default_rng(blocks * size)
+    parts, bs = [], []
+    for k in range(blocks):
+        B, _ = _rows(size, 2 * size + 1, 10 * k + size)
+        B[:, -1] = 1.0                                              # one column in every row: a block is connected
+        B[-1] = B[0] - 2.0 * B[size // 2]
+        bk = rng.standard_normal(size)
+        bk[-1] = bk[0] - 2.0 * bk[size // 2]
+        parts.append(B)
+        bs.append(bk)
+    from scipy.linalg import block_diag
+    A, b = block_diag(*parts), np.concatenate(bs)
+    monkeypatch.setattr(presolve, "GROUP_ROWS", size)
+    groups = presolve._groups(A)
+    assert len(groups) == blocks and sorted(np.concatenate(groups)) == list(range(blocks * size))
+    assert all(np.ptp(g // size) == 0 for g in groups)             # each group one block
+    keep, consistent = presolve._dependent_among(A, b, 1e-9, 1e-9, np.abs(A).max(), np.abs(b).max())
+    assert consistent and keep.shape[0] == np.linalg.matrix_rank(A) == blocks * (size - 1)
+    assert np.linalg.matrix_rank(A[keep]) == keep.shape[0]
+    b[-1] += 1e-3                                                   # the last block's b off its combination
+    assert presolve._dependent_among(A, b, 1e-9, 1e-9, np.abs(A).max(), np.abs(b).max())[1] is False
+    monkeypatch.setattr(presolve, "GROUP_ROWS", 10 ** 6)             # all the blocks in one group
+    assert len(presolve._groups(A)) == 1

@@ -255,9 +255,55 @@ def dependent_rows(A, b: np.ndarray, rank_tol: float = 1e-9, rtol: float = 1e-7,
     return np.sort(np.concatenate([np.flatnonzero(own), rest[keep]])), consistent
 
 
+#: rows that share no column fall into separate groups for the rank work, packed together up to
+#: this many rows (or the largest group's): one small dense factor each, not one of all the rows
+GROUP_ROWS = 256
+
+
+def _groups(A) -> list:
+    """A's rows split by the connected components of its rows' graph (two rows joined where they
+    share a column): no combination of rows crosses two components.  Components are packed
+    together, smallest first, up to GROUP_ROWS rows or the largest component's; one group (all
+    the rows) where there is one component."""
+    from scipy.sparse.csgraph import connected_components
+    C = sp.csr_matrix(A)
+    count, label = connected_components(C @ C.T, directed=False)
+    if count == 1:
+        return [np.arange(C.shape[0])]
+    sizes = np.bincount(label, minlength=count)
+    room = max(GROUP_ROWS, int(sizes.max()))
+    groups, current, held = [], [], 0
+    for c in np.argsort(sizes, kind="stable"):
+        if held + sizes[c] > room and current:
+            groups.append(current)
+            current, held = [], 0
+        current.append(c)
+        held += int(sizes[c])
+    groups.append(current)
+    return [np.flatnonzero(np.isin(label, g)) for g in groups]
+
+
 def _dependent_among(A, b, rank_tol, rtol, top, b_max):
-    """dependent_rows after the screens: the Gram split, else the QR.  top: the largest row norm
-    and b_max: the largest |b_i| of the problem's whole A and b, the scales of both tests."""
+    """dependent_rows after the screens, a group of rows (`_groups`) at a time: a multicommodity
+    flow's conservation rows, one commodity each, factor as 8 small Gram matrices, not one of
+    eight times the order.  top: the largest row norm and b_max: the largest |b_i| of the
+    problem's whole A and b, the scales of both tests."""
+    groups = _groups(A) if A.shape[0] > 1 else [np.arange(A.shape[0])]
+    if len(groups) == 1:
+        return _dependent_in(A, b, rank_tol, rtol, top, b_max)
+    C, b = sp.csr_matrix(A), np.asarray(b)
+    kept, consistent = [], True
+    for rows in groups:
+        sub = C[rows]
+        sub = sub[:, np.flatnonzero(np.diff(sub.tocsc().indptr))]     # the columns these rows touch
+        keep, ok = _dependent_in(sub, b[rows], rank_tol, rtol, top, b_max)
+        kept.append(rows[keep])
+        consistent = consistent and ok
+    return np.sort(np.concatenate(kept)), consistent
+
+
+def _dependent_in(A, b, rank_tol, rtol, top, b_max):
+    """One group's rows: the Gram split, else the QR."""
     by_gram = _gram_split(A, b, rtol, b_max) if A.shape[0] <= GRAM_ROWS else None
     if by_gram is not None:
         return by_gram
