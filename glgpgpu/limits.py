@@ -117,6 +117,7 @@ LIMITS = (
     Limit("solvers.sparse_qr", "DENSE_TRIANGLE", 16, "columns of an R whose solves go dense"),
     Limit("solvers.lp.mixed.normal_pattern", "MAX_PAIRS", 2000, "column pairs of an LP's sparse normal pattern"),
     Limit("solvers.lp.mixed.normal_pattern", "DENSE_PLACES", 256, "entries of the normal pattern's dense place map"),
+    Limit("solvers.lp.presolve", "GROUP_ROWS", 12, "rows of one group of the LP presolve's rank work (components packed)"),
 )
 
 _BY_NAME = {lim.name: lim for lim in LIMITS}

@@ -470,6 +470,32 @@ def test_normal_pattern_limits(rng):
             assert NormalPattern.usable(A) == (pairs <= lim)
 
 
+@crosses("solvers.lp.presolve.GROUP_ROWS")
+def test_presolve_groups(rng):
+    """The presolve's rank work on groups of rows that share no column, packed up to GROUP_ROWS:
+    around the blocks' sizes the same rows are kept as with every row in one group, and the
+    groups never exceed the limit (or the largest block)."""
+    from scipy.linalg import block_diag
+    from glgpgpu.solvers.lp import presolve
+    blocks = []
+    for size in (3, 5, 6, 7):
+        B = rng.standard_normal((size, size + 2))
+        B[-1] = B[0] - B[1]                              # a dependent row in every block
+        blocks.append(B)
+    A = block_diag(*blocks)
+    b = A @ rng.standard_normal(A.shape[1])
+    scale = (np.abs(A).max(), np.abs(b).max())
+    with limits.override({"solvers.lp.presolve.GROUP_ROWS": 10 ** 6}):
+        whole, ok = presolve._dependent_among(A, b, 1e-9, 1e-9, *scale)
+    assert ok and whole.shape[0] == A.shape[0] - 4
+    for lim in around(12):
+        with limits.override({"solvers.lp.presolve.GROUP_ROWS": lim}):
+            groups = presolve._groups(A)
+            keep, ok = presolve._dependent_among(A, b, 1e-9, 1e-9, *scale)
+        assert len(groups) > 1 and max(g.size for g in groups) <= max(lim, 7)
+        assert ok and keep.shape[0] == whole.shape[0] and np.linalg.matrix_rank(A[keep]) == keep.shape[0]
+
+
 @crosses("compute.kernel_products.TERMS", "compute.kernel_products.MOST_COLUMNS",
          "compute.kernel_products.ROWS_AT_ONCE", "solvers.lssvm.GPU_DECISION_FROM",
          "compute.kernel_products.AIM_GROUPS", "compute.kernel_products.PART_BYTES",
