@@ -99,3 +99,29 @@ def test_a_costly_factor_is_multifrontal_and_solves_alike(monkeypatch):
     b = rng.standard_normal(150)
     x, y = F.solve(b), G.solve(b)
     assert np.linalg.norm(x - y) <= 1e-6 * np.linalg.norm(y)
+
+
+@pytest.mark.parametrize("m", [3, 40, 150])
+def test_a_factor_that_fills_is_dense(m, monkeypatch):
+    """A sparse M whose analysis counts DENSE_FILL or more of the dense factor's m^3 / 3 flops (a
+    random sparse LP's fills so) is factored by LAPACK's dense Cholesky, not the multifrontal or
+    qdldl's, and solves as they do."""
+    from glgpgpu.symbolic import colamd_available
+    from glgpgpu.solvers.sparse_cholesky import CholeskyAnalysis
+    rng = np.random.default_rng(m)
+    A = sp.random(m, 3 * m, density=min(1.0, 4.0 / m), random_state=rng, format="csr") + sp.eye(m, 3 * m, format="csr")
+    d = 10.0 ** rng.uniform(-3, 3, 3 * m)
+    M = (A.multiply(d[None, :]) @ A.T).tocsc()
+    s = 1 / np.sqrt(M.diagonal())
+    M = (sp.diags(s) @ M @ sp.diags(s)).tocsc()
+    an = CholeskyAnalysis(A, "colamd" if colamd_available() else "natural")
+    monkeypatch.setattr(mixed_normal, "MULTIFRONTAL_FLOPS", 0.0)
+    monkeypatch.setattr(mixed_normal, "SPARSE_SHARE", 1.0)
+    monkeypatch.setattr(mixed_normal, "DENSE_FILL", 0.0)               # every factor "fills"
+    F = HostFactor(M, 1e-14, an)
+    assert F.kind == "dense"
+    monkeypatch.setattr(mixed_normal, "DENSE_FILL", np.inf)            # none does
+    G = HostFactor(M, 1e-14, an)
+    assert G.kind == "multifrontal"
+    b = rng.standard_normal(m)
+    assert np.linalg.norm(F.solve(b) - G.solve(b)) <= 1e-6 * np.linalg.norm(G.solve(b))
