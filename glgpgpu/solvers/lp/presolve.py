@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 
 from ...symbolic import colamd_available
 from ..sparse_cholesky import CholeskyAnalysis, MultifrontalCholesky, ldl_flops, qdldl_module
@@ -249,8 +250,7 @@ def dependent_rows(A, b: np.ndarray, rank_tol: float = 1e-9, rtol: float = 1e-7,
     if not own.any():
         return _dependent_among(A, b, rank_tol, rtol, top, b_max)
     rest = np.flatnonzero(~own)
-    sub = C[rest]
-    sub = sub[:, np.flatnonzero(np.diff(sub.tocsc().indptr))]      # the columns the rest touch
+    sub = _rows_on_their_columns(C, rest)
     keep, consistent = _dependent_among(sub, np.asarray(b)[rest], rank_tol, rtol, top, b_max)
     return np.sort(np.concatenate([np.flatnonzero(own), rest[keep]])), consistent
 
@@ -265,12 +265,14 @@ def _groups(A) -> list:
     share a column): no combination of rows crosses two components.  Components are packed
     together, smallest first, up to GROUP_ROWS rows or the largest component's; one group (all
     the rows) where there is one component."""
-    from scipy.sparse.csgraph import connected_components
     C = sp.csr_matrix(A)
-    count, label = connected_components(C @ C.T, directed=False)
-    if count == 1:
-        return [np.arange(C.shape[0])]
-    sizes = np.bincount(label, minlength=count)
+    m = C.shape[0]
+    # the components of the bipartite row-column graph: the rows' graph without forming A A^T
+    _, label = connected_components(sp.bmat([[None, C], [C.T, None]]), directed=False)
+    label = np.unique(label[:m], return_inverse=True)[1]           # the rows' components, 0 ..
+    sizes = np.bincount(label)
+    if sizes.size == 1:
+        return [np.arange(m)]
     room = max(GROUP_ROWS, int(sizes.max()))
     groups, current, held = [], [], 0
     for c in np.argsort(sizes, kind="stable"):
@@ -281,6 +283,12 @@ def _groups(A) -> list:
         held += int(sizes[c])
     groups.append(current)
     return [np.flatnonzero(np.isin(label, g)) for g in groups]
+
+
+def _rows_on_their_columns(C, rows):
+    """C's rows `rows` (CSR) on the columns they touch only."""
+    sub = C[rows]
+    return sub[:, np.flatnonzero(np.diff(sub.tocsc().indptr))]
 
 
 def _dependent_among(A, b, rank_tol, rtol, top, b_max):
@@ -294,9 +302,7 @@ def _dependent_among(A, b, rank_tol, rtol, top, b_max):
     C, b = sp.csr_matrix(A), np.asarray(b)
     kept, consistent = [], True
     for rows in groups:
-        sub = C[rows]
-        sub = sub[:, np.flatnonzero(np.diff(sub.tocsc().indptr))]     # the columns these rows touch
-        keep, ok = _dependent_in(sub, b[rows], rank_tol, rtol, top, b_max)
+        keep, ok = _dependent_in(_rows_on_their_columns(C, rows), b[rows], rank_tol, rtol, top, b_max)
         kept.append(rows[keep])
         consistent = consistent and ok
     return np.sort(np.concatenate(kept)), consistent

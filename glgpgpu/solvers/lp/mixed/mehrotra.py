@@ -254,11 +254,11 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None, free_rho="constan
         normal.exact = normal.stats["float64_throughout"] = True
     it_ = _Iteration(p, normal, free_rho)
     st = _start(p, normal, it_.U, it_.L)
-    log, best = [], None
+    log, best, ahead = [], None, None     # ahead: st's measures where a step's check made them
     status, message = "iteration limit", f"no convergence to tol={tol:g} in {max_iter} iterations"
     stall = streak = 0
     for it in range(max_iter + 1):
-        me = it_.measures(st)
+        me, ahead = (ahead if ahead is not None else it_.measures(st)), None
         mu = it_.mu(st)
         entry = dict(iter=it, pobj=me.pobj, dobj=me.dobj, rb=me.pinf, rc=me.dinf, gap=me.gap, mu=mu)
         if log:
@@ -330,10 +330,11 @@ def solve(p, normal, *, tol=1e-8, max_iter=200, callback=None, free_rho="constan
         it_.advance(st, d, ap, ad)
         mu_new = it_.mu(st)
         jump = mu_new > MU_JUMP * mu
-        if unborder_on_jump and _off_course(it_, normal, st, me, mu, mu_new, tol):
-            st = _refused_bordered(it_, normal, prev, it, log)
+        off, ahead = _off_course(it_, normal, st, me, mu, mu_new, tol) if unborder_on_jump else (False, None)
+        if off:
+            st, ahead = _refused_bordered(it_, normal, prev, it, log), None
         elif jump and not normal.exact:
-            st = _refused_float32(normal, prev, it, log)
+            st, ahead = _refused_float32(normal, prev, it, log), None
         # the float32 factor no longer carries the solves (dfl001 late: kappa(M) past ~1e8):
         # stop making it -- its factorization, read-back and PCG were spent for nothing
         # (device="cpu64" has no float32 factor: its preconditioner is already float64)
@@ -359,14 +360,17 @@ def _refused_float32(normal, prev, it, log):
     return prev
 
 
-def _off_course(it_, normal, st, me, mu, mu_new, tol) -> bool:
-    """Whether the step to st, made by the border's solves, threw the iterate off course: x^T z
-    or |A x - b| (past tol) up BORDER_JUMP-fold.  With free columns, only while their proximal
-    term is constant: after its switch the stall rules decide (an L1 regression's later jumps
-    pass, where M whole would cost a dense factor a step)."""
-    if not normal.bordered or not (it_.all_L or it_.free_rho == "constant" or "product_form_at" not in normal.stats):
-        return False
-    return mu_new > BORDER_JUMP * mu or it_.measures(st).pinf > max(BORDER_JUMP * me.pinf, tol)
+def _off_course(it_, normal, st, me, mu, mu_new, tol):
+    """(whether the step to st, made by the border's solves, threw the iterate off course: x^T z
+    or |A x - b| (past tol) up BORDER_JUMP-fold; st's measures where they were made for it, else
+    None).  With free columns, only while their proximal term is constant or the product form not
+    yet taken: after both the stall rules decide (an L1 regression's later jumps pass)."""
+    if not normal.bordered or not (it_.all_L or it_.free_rho == "constant" or not normal.product_form):
+        return False, None
+    if mu_new > BORDER_JUMP * mu:
+        return True, None
+    new = it_.measures(st)
+    return new.pinf > max(BORDER_JUMP * me.pinf, tol), new
 
 
 def _refused_bordered(it_, normal, prev, it, log):
@@ -381,7 +385,7 @@ def _refused_bordered(it_, normal, prev, it, log):
     if not it_.all_L and it_.free_rho == "constant":
         it_.free_rho = "relative"
         normal.stats["free_rho_relative_from"] = it + 1
-    elif "product_form_at" not in normal.stats:
+    elif not normal.product_form:
         normal.to_product_form()
         normal.stats["product_form_at"] = it + 1
     else:

@@ -316,6 +316,11 @@ class MixedNormal:
         """Whether the float64 factors go through the pattern's border of long columns (cpu64)."""
         return self.ladder.bordered()
 
+    @property
+    def product_form(self) -> bool:
+        """Whether the long columns go into the product-form factor (to_product_form was called)."""
+        return self.ladder.product_form
+
     def to_product_form(self) -> None:
         """The long columns' border factored in product form from now on (Float64Ladder.to_product_form)."""
         self.ladder.to_product_form()

@@ -77,7 +77,7 @@ class ProductFormLDL:
         d = np.asarray(D, np.float64).copy()
         self.updates = []
         for j in range(K12.shape[1]):
-            q = Q[:, j].copy() if Q.ndim == 2 else Q.copy()
+            q = Q[:, j].copy()
             for upd in self.updates:
                 q = _lower_solve(*upd, q)
             t = 1.0 + np.cumsum(q * q / d)
