@@ -1,10 +1,23 @@
 """glgpgpu.distributed.cholesky on 1, 2, ... GPUs of this machine (a LocalGLCluster per
 count), beside the one-process tiled factor (`glgpgpu.cholesky`, same tile order), one
-run; every row with its answer's error (max |L L^T - A| / max |A|, float64 products on
-the host) and whether it equals the one-process factor bit for bit.
-Writes distributed-cholesky-<device>-<date>.csv.
+run; every row with its answer's error and whether it equals the one-process factor bit
+for bit.  Writes distributed-cholesky-<device>-<date>[-<tag>].csv, and with --stream the
+Dask task stream of every timed factor (one row per compute or transfer interval:
+worker, task, start, stop, bytes) for `experiments/distributed_stream.py`.
+
+A: B B^T / 64 + I, B (m x 64) of standard normals, made tile by tile (the same bits on the
+client and on the workers).  Input forms:
+  default     A as numpy on the client, L back as numpy (the user's numpy call);
+  --dask      A as a dask.array on the workers (from the client's numpy, before the clock),
+              L left there as a dask.array (persisted: the clock stops when its tiles exist);
+  --generate  as --dask, but A's chunks are made on the workers from B (B B^T / 64 + I
+              chunk by chunk): no m x m array on the client, so m = 120,000 fits.
+
+Errors: `error` is max |L L^T - A| / max |A| (float64 products) where m <= --dense-most;
+`probe` is |L (L^T x) - A x| / |A x| for 4 random x (float64 products, O(m^2), every size).
 
     python benchmarks/distributed_cholesky.py [--sizes 16384,32768] [--tile 8192] [--gpus 1,2]
+        [--dask | --generate] [--one-process-most M] [--stream] [--tag T]
 """
 import argparse
 import csv
@@ -15,12 +28,69 @@ import time
 import numpy as np
 
 
-def spd(m, rng):
-    """A well-conditioned SPD matrix made cheaply at large m: B B^T / m + I, B of rank 64."""
-    B = rng.standard_normal((m, 64)).astype(np.float32)
-    A = (B @ B.T) / 64
-    A[np.diag_indices(m)] += 1.0
+def factor_B(m, seed):
+    """B of A = B B^T / 64 + I: the same numbers for numpy and the workers."""
+    return np.random.default_rng(seed).standard_normal((m, 64)).astype(np.float32)
+
+
+def spd_block(BI, BJ, diagonal):
+    """Block (I, J) of A = B B^T / 64 + I from B's rows of I and of J (B_J^T copied: numpy
+    takes X @ X.T of one buffer to SYRK, whose bits differ from the GEMM a worker runs on
+    its own two copies)."""
+    block = (BI @ np.ascontiguousarray(BJ.T)) / np.float32(64)
+    if diagonal:
+        block[np.diag_indices_from(block)] += np.float32(1)
+    return block
+
+
+def spd(m, seed, t):
+    """A, made block by block as the workers make it (--generate): the same bits, with BLAS
+    on one thread as on a Dask worker (its nanny sets OPENBLAS_NUM_THREADS=1; the products'
+    bits depend on the thread count)."""
+    from threadpoolctl import threadpool_limits
+    B = factor_B(m, seed)
+    A = np.empty((m, m), np.float32)
+    with threadpool_limits(1):
+        for i in range(0, m, t):
+            for j in range(0, m, t):
+                A[i:i + t, j:j + t] = spd_block(B[i:i + t], B[j:j + t], i == j)
     return A
+
+
+def spd_on_workers(client, m, seed, t):
+    """A as a dask.array whose t x t chunks are made on the workers from B's row blocks."""
+    import dask
+    import dask.array as da
+    B = factor_B(m, seed)
+    parts = [client.scatter(B[i:i + t]) for i in range(0, m, t)]
+    make = dask.delayed(spd_block, pure=True)
+    return da.block([[da.from_delayed(make(parts[I], parts[J], I == J), (len(B[i:i + t]), len(B[j:j + t])),
+                                      np.float32)
+                      for J, j in enumerate(range(0, m, t))] for I, i in enumerate(range(0, m, t))])
+
+
+def probe_error(L, A, rng):
+    """|L (L^T x) - A x| / |A x| (2-norms) for 4 random x; L, A numpy or dask.arrays."""
+    x = rng.standard_normal((L.shape[0], 4))
+    r = L @ (L.T @ x) - A @ x
+    Ax = A @ x
+    if hasattr(r, "compute"):
+        import dask
+        r, Ax = dask.compute(r, Ax)
+    return float(np.linalg.norm(r) / np.linalg.norm(Ax))
+
+
+def stream_rows(records, m, gpus, t0):
+    """The task stream's intervals as rows (seconds from the clock's start)."""
+    from dask.utils import key_split
+    out = []
+    for r in records:
+        for ss in r.get("startstops", ()):
+            out.append(dict(m=m, gpus=gpus, worker=r.get("worker"), task=key_split(r["key"]),
+                            action=ss["action"], source=ss.get("source", ""),
+                            start=round(ss["start"] - t0, 6), stop=round(ss["stop"] - t0, 6),
+                            nbytes=r.get("nbytes", 0) if ss["action"] == "transfer" else 0))
+    return out
 
 
 def main():
@@ -29,59 +99,89 @@ def main():
     ap.add_argument("--tile", type=int, default=8192)
     ap.add_argument("--gpus", default="1,2")
     ap.add_argument("--method", default="compute")
-    ap.add_argument("--dask", action="store_true",
-                    help="A made on the workers as a dask.array (B B^T / 64 + I) and L left there: no client traffic")
+    ap.add_argument("--dask", action="store_true", help="A a dask.array on the workers, L left there")
+    ap.add_argument("--generate", action="store_true", help="as --dask, A's chunks made on the workers from B")
+    ap.add_argument("--one-process-most", type=int, default=65536,
+                    help="the one-process factor (and the bit-for-bit check) only up to this m")
+    ap.add_argument("--dense-most", type=int, default=16384)
+    ap.add_argument("--stream", action="store_true", help="write the Dask task stream of each timed factor")
+    ap.add_argument("--tag", default="")
     ap.add_argument("--out", default=os.environ.get("OUT", "benchmarks/results"))
     args = ap.parse_args()
     import glgpgpu
     from glgpgpu.bench import device_slug
     from glgpgpu.distributed import LocalGLCluster, cholesky
-    rows = []
+    lazy = args.dask or args.generate
+    rows, stream = [], []
     ctx = glgpgpu.Context(max_texture_size=args.tile)
+    found = [d[0] for d in glgpgpu.gl.devices()]
     for m in (int(v) for v in args.sizes.split(",")):
-        A = spd(m, np.random.default_rng(m))
-        t = time.perf_counter()
-        ref = glgpgpu.cholesky(A, method=args.method, ctx=ctx)
-        one = time.perf_counter() - t
-        err = float(np.abs(ref.astype(np.float64) @ ref.T.astype(np.float64) - A).max() / np.abs(A).max()) \
-            if m <= 16384 else float("nan")
-        rows.append(dict(m=m, tile=args.tile, gpus="one process", seconds=round(one, 3), error=err, equal=True))
-        print(rows[-1], flush=True)
+        ref, A, one, ref_err = None, None, float("nan"), float("nan")
+        if m <= args.one_process_most:
+            A = spd(m, m, args.tile)
+            t = time.perf_counter()
+            ref = glgpgpu.cholesky(A, method=args.method, ctx=ctx)
+            one = time.perf_counter() - t
+            err = float(np.abs(ref.astype(np.float64) @ ref.T.astype(np.float64) - A).max() / np.abs(A).max()) \
+                if m <= args.dense_most else float("nan")
+            ref_err = err
+            rows.append(dict(m=m, tile=args.tile, gpus="one process", seconds=round(one, 3), error=err,
+                             probe=probe_error(ref, A, np.random.default_rng(0)), equal=True))
+            print(rows[-1], flush=True)
         for g in (int(v) for v in args.gpus.split(",")):
-            found = [d[0] for d in glgpgpu.gl.devices()]          # g workers over the devices there are
-            with LocalGLCluster(devices=found[:g], n_workers=g) as cluster, cluster.get_client() as client:
-                cholesky(A[:args.tile // 2, :args.tile // 2], client=client, tile=args.tile // 4,
+            with LocalGLCluster(devices=found[:g], n_workers=g, memory_limit=0) as cluster, \
+                    cluster.get_client() as client:
+                from distributed import get_task_stream, wait
+                cholesky(spd(args.tile // 2, 1, args.tile), client=client, tile=args.tile // 4,
                          method=args.method)                      # each worker's kernels compiled first
-                if args.dask:                 # A built on the workers from the same numbers, L kept there
+                if lazy:
                     import dask.array as da
-                    from distributed import wait
-                    Ad = client.persist(da.from_array(A, chunks=(args.tile, args.tile)))
+                    if args.generate:
+                        Ad = spd_on_workers(client, m, m, args.tile)
+                    else:
+                        Ad = da.from_array(A, chunks=(args.tile, args.tile))
+                    Ad = client.persist(Ad.astype(np.float32))
                     wait(Ad)                      # A on the workers before the clock starts
+                with get_task_stream(client=client) as ts:
                     t = time.perf_counter()
-                    Ld = client.persist(cholesky(Ad, client=client, tile=args.tile, method=args.method))
-                    wait(Ld)
+                    t_wall = time.time()
+                    if lazy:
+                        L = client.persist(cholesky(Ad, client=client, tile=args.tile, method=args.method))
+                        wait(L)
+                    else:
+                        L = cholesky(A, client=client, tile=args.tile, method=args.method)
                     sec = time.perf_counter() - t
-                    L = Ld.compute()
+                if args.stream:
+                    stream += stream_rows(ts.data, m, g, t_wall)
+                probe = probe_error(L, Ad if lazy else A, np.random.default_rng(0))
+                if ref is not None:
+                    L = L.compute() if lazy else L
+                    equal = bool(np.array_equal(L, ref))
+                    err = ref_err if equal else float("nan")
                 else:
-                    t = time.perf_counter()
-                    L = cholesky(A, client=client, tile=args.tile, method=args.method)
-                    sec = time.perf_counter() - t
-            rows.append(dict(m=m, tile=args.tile, gpus=g, devices=len(found[:g]), dask=args.dask,
-                             seconds=round(sec, 3),
-                             speedup_vs_one_process=round(one / sec, 2),
-                             error=err if np.array_equal(L, ref) else float(np.abs(
-                                 L.astype(np.float64) @ L.T.astype(np.float64) - A).max() / np.abs(A).max()),
-                             equal=bool(np.array_equal(L, ref))))
+                    equal, err = None, float("nan")
+            rows.append(dict(m=m, tile=args.tile, gpus=g, devices=len(found[:g]),
+                             input="generate" if args.generate else "dask" if args.dask else "numpy",
+                             seconds=round(sec, 3), speedup_vs_one_process=round(one / sec, 2),
+                             error=err, probe=probe, equal=equal))
             print(rows[-1], flush=True)
             del L
     os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, f"distributed-cholesky-{device_slug(ctx)}-{datetime.date.today()}.csv")
+    tag = f"-{args.tag}" if args.tag else ""
+    path = os.path.join(args.out, f"distributed-cholesky-{device_slug(ctx)}-{datetime.date.today()}{tag}.csv")
     keys = list(dict.fromkeys(k for r in rows for k in r))
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=keys + ["device"])
         w.writeheader()
         for r in rows:
             w.writerow(dict(r, device=ctx.caps.renderer))
+    if stream:
+        spath = path.replace(".csv", "-stream.csv")
+        with open(spath, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(stream[0]))
+            w.writeheader()
+            w.writerows(stream)
+        print("wrote", spath)
     from glgpgpu.bench.common import write_provenance
     print("wrote", path, "and", write_provenance(path))
 

@@ -22,10 +22,12 @@ class WorkerLostError(RuntimeError):
 
 def owners(count: int, workers: list) -> dict:
     """(I, J) -> worker for the lower tiles of a count x count grid: 2-D block-cyclic over
-    a p x q grid of the workers (p q = len(workers), p the largest divisor <= sqrt)."""
+    a p x q grid of the workers (p q = len(workers), q the largest divisor <= sqrt, so p >= q:
+    with more rows of workers than columns a panel's TRSMs spread over p workers -- two
+    workers own alternate tile rows, not alternate panels)."""
     n = len(workers)
-    p = max(d for d in range(1, int(n ** 0.5) + 1) if n % d == 0)
-    q = n // p
+    q = max(d for d in range(1, int(n ** 0.5) + 1) if n % d == 0)
+    p = n // q
     return {(I, J): workers[(I % p) * q + (J % q)] for I in range(count) for J in range(I + 1)}
 
 
@@ -122,12 +124,16 @@ def _factor(client, A, g, own, job, method, variant, live, poll, lazy=False):
 _SERIAL = itertools.count()
 
 
-def submitter(client, own, job, live):
+def submitter(client, own, job, live, count: int = 0):
     """submit(fn, tile, *args): fn(job, *args) on the tile's owner only, recorded in `live`,
-    under a key no other task of this process has had."""
+    under a key no other task of this process has had.  count > 0: a task on tile (I, J)
+    gets Dask priority count - J, so a worker runs the work on the next panel's column
+    before the rest of the trailing update (lookahead): tasks submitted in the right-looking
+    order would otherwise run in that order, and the next POTRF wait for a whole step."""
     def submit(fn, tile, *args):
         fut = client.submit(fn, job, *args, workers=[own[tile]], allow_other_workers=False, pure=False,
-                            key=f"{fn.__name__}-{job}-{next(_SERIAL)}")
+                            key=f"{fn.__name__}-{job}-{next(_SERIAL)}",
+                            priority=count - tile[1] if count else 0)
         live.append((fut, own[tile], tile))
         return fut
     return submit
@@ -138,7 +144,7 @@ def factor_tiles(client, g, own, job, method, variant, live, make, last=None) ->
     submitted, not waited for; the futures of each diagonal tile's pivots, in order
     (checked_pivots waits and checks them).  last: filled with each tile's latest task."""
     t = g.t
-    submit = submitter(client, own, job, live)
+    submit = submitter(client, own, job, live, count=g.count)
     last = {} if last is None else last           # (I, J) -> the latest task on that tile
     for I, J in g.lower():
         last[I, J] = make(submit, I, J)

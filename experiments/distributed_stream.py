@@ -1,0 +1,45 @@
+"""Where a distributed factor's time goes: the task stream that
+`benchmarks/distributed_cholesky.py --stream` writes, summed per run (m, GPUs) and worker --
+seconds computing each kind of task (put, potrf, trsm, update, fetch), seconds receiving
+tiles and the rate they came at, and the time the worker's thread sat idle.
+
+    python experiments/distributed_stream.py STREAM.csv
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import csv
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("stream")
+    a = ap.parse_args()
+    runs = collections.defaultdict(list)
+    with open(a.stream) as f:
+        for r in csv.DictReader(f):
+            runs[int(r["m"]), int(r["gpus"])].append(r)
+    for (m, gpus), rows in sorted(runs.items()):
+        end = max(float(r["stop"]) for r in rows)
+        print(f"m = {m}, {gpus} GPU(s): last task ends {end:.3f} s after the clock's start")
+        by_worker = collections.defaultdict(list)
+        for r in rows:
+            by_worker[r["worker"]].append(r)
+        for worker, rs in sorted(by_worker.items()):
+            compute = collections.Counter()
+            for r in rs:
+                if r["action"] == "compute":
+                    compute[r["task"]] += float(r["stop"]) - float(r["start"])
+            moved = [r for r in rs if r["action"] == "transfer"]
+            t_in = sum(float(r["stop"]) - float(r["start"]) for r in moved)
+            b_in = sum(int(r["nbytes"] or 0) for r in moved)
+            busy = sum(compute.values())
+            kinds = ", ".join(f"{k} {v:.2f}" for k, v in compute.most_common())
+            rate = f"{b_in / t_in / 1e9:.2f} GB/s" if t_in else "-"
+            print(f"  {worker}: computing {busy:.2f} s ({kinds}); idle {end - busy:.2f} s; "
+                  f"received {len(moved)} results, {b_in / 1e9:.2f} GB in {t_in:.2f} s ({rate})")
+
+
+if __name__ == "__main__":
+    main()
