@@ -3,7 +3,7 @@ count), beside the one-process tiled factor (`glgpgpu.cholesky`, same tile order
 run; every row with its answer's error and whether it equals the one-process factor bit
 for bit.  Writes distributed-cholesky-<device>-<date>[-<tag>].csv, and with --stream the
 Dask task stream of every timed factor (one row per compute or transfer interval:
-worker, task, start, stop, bytes) for `experiments/distributed_stream.py`.
+worker, task, start, stop) for `experiments/distributed_stream.py`.
 
 A: B B^T / 64 + I, B (m x 64) of standard normals, made tile by tile (the same bits on the
 client and on the workers).  Input forms:
@@ -47,14 +47,44 @@ def spd(m, seed, t):
     """A, made block by block as the workers make it (--generate): the same bits, with BLAS
     on one thread as on a Dask worker (its nanny sets OPENBLAS_NUM_THREADS=1; the products'
     bits depend on the thread count)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from threadpoolctl import threadpool_limits
     B = factor_B(m, seed)
     A = np.empty((m, m), np.float32)
-    with threadpool_limits(1):
-        for i in range(0, m, t):
-            for j in range(0, m, t):
-                A[i:i + t, j:j + t] = spd_block(B[i:i + t], B[j:j + t], i == j)
+
+    def block(ij):
+        i, j = ij
+        A[i:i + t, j:j + t] = spd_block(B[i:i + t], B[j:j + t], i == j)
+    with threadpool_limits(1), ThreadPoolExecutor(os.cpu_count()) as pool:
+        list(pool.map(block, [(i, j) for i in range(0, m, t) for j in range(0, m, t)]))
     return A
+
+
+def digest(block):
+    """A tile's bytes as a short hash: L compared with the one-process factor tile by tile
+    where it lies, not sent to the client."""
+    import hashlib
+    return hashlib.sha1(np.ascontiguousarray(block).tobytes()).hexdigest()
+
+
+def equal_tiles(L, ref, client):
+    """L (a dask.array on the workers) equals ref (numpy) bit for bit, compared by tile digests."""
+    import dask
+    chunks = L.to_delayed()
+    want = {}
+    keys, jobs = [], []
+    r0 = 0
+    for I, rows in enumerate(L.chunks[0]):
+        c0 = 0
+        for J, cols in enumerate(L.chunks[1]):
+            want[I, J] = digest(ref[r0:r0 + rows, c0:c0 + cols])
+            keys.append((I, J))
+            jobs.append(dask.delayed(digest)(chunks[I][J]))
+            c0 += cols
+        r0 += rows
+    got = client.compute(jobs, sync=True)
+    return all(want[k] == g for k, g in zip(keys, got))
 
 
 def spd_on_workers(client, m, seed, t):
@@ -88,9 +118,29 @@ def stream_rows(records, m, gpus, t0):
         for ss in r.get("startstops", ()):
             out.append(dict(m=m, gpus=gpus, worker=r.get("worker"), task=key_split(r["key"]),
                             action=ss["action"], source=ss.get("source", ""),
-                            start=round(ss["start"] - t0, 6), stop=round(ss["stop"] - t0, 6),
-                            nbytes=r.get("nbytes", 0) if ss["action"] == "transfer" else 0))
+                            start=round(ss["start"] - t0, 6), stop=round(ss["stop"] - t0, 6)))
     return out
+
+
+def save(args, ctx, rows, stream) -> str:
+    """The rows so far (and the task stream): written after every row, so a run cut off by
+    its time limit keeps what it measured."""
+    from glgpgpu.bench import device_slug
+    os.makedirs(args.out, exist_ok=True)
+    tag = f"-{args.tag}" if args.tag else ""
+    path = os.path.join(args.out, f"distributed-cholesky-{device_slug(ctx)}-{datetime.date.today()}{tag}.csv")
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys + ["device"])
+        w.writeheader()
+        for r in rows:
+            w.writerow(dict(r, device=ctx.caps.renderer))
+    if stream:
+        with open(path.replace(".csv", "-stream.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(stream[0]))
+            w.writeheader()
+            w.writerows(stream)
+    return path
 
 
 def main():
@@ -109,7 +159,6 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "benchmarks/results"))
     args = ap.parse_args()
     import glgpgpu
-    from glgpgpu.bench import device_slug
     from glgpgpu.distributed import LocalGLCluster, cholesky
     lazy = args.dask or args.generate
     rows, stream = [], []
@@ -118,7 +167,9 @@ def main():
     for m in (int(v) for v in args.sizes.split(",")):
         ref, A, one, ref_err = None, None, float("nan"), float("nan")
         if m <= args.one_process_most:
+            t = time.perf_counter()
             A = spd(m, m, args.tile)
+            print(f"A on the client in {time.perf_counter() - t:.1f} s", flush=True)
             t = time.perf_counter()
             ref = glgpgpu.cholesky(A, method=args.method, ctx=ctx)
             one = time.perf_counter() - t
@@ -128,6 +179,7 @@ def main():
             rows.append(dict(m=m, tile=args.tile, gpus="one process", seconds=round(one, 3), error=err,
                              probe=probe_error(ref, A, np.random.default_rng(0)), equal=True))
             print(rows[-1], flush=True)
+            save(args, ctx, rows, stream)
         for g in (int(v) for v in args.gpus.split(",")):
             with LocalGLCluster(devices=found[:g], n_workers=g, memory_limit=0) as cluster, \
                     cluster.get_client() as client:
@@ -140,8 +192,10 @@ def main():
                         Ad = spd_on_workers(client, m, m, args.tile)
                     else:
                         Ad = da.from_array(A, chunks=(args.tile, args.tile))
+                    t = time.perf_counter()
                     Ad = client.persist(Ad.astype(np.float32))
                     wait(Ad)                      # A on the workers before the clock starts
+                    print(f"A on {g} workers in {time.perf_counter() - t:.1f} s", flush=True)
                 with get_task_stream(client=client) as ts:
                     t = time.perf_counter()
                     t_wall = time.time()
@@ -153,10 +207,10 @@ def main():
                     sec = time.perf_counter() - t
                 if args.stream:
                     stream += stream_rows(ts.data, m, g, t_wall)
+                t = time.perf_counter()
                 probe = probe_error(L, Ad if lazy else A, np.random.default_rng(0))
                 if ref is not None:
-                    L = L.compute() if lazy else L
-                    equal = bool(np.array_equal(L, ref))
+                    equal = equal_tiles(L, ref, client) if lazy else bool(np.array_equal(L, ref))
                     err = ref_err if equal else float("nan")
                 else:
                     equal, err = None, float("nan")
@@ -164,27 +218,12 @@ def main():
                              input="generate" if args.generate else "dask" if args.dask else "numpy",
                              seconds=round(sec, 3), speedup_vs_one_process=round(one / sec, 2),
                              error=err, probe=probe, equal=equal))
-            print(rows[-1], flush=True)
+            print(rows[-1], f"(checks {time.perf_counter() - t:.1f} s)", flush=True)
+            save(args, ctx, rows, stream)
             del L
-    os.makedirs(args.out, exist_ok=True)
-    tag = f"-{args.tag}" if args.tag else ""
-    path = os.path.join(args.out, f"distributed-cholesky-{device_slug(ctx)}-{datetime.date.today()}{tag}.csv")
-    keys = list(dict.fromkeys(k for r in rows for k in r))
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=keys + ["device"])
-        w.writeheader()
-        for r in rows:
-            w.writerow(dict(r, device=ctx.caps.renderer))
-    if stream:
-        spath = path.replace(".csv", "-stream.csv")
-        with open(spath, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(stream[0]))
-            w.writeheader()
-            w.writerows(stream)
-        print("wrote", spath)
+    path = save(args, ctx, rows, stream)
     from glgpgpu.bench.common import write_provenance
     print("wrote", path, "and", write_provenance(path))
-
 
 if __name__ == "__main__":
     main()

@@ -88,13 +88,19 @@ def _blocks(client, A, g):
 
 
 def _as_dask(parts, g):
-    """L as a dask.array of its tiles, left on the workers (zeros above the diagonal)."""
-    import dask
+    """L as a dask.array whose chunks are the tiles' futures, left on the workers (the upper
+    tiles zeros, made where they are read).  Built as a graph of the futures themselves:
+    da.block over from_delayed copied every tile once more through a cast and a concatenate."""
+    import functools
+
     import dask.array as da
-    grid = [[da.from_delayed(dask.delayed(parts[I, J]), (g.size(I), g.size(J)), np.float32) if J <= I
-             else da.zeros((g.size(I), g.size(J)), np.float32, chunks=(g.size(I), g.size(J)))
-             for J in range(g.count)] for I in range(g.count)]
-    return da.block(grid)
+    from dask.highlevelgraph import HighLevelGraph
+    name = f"cholesky-L-{uuid.uuid4().hex}"
+    dsk = {(name, I, J): parts[I, J] if J <= I else (functools.partial(np.zeros, (g.size(I), g.size(J)), np.float32),)
+           for I in range(g.count) for J in range(g.count)}
+    sizes = tuple(g.size(I) for I in range(g.count))
+    return da.Array(HighLevelGraph.from_collections(name, dsk, dependencies=()), name, (sizes, sizes),
+                    dtype=np.float32)
 
 
 def _factor(client, A, g, own, job, method, variant, live, poll, lazy=False):
