@@ -22,12 +22,12 @@ class WorkerLostError(RuntimeError):
 
 def owners(count: int, workers: list) -> dict:
     """(I, J) -> worker for the lower tiles of a count x count grid: 2-D block-cyclic over
-    a p x q grid of the workers (p q = len(workers), q the largest divisor <= sqrt, so p >= q:
-    with more rows of workers than columns a panel's TRSMs spread over p workers -- two
-    workers own alternate tile rows, not alternate panels)."""
+    a p x q grid of the workers (p q = len(workers), p the largest divisor <= sqrt, so p <= q:
+    two workers own alternate block columns, and a panel's POTRF and TRSMs run on one of
+    them with no tile sent between them -- one transfer a step on the critical path, not two)."""
     n = len(workers)
-    q = max(d for d in range(1, int(n ** 0.5) + 1) if n % d == 0)
-    p = n // q
+    p = max(d for d in range(1, int(n ** 0.5) + 1) if n % d == 0)
+    q = n // p
     return {(I, J): workers[(I % p) * q + (J % q)] for I in range(count) for J in range(I + 1)}
 
 

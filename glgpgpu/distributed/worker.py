@@ -14,6 +14,7 @@ import numpy as np
 from ..dispatch import choose, implementation
 from ..gl import get_context
 from ..layouts.tiles import tile_order
+from ..parallel import Prefaulted
 
 _TILES: dict = {}       # (job, I, J) -> this worker's tile (a texture or buffer of its context)
 _COPIES: dict = {}      # (job, I, J) -> an uploaded copy of a tile another worker owns
@@ -81,13 +82,19 @@ def update(job, I: int, J: int, K: int, t: int, rows: int, cols: int, k_end: int
 
 def fetch(job, I: int, J: int, t: int, size_i: int, size_j: int, *after) -> np.ndarray:
     """Tile (I, J) as numpy: the whole t x t tile (what another worker uploads), or with
-    size_i, size_j > 0 the matrix's part of it, a diagonal tile's upper part zero (the result)."""
+    size_i, size_j > 0 the matrix's part of it, a diagonal tile's upper part zero (the result).
+    Read straight into a new array whose pages the host's threads fault in first (a fresh
+    64 MB array faulted one page at a time by the copy, then copied again, took most of a
+    fetch's time)."""
     ops = _OPS[job][0]
-    if size_i <= 0:
-        return ops.read(_TILES[job, I, J], t).copy()
-    if I == J:
+    if size_i > 0 and I == J:
         return ops.read_lower(_TILES[job, I, I], size_i, upper_zero=False)
-    return ops.read(_TILES[job, I, J], t)[:size_i, :size_j].copy()
+    rows, cols = (t, t) if size_i <= 0 else (size_i, size_j)
+    out = Prefaulted((rows, cols)).array
+    if (rows, cols) == (t, t):
+        return ops.read(_TILES[job, I, J], t, out)
+    ops.read_into(_TILES[job, I, J], t, out)
+    return out
 
 
 def release(job) -> int:
