@@ -211,23 +211,25 @@ def main():
                     sec = time.perf_counter() - t
                 if args.stream:
                     stream += stream_rows(ts.data, m, g, t_wall)
+                row = dict(m=m, tile=args.tile, gpus=g, devices=len(found[:g]),
+                           input="generate" if args.generate else "dask" if args.dask else "numpy",
+                           seconds=round(sec, 3), speedup_vs_one_process=round(one / sec, 2),
+                           error=float("nan"), probe=float("nan"), equal=None)
+                rows.append(row)
+                print(row, "(the checks follow)", flush=True)
+                save(args, ctx, rows, stream)           # the time kept even if the checks run out of time
                 t = time.perf_counter()
-                probe = probe_error(L, Ad if lazy else A, np.random.default_rng(0))
+                row["probe"] = probe_error(L, Ad if lazy else A, np.random.default_rng(0))
                 if ref is not None:
-                    equal = equal_tiles(L, ref, client) if lazy else bool(np.array_equal(L, ref))
-                    err = ref_err if equal else float("nan")
-                else:
-                    equal, err = None, float("nan")
-            rows.append(dict(m=m, tile=args.tile, gpus=g, devices=len(found[:g]),
-                             input="generate" if args.generate else "dask" if args.dask else "numpy",
-                             seconds=round(sec, 3), speedup_vs_one_process=round(one / sec, 2),
-                             error=err, probe=probe, equal=equal))
-            print(rows[-1], f"(checks {time.perf_counter() - t:.1f} s)", flush=True)
+                    row["equal"] = equal_tiles(L, ref, client) if lazy else bool(np.array_equal(L, ref))
+                    row["error"] = ref_err if row["equal"] else float("nan")
+            print(row, f"(checks {time.perf_counter() - t:.1f} s)", flush=True)
             save(args, ctx, rows, stream)
             del L
     path = save(args, ctx, rows, stream)
     from glgpgpu.bench.common import write_provenance
     print("wrote", path, "and", write_provenance(path))
+
 
 if __name__ == "__main__":
     main()

@@ -128,6 +128,33 @@ def test_task_keys_never_come_round_again():
     assert len(set(rec.keys)) == len(rec.keys) == 9
 
 
+def test_a_panels_tasks_outrank_the_rest_of_the_trailing_update():
+    """Lookahead: every task on tile (I, J) has Dask priority count - J, so the next panel's
+    POTRF and TRSMs (and the updates of its column) run before step K's other updates, which
+    were submitted earlier and would otherwise run first."""
+    from glgpgpu.distributed.schedule import factor_tiles
+    from glgpgpu.layouts.tiles import TileGrid
+
+    class Recorder:
+        tasks = []
+
+        def submit(self, fn, *args, key, priority, **kw):
+            self.tasks.append((fn.__name__, args, priority))
+            return key
+    g = TileGrid(5 * 8, 8)
+    own = gd.owners(g.count, ["w0", "w1"])
+    rec = Recorder()
+    factor_tiles(rec, g, own, "job", "compute", "outer", [], lambda submit, I, J: submit(len, (I, J)))
+    first = {}
+    for order, (name, args, priority) in enumerate(rec.tasks):
+        if name == "update" and args[3] == 0:            # step 0's updates: (job, I, J, K, ...)
+            first.setdefault(args[2], (order, priority))
+    potrf1 = next((i, p) for i, (n, a, p) in enumerate(rec.tasks) if n == "potrf" and a[1] == 1)
+    assert potrf1[0] > first[4][0]                       # submitted after step 0's update of column 4 ...
+    assert potrf1[1] > first[4][1]                       # ... and outranks it
+    assert first[1][1] == potrf1[1] == g.count - 1 and first[4][1] == g.count - 4
+
+
 def test_lssvc_fits_on_the_cluster(client):
     """LSSVC(client=): H's tiles made on their owners from X, factored there, the solves by
     tile rows there; refined to float64 here -- the one-process model's decision values."""
