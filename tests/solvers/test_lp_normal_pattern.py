@@ -327,3 +327,50 @@ def test_the_pairs_places_are_the_same_by_map_and_by_search(m, monkeypatch):
     for name in ("indices", "indptr", "diagonal_at", "v_at", "border_at"):
         assert np.array_equal(getattr(by_map, name), getattr(by_search, name)), name
     assert np.array_equal(by_map.data(d, 1e-3), by_search.data(d, 1e-3))
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 40, 75])
+def test_auto_counts_a_factor_that_fills_by_the_analysis_not_by_qdldl(m, monkeypatch):
+    """Where COLAMD's count says A A^T's factor fills DENSE_FILL of the dense one (the host's factor
+    is LAPACK's dense one), and that share is FILL_MARGIN times the host's limit, no qdldl factor
+    is made to count it; the choice is the one qdldl's count makes.  The solve then forms M dense."""
+    from glgpgpu.solvers.sparse_cholesky import CholeskyAnalysis
+    from glgpgpu.symbolic import colamd_available
+    if not colamd_available():
+        pytest.skip("no COLAMD: qdldl counts every factor")
+    rng = np.random.default_rng(m)
+    A = sp.random(m, 2 * m, density=min(1.0, 2.0 / m), random_state=rng, format="csr") \
+        + sp.eye(m, 2 * m, format="csr")
+    flops = CholeskyAnalysis.of(A).flops
+    monkeypatch.setattr(auto, "HOST_FLOPS", flops / 100)  # a count far past the host's limit
+    monkeypatch.setattr(auto, "SPARSE_SHARE", 1.0)        # M's pattern kept however full
+    monkeypatch.setattr(auto, "DENSE_FILL", 0.0)          # every factor "fills" ...
+    monkeypatch.setattr(auto, "FILL_MARGIN", 0.0)         # ... past the margin
+    filled = auto.choose(A)
+    assert filled.ldl is None and filled.flops == flops and filled.device == "gpu"
+    monkeypatch.setattr(auto, "DENSE_FILL", np.inf)       # none does: qdldl counts, the same choice
+    counted = auto.choose(A)
+    assert counted.ldl is not None and counted.flops > 0 and counted.device == filled.device
+    monkeypatch.setattr(auto, "DENSE_FILL", 0.0)
+    monkeypatch.setattr(auto, "FILL_MARGIN", np.inf)      # the share within the margin: qdldl counts
+    assert auto.choose(A).ldl is not None
+
+
+def test_a_factor_counted_as_filling_forms_m_dense_on_the_host(monkeypatch):
+    """device="auto" on the host with a count (the presolve's or device.py's) that fills: M is
+    formed dense from the start and factored by LAPACK, never through the pattern's qdldl factor
+    first -- the same optimum."""
+    from glgpgpu.bench.lp_families import set_cover
+    from glgpgpu.solvers.lp import solve_general
+    from glgpgpu.solvers.lp.mixed import ladder
+    lp = set_cover(3000, seed=5)                       # 750 rows: its factor about half the dense one
+    ref = solve_general(lp, device="cpu64")
+    monkeypatch.setattr(ladder, "DENSE_FILL", np.inf)  # no count fills: the pattern's factor first
+    by_pattern = solve_general(lp, device="auto")
+    monkeypatch.setattr(ladder, "DENSE_FILL", 0.3)     # this one fills
+    res = solve_general(lp, device="auto")
+    assert by_pattern.stats["host_factor_sparse"] >= 1
+    assert res.stats["host_factor_sparse"] == 0 and res.stats["host_factor_dense"] == res.stats["factorizations"]
+    for r in (res, by_pattern):
+        assert r.status == ref.status == "optimal"
+        assert abs(r.objective - ref.objective) <= 1e-8 * max(1.0, abs(ref.objective))

@@ -22,7 +22,7 @@ import scipy.sparse as sp
 from ....errors import GLResourceError, ShaderCompileError
 from ....symbolic import colamd_available
 from ...sparse_cholesky import CholeskyAnalysis, qdldl_module
-from .host_factor import LDL_FLOPS, MULTIFRONTAL_FLOPS, SPARSE_SHARE, HostFactor, SparseLDL, shifted
+from .host_factor import DENSE_FILL, LDL_FLOPS, MULTIFRONTAL_FLOPS, SPARSE_SHARE, HostFactor, SparseLDL, shifted
 from .normal_pattern import NormalPattern
 from .product_form import ProductFormLDL
 
@@ -188,8 +188,9 @@ class Float64Ladder:
             if self.device == "cpu64" and qdldl_module() is not None and not self.forms.dense and (
                     self._made_pattern is not None or NormalPattern.usable(self.forms.A)):
                 P = self._made_pattern or NormalPattern(self.forms.A)
-                if P.full_nnz > SPARSE_SHARE * self.m * self.m:
-                    self.forms.dense = True
+                if P.full_nnz > SPARSE_SHARE * self.m * self.m or (
+                        not P.long.size and self._counted >= DENSE_FILL * self.m ** 3 / 3.0):
+                    self.forms.dense = True         # or its factor fills: LAPACK's dense one (HostFactor)
                 elif self.m < ANALYSIS_ROWS or P.long.size or self._counted < LDL_FLOPS:
                     # (a bordered M: the analysis counts A's long columns as dense, qdldl's own count
                     # decides; device="auto"'s count is qdldl's already: no analysis needed)
