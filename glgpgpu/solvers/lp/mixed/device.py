@@ -9,7 +9,8 @@ under 10^7 flops, about even up to HOST_FLOPS, and the GPU's far ahead past 10^8
 (benchmarks/RESULTS.md, "the host's float64 factor where it is the quicker").  The
 count is the factor's own: the presolve's LDL^T of A A^T where its rank check made one, else
 one on the pattern (milliseconds at these sizes; the host path then keeps the pattern), or
-m^3/3 for a dense M.  Past COUNT_ROWS
+m^3/3 for a dense M -- or the symbolic analysis's (`fills`) where that says the factor fills
+(the host's is then LAPACK's dense one, and a qdldl factor made only to count it a waste).  Past COUNT_ROWS
 rows a factorization could take seconds, so the count is the presolve's (its rank check
 factors A A^T with qdldl already), or else the symbolic analysis's (COLAMD, the multifrontal
 factor's fronts: its cost grows with A's nonzeros, not with the fill); a large LP whose
