@@ -217,3 +217,38 @@ def context(ctx):
 as_float_array = array
 as_square = square
 as_rhs = rhs
+
+
+def kernel_inputs(X, kernel: str, gamma, degree, coef0):
+    """kernel_matrix's arguments checked and its points made safe for float32: (X float32,
+    kernel, gamma, degree, coef0, None), or (.., K) with K the exact lower triangle where no float32
+    Gram matrix resolves the distances (rbf with gamma past 2^64).  glgpgpu.kernel_matrix's
+    and glgpgpu.distributed.kernel_matrix's, so both form K from the same points."""
+    kernel = choice(kernel, "kernel", ("linear", "poly", "rbf"))
+    X64 = array(X, "X", 2, np.float64)
+    gamma = 1.0 / X64.shape[1] if gamma is None else real(gamma, "gamma", 0.0, np.inf)
+    if kernel == "rbf":
+        # exp(-gamma |x - y|^2) does not change when every point moves by the same vector:
+        # centred data (in float64, before the float32 cast) keeps |x|^2 + |y|^2 - 2 x.y
+        # from cancelling for data far from the origin
+        X64 = X64 - X64.mean(axis=0)
+    if kernel != "linear":
+        # gamma x.y is (gamma s^2)(x/s).(y/s): points whose squared norms would over- or
+        # underflow float32 are divided by a power of two s first (exact), gamma times s^2
+        top = float(np.sqrt(np.einsum("ij,ij->i", X64, X64).max(initial=0.0)))
+        if top > 0 and not 2.0 ** -50 <= top <= 2.0 ** 50:
+            s = 2.0 ** np.round(np.log2(top))
+            X64, gamma = X64 / s, gamma * s * s
+        if kernel == "rbf" and gamma > 2.0 ** 64:
+            # exp(-gamma d^2) is 0 in float32 unless d^2 < 104 / gamma, a distance no float32
+            # Gram matrix resolves (points ~1e20 apart: K = I): computed from exact
+            # differences in float64 on the host instead
+            from scipy.spatial.distance import cdist
+            K = np.tril(np.exp(-gamma * cdist(X64, X64, "sqeuclidean"))).astype(np.float32)
+            return X64.astype(np.float32), kernel, gamma, degree, coef0, K
+        if gamma > float(np.finfo(np.float32).max):
+            raise ValueError(f"gamma times the data's squared scale is {gamma:.3g}, beyond float32; scale X or gamma")
+    X = X64.astype(np.float32)          # validated (finite, within float32) by array above
+    degree = integer(degree, "degree", 1, 64)
+    coef0 = real(coef0, "coef0", -np.inf, np.inf)
+    return X, kernel, gamma, degree, coef0, None

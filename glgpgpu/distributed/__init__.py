@@ -12,7 +12,9 @@ the factor has the same bits as `glgpgpu.cholesky` with the same tile order.  An
 cluster serves (`GLDevicePlugin` binds its workers to GPUs); a worker lost mid-factor
 ends the call with `WorkerLostError` naming it and the tile, never a hang.
 
-Needs the [distributed] extra (dask, distributed)."""
+`cho_solve` and `solve_triangular` substitute with L's tiles where they lie (dask.array's
+blocked solve on the workers' hosts); `kernel_matrix` forms K's tiles on their owners' GPUs
+from X.  Needs the [distributed] extra (dask, distributed)."""
 from __future__ import annotations
 
 try:
@@ -24,5 +26,8 @@ except ImportError as exc:              # named, with the extra to install
 
 from .schedule import WorkerLostError, cholesky, owners
 from .cluster import GLDevicePlugin, LocalGLCluster
+from .kernel import kernel_matrix
+from .solve import cho_solve, solve_triangular
 
-__all__ = ["LocalGLCluster", "GLDevicePlugin", "cholesky", "owners", "WorkerLostError"]
+__all__ = ["LocalGLCluster", "GLDevicePlugin", "cholesky", "cho_solve", "solve_triangular", "kernel_matrix",
+           "owners", "WorkerLostError"]

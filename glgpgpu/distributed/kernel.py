@@ -9,6 +9,7 @@ import uuid
 
 import numpy as np
 
+from .. import validate as check
 from . import worker as w
 from .schedule import _wait, checked_pivots, factor_tiles, plan, release, submitter
 
@@ -61,3 +62,35 @@ class DistributedKernelFactor:
 
     def release(self) -> None:
         release(self.client, self.own, self.job)
+
+
+def kernel_matrix(X, *, client=None, kernel: str = "rbf", gamma: float | None = None, degree: int = 3,
+                  coef0: float = 0.0, tile: int | None = None, method: str = "compute", poll: float = 0.5):
+    """K(i, j) = k(x_i, x_j) as `glgpgpu.kernel_matrix` returns it (float32 (N, N), the lower
+    triangle, upper part zero; the same checks and the same points made safe for float32), as
+    a dask.array whose tiles are formed on the cluster's workers from the points of their rows
+    and columns -- X travels, K never does: on each owner's GPU where the method forms kernel
+    tiles (compute: the LS-SVM's own tiles, the same bits), else in float64 on its host -- and
+    stay there as numpy.  tile: the tile order's limit (default: each worker's texture limit).
+    Raises WorkerLostError naming the worker and tile where an owner leaves."""
+    import dask.array as da
+    from distributed import get_client
+
+    from .schedule import _as_dask
+    client = client or get_client()
+    X32, kernel, gamma, degree, coef0, exact = check.kernel_inputs(X, kernel, gamma, degree, coef0)
+    if exact is not None:                     # no float32 Gram matrix resolves these distances
+        return da.from_array(exact, chunks=tile or exact.shape[0] or 1)
+    name, g, own = plan(client, X32.shape[0], tile, method, "outer")
+    job = f"kernel-matrix-{uuid.uuid4().hex}"
+    live = []
+    submit = submitter(client, own, job, live)
+    try:
+        parts = {I: client.scatter(X32[g.span(I)], broadcast=True) for I in range(g.count)}
+        made = {(I, J): submit(w.kernel_tile, (I, J), I, J, parts[I], parts[J], g.t, name, kernel, gamma, degree,
+                               coef0, 0.0) for I, J in g.lower()}
+        read = {(I, J): submit(w.fetch, (I, J), I, J, g.t, g.size(I), g.size(J), made[I, J]) for I, J in g.lower()}
+        _wait(client, live, poll)
+    finally:
+        release(client, own, job)
+    return _as_dask(read, g)

@@ -34,7 +34,7 @@ ALLOWED = {
                 "distributed",
                 "scheduling"},
     "linalg": {"api", "solvers"},
-    "distributed": {"dispatch", "gl", "layouts", "errors", "validate", "kernel_functions"},
+    "distributed": {"dispatch", "gl", "layouts", "errors", "validate", "kernel_functions", "parallel"},
     "optimize": {"solvers"},
     "teach": {"gl", "figures", "layouts", "paper", "errors", "symbolic"},
     "bench": {"gl", "figures", "layouts", "paper", "blocked", "compute", "tiled", "teach", "solvers", "api",

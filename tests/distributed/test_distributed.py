@@ -191,3 +191,80 @@ def test_kernel_tiles_formed_on_the_owners_gpu_equal_the_one_process_ones(client
     finally:
         fac.release()
     assert sum(_held(client).values()) == 0
+
+
+@pytest.mark.parametrize("m, tile, k", [(1, 64, 1), (2, 64, 3), (3, 2, 1), (130, 64, 2), (301, 64, 0)])
+def test_cho_solve_with_the_clusters_factor(client, m, tile, k):
+    """cholesky's dask.array L and the workers' substitutions: L L^T X = B to the float32
+    residual bound, B as numpy (X numpy) and as a dask.array (X a dask.array); k = 0: a vector."""
+    da = pytest.importorskip("dask.array")
+    from bounds import residual_ok
+    rng = np.random.default_rng(m + k)
+    A = spd(m, 1e2, rng)
+    L = gd.cholesky(da.from_array(A, chunks=tile), client=client, tile=tile, method="compute")
+    B = rng.standard_normal((m, k) if k else m)
+    X = gd.cho_solve(L, B, client=client)
+    assert isinstance(X, np.ndarray) and X.shape == B.shape
+    Ln = L.compute()
+    Y = gd.solve_triangular(L, B, client=client)
+    ok, worst = residual_ok(Ln, Y.reshape(m, -1), B.reshape(m, -1))
+    assert ok, worst
+    ok, worst = residual_ok(Ln.T, X.reshape(m, -1), Y.reshape(m, -1))
+    assert ok, worst
+    Xd = gd.cho_solve(L, da.from_array(B, chunks=max(1, m // 2)), client=client)
+    assert isinstance(Xd, da.Array) and np.allclose(Xd.compute(), X, rtol=1e-12, atol=0)
+    assert sum(_held(client).values()) == 0
+
+
+def test_solve_triangular_refuses_what_it_cannot_solve(client):
+    L = np.tril(np.ones((5, 5)))
+    L[3, 3] = 0.0
+    with pytest.raises(np.linalg.LinAlgError, match="diagonal entry 3"):
+        gd.solve_triangular(L, np.ones(5), client=client, tile=2)
+    with pytest.raises(ValueError, match="5 rows"):
+        gd.solve_triangular(np.eye(5), np.ones(4), client=client)
+    with pytest.raises(ValueError, match="square"):
+        gd.solve_triangular(np.ones((5, 4)), np.ones(5), client=client)
+    B = np.ones(5)
+    B[2] = np.nan
+    with pytest.raises(ValueError, match="B"):
+        gd.solve_triangular(np.eye(5), B, client=client)
+
+
+def test_an_upper_and_a_transposed_solve(client):
+    rng = np.random.default_rng(9)
+    U = np.triu(rng.standard_normal((70, 70))) + 10 * np.eye(70)
+    B = rng.standard_normal((70, 2))
+    import scipy.linalg as sla
+    for trans in (False, True):
+        X = gd.solve_triangular(U, B, lower=False, trans=trans, client=client, tile=16)
+        assert np.allclose(X, sla.solve_triangular(U, B, lower=False, trans=trans), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("N, tile", [(1, 128), (2, 128), (37, 16), (130, 64)])
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf"])
+def test_kernel_matrix_on_the_cluster(client, N, tile, kernel):
+    """K's lower tiles formed on their owners from X: glgpgpu.kernel_matrix's contract (float32,
+    lower triangle, upper part zero) within its float32 bound; no tile left on a worker."""
+    da = pytest.importorskip("dask.array")
+    from bounds import kernel_reference
+    X = np.random.default_rng(N).standard_normal((N, 5))
+    g, deg, c0 = 0.3, 3, 0.5
+    Kd = gd.kernel_matrix(X, client=client, kernel=kernel, gamma=g, degree=deg, coef0=c0, tile=tile)
+    assert isinstance(Kd, da.Array) and Kd.shape == (N, N) and Kd.dtype == np.float32
+    K = Kd.compute()
+    want, bound = kernel_reference(X, kernel, g, deg, c0)
+    low = np.tril(np.ones((N, N), bool))
+    err = np.abs(K.astype(np.float64) - want)
+    assert (err[low] <= 2 * bound[low] + 1e-30).all(), (err / np.maximum(bound, 1e-300))[low].max()
+    assert (K[~low] == 0).all()
+    assert sum(_held(client).values()) == 0
+
+
+def test_kernel_matrix_checks_as_the_one_process_call(client):
+    with pytest.raises(ValueError, match="kernel"):
+        gd.kernel_matrix(np.ones((4, 2)), client=client, kernel="sigmoid")
+    X = np.ones((4, 2))
+    X[1, 1] = np.inf
+    with pytest.raises(ValueError, match="X"):
+        gd.kernel_matrix(X, client=client)
