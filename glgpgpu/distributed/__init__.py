@@ -13,8 +13,8 @@ cluster serves (`GLDevicePlugin` binds its workers to GPUs); a worker lost mid-f
 ends the call with `WorkerLostError` naming it and the tile, never a hang.
 
 `cho_solve` and `solve_triangular` substitute with L's tiles where they lie (dask.array's
-blocked solve on the workers' hosts); `kernel_matrix` forms K's tiles on their owners' GPUs
-from X.  Needs the [distributed] extra (dask, distributed)."""
+blocked solve on the workers' hosts); `kernel_matrix` and `adat` make K's and A D A^T's tiles
+on their owners' GPUs from X's or A's rows.  Needs the [distributed] extra (dask, distributed)."""
 from __future__ import annotations
 
 try:
@@ -27,7 +27,8 @@ except ImportError as exc:              # named, with the extra to install
 from .schedule import WorkerLostError, cholesky, owners
 from .cluster import GLDevicePlugin, LocalGLCluster
 from .kernel import kernel_matrix
+from .products import adat
 from .solve import cho_solve, solve_triangular
 
-__all__ = ["LocalGLCluster", "GLDevicePlugin", "cholesky", "cho_solve", "solve_triangular", "kernel_matrix",
+__all__ = ["LocalGLCluster", "GLDevicePlugin", "cholesky", "cho_solve", "solve_triangular", "kernel_matrix", "adat",
            "owners", "WorkerLostError"]

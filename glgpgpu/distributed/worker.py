@@ -151,3 +151,32 @@ def diagonal_solve(job, K: int, size: int, t: int, rhs: np.ndarray, backward: bo
     for p in partials:
         b -= p
     return _OPS[job][0].substitute(_TILES[job, K, K], size, t, b, (backward,))
+
+
+def adat_tile(job, I: int, J: int, AI: np.ndarray, AJ: np.ndarray, d2: np.ndarray, t: int, method: str) -> tuple:
+    """Tile (I, J) of A diag(d2) A^T made here from A's row bands I and J, as the one-process
+    tiled.adat_tiled makes each tile: from zero, one `update` a column chunk of the band's width,
+    a band's zero trailing columns skipped -- so the same bits."""
+    ops = _kernels(job, method, "outer")
+    width = ops.band_columns(t)
+    tile = ops.zeros(t)
+    _TILES[job, I, J] = tile                       # released with the job, even if a chunk fails
+    for c0 in range(0, AI.shape[1], width):
+        c1 = min(AI.shape[1], c0 + width)
+        parts = [AI[:, c0:c1]] if I == J else [AI[:, c0:c1], AJ[:, c0:c1]]
+        ends = []
+        for band in parts:
+            nz = np.flatnonzero(band.any(axis=0))
+            ends.append(int(nz[-1]) + 1 if nz.size else 0)
+        k1 = min(ends)
+        if not k1:
+            continue
+        d_tex = ops.d_row(np.asarray(d2[c0:c1], np.float32))
+        bands = [ops.upload_band(np.ascontiguousarray(band, np.float32), t) for band in parts]
+        try:
+            tile = ops.update(tile, bands[0], bands[-1], d_tex, t=t, diagonal=I == J, rows=AI.shape[0],
+                              cols=AJ.shape[0], k_end=k1)
+            _TILES[job, I, J] = tile
+        finally:
+            ops.give(d_tex, *bands)
+    return ("tile", I, J, -1)

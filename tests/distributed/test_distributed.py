@@ -268,3 +268,40 @@ def test_kernel_matrix_checks_as_the_one_process_call(client):
     X[1, 1] = np.inf
     with pytest.raises(ValueError, match="X"):
         gd.kernel_matrix(X, client=client)
+
+
+@pytest.mark.parametrize("method, m, n, tile", [("compute", 1, 1, 64), ("compute", 2, 3, 64), ("compute", 3, 130, 64),
+                                                ("compute", 150, 77, 64), ("blocked", 131, 40, 64),
+                                                ("paper", 70, 9, 32)])
+def test_adat_equals_the_one_process_tiled_product(client, method, m, n, tile):
+    """A D A^T's tiles made on their owners from A's row bands: the one-process tiled product's
+    bits (numpy in, numpy out; a dask.array in, a dask.array out), within adat's float32 bound."""
+    da = pytest.importorskip("dask.array")
+    from bounds import check_adat
+    rng = np.random.default_rng(m * n)
+    A = rng.standard_normal((m, n))
+    A[:, -(n // 3):] = 0.0 if n > 3 else A[:, -(n // 3):]     # zero trailing columns: skipped
+    d2 = rng.uniform(0.1, 2.0, n)
+    C = gd.adat(A, d2, client=client, tile=tile, method=method)
+    ref = glgpgpu.adat(A, d2, method=method, ctx=glgpgpu.Context(max_texture_size=tile))
+    assert np.array_equal(C, ref)
+    check_adat(C, A, d2)
+    Cd = gd.adat(da.from_array(A, chunks=(max(1, m // 2), max(1, n // 2))), d2, client=client, tile=tile,
+                 method=method)
+    assert isinstance(Cd, da.Array) and np.array_equal(Cd.compute(), ref)
+    assert sum(_held(client).values()) == 0
+
+
+def test_adat_scales_far_magnitudes_and_checks_its_inputs(client):
+    rng = np.random.default_rng(5)
+    A = rng.standard_normal((40, 12)) * 2.0 ** 70           # A A^T would overflow float32 unscaled
+    d2 = np.full(12, 2.0 ** -60)
+    from bounds import check_adat
+    C = gd.adat(A, d2, client=client, tile=16)
+    check_adat(C, A, d2)
+    assert np.array_equal(C, glgpgpu.adat(A, d2, method="compute", ctx=glgpgpu.Context(max_texture_size=16)))
+    with pytest.raises(ValueError, match="d2"):
+        gd.adat(A, np.ones(11), client=client)
+    A[3, 4] = np.nan
+    with pytest.raises(ValueError, match="A"):
+        gd.adat(A, d2, client=client)
