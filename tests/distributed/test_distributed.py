@@ -305,3 +305,17 @@ def test_adat_scales_far_magnitudes_and_checks_its_inputs(client):
     A[3, 4] = np.nan
     with pytest.raises(ValueError, match="A"):
         gd.adat(A, d2, client=client)
+
+
+def test_lssvr_fits_on_the_cluster(client):
+    """LSSVR(client=) as LSSVC's: the regression's float32 factor on the workers, refined here --
+    the one-process model's predictions."""
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((211, 4))
+    y = np.sin(X[:, 0]) + 0.1 * X[:, 1]
+    model = glgpgpu.LSSVR(C=5.0, gamma=0.3, client=client, tile=64, method="compute").fit(X, y)
+    alone = glgpgpu.LSSVR(C=5.0, gamma=0.3, method="compute").fit(X, y)
+    T = rng.standard_normal((30, 4))
+    assert model.info_["converged"]
+    assert np.abs(model.predict(T) - alone.predict(T)).max() <= 1e-10
+    assert sum(_held(client).values()) == 0
