@@ -108,7 +108,8 @@ def _factor(client, A, g, own, job, method, variant, live, poll, lazy=False):
     made = _blocks(client, A, g) if lazy else {}
 
     def make(submit, I, J):
-        block = made[I, J] if lazy else np.ascontiguousarray(A[g.span(I), g.span(J)], np.float32)
+        # popped: once its put has run, Dask frees a chunk no future holds (A streams onto the GPUs)
+        block = made.pop((I, J)) if lazy else np.ascontiguousarray(A[g.span(I), g.span(J)], np.float32)
         return submit(w.put, (I, J), I, J, block, t, method, variant)
     last = {}
     pivots = factor_tiles(client, g, own, job, method, variant, live, make, last)
