@@ -155,20 +155,22 @@ def test_a_panels_tasks_outrank_the_rest_of_the_trailing_update():
     assert first[1][1] == potrf1[1] == g.count - 1 and first[4][1] == g.count - 4
 
 
-def test_lssvc_fits_on_the_cluster(client):
-    """LSSVC(client=): H's tiles made on their owners from X, factored there, the solves by
-    tile rows there; refined to float64 here -- the one-process model's decision values."""
+@pytest.mark.parametrize("estimator, answer", [("LSSVC", "decision_function"), ("LSSVR", "predict")])
+def test_the_ls_svm_fits_on_the_cluster(client, estimator, answer):
+    """LSSVC(client=) and LSSVR(client=): H's tiles made on their owners from X, factored there,
+    the solves by tile rows there; refined to float64 here -- the one-process model's answers."""
     rng = np.random.default_rng(4)
     X = rng.standard_normal((300, 5))
-    y = (X[:, 0] + X[:, 1] ** 2 > 0.5).astype(int)
-    model = glgpgpu.LSSVC(C=10.0, gamma=0.2, client=client, tile=64, method="compute").fit(X, y)
-    alone = glgpgpu.LSSVC(C=10.0, gamma=0.2, method="compute").fit(X, y)
+    y = (X[:, 0] + X[:, 1] ** 2 > 0.5).astype(int) if estimator == "LSSVC" else np.sin(X[:, 0]) + 0.1 * X[:, 1]
+    Estimator = getattr(glgpgpu, estimator)
+    model = Estimator(C=10.0, gamma=0.2, client=client, tile=64, method="compute").fit(X, y)
+    alone = Estimator(C=10.0, gamma=0.2, method="compute").fit(X, y)
     T = rng.standard_normal((40, 5))
     assert model.info_["converged"]
-    assert np.abs(model.decision_function(T) - alone.decision_function(T)).max() <= 1e-10
+    assert np.abs(getattr(model, answer)(T) - getattr(alone, answer)(T)).max() <= 1e-10
     assert sum(_held(client).values()) == 0
     with pytest.raises(ValueError, match="client"):
-        glgpgpu.LSSVC(client=client, solver="cg").fit(X, y)
+        Estimator(client=client, solver="cg").fit(X, y)
 
 
 @pytest.mark.parametrize("N, tile", [(300, 64), (129, 128)])
@@ -305,17 +307,3 @@ def test_adat_scales_far_magnitudes_and_checks_its_inputs(client):
     A[3, 4] = np.nan
     with pytest.raises(ValueError, match="A"):
         gd.adat(A, d2, client=client)
-
-
-def test_lssvr_fits_on_the_cluster(client):
-    """LSSVR(client=) as LSSVC's: the regression's float32 factor on the workers, refined here --
-    the one-process model's predictions."""
-    rng = np.random.default_rng(8)
-    X = rng.standard_normal((211, 4))
-    y = np.sin(X[:, 0]) + 0.1 * X[:, 1]
-    model = glgpgpu.LSSVR(C=5.0, gamma=0.3, client=client, tile=64, method="compute").fit(X, y)
-    alone = glgpgpu.LSSVR(C=5.0, gamma=0.3, method="compute").fit(X, y)
-    T = rng.standard_normal((30, 4))
-    assert model.info_["converged"]
-    assert np.abs(model.predict(T) - alone.predict(T)).max() <= 1e-10
-    assert sum(_held(client).values()) == 0
