@@ -4,6 +4,12 @@
     with LocalGLCluster() as cluster, cluster.get_client() as client:   # one worker per GPU
         L = cholesky(A, client=client, tile=8192)
 
+    # or the whole way on the workers (import dask.array as da; kernel_matrix, cho_solve from
+    # here): K's tiles made there from X, K + lam I factored, the system solved with L's tiles
+    K = kernel_matrix(X, client=client, kernel="rbf", tile=8192)        # a dask.array
+    L = cholesky(K + lam * da.eye(len(X), chunks=8192), client=client, tile=8192)
+    alpha = cho_solve(L, y, client=client)                             # numpy, as y
+
 The tiled Cholesky's tasks (POTRF, TRSM, SYRK/GEMM per tile: glgpgpu.tiled's schedule)
 run on the workers that own their tiles (2-D block-cyclic), on tiles that stay in that
 worker's GPU memory; only a finished tile another worker needs travels, worker to
