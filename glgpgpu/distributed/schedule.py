@@ -103,14 +103,40 @@ def _as_dask(parts, g):
                     dtype=np.float32)
 
 
+#: bytes of A's tiles the client copies and sends in one scatter (its memory beyond A's own)
+SCATTER_BYTES = 1 << 30
+
+
+def _scattered(client, A, g, own) -> dict:
+    """{(I, J): a future of numpy A's tile (I, J), on its owner}: sent straight to the owners,
+    column by column, at most SCATTER_BYTES a call.  As task arguments instead, each tile went
+    through the scheduler and Dask warned of a large graph for every tile past 10 MB."""
+    futures, batch, size = {}, [], 0
+
+    def send():
+        for addr in {own[tile] for tile in batch}:
+            mine = [tile for tile in batch if own[tile] == addr]
+            blocks = [np.ascontiguousarray(A[g.span(I), g.span(J)], np.float32) for I, J in mine]
+            futures.update(zip(mine, client.scatter(blocks, workers=[addr], hash=False)))
+        batch.clear()
+    for J in range(g.count):
+        for I in range(J, g.count):
+            batch.append((I, J))
+            size += 4 * g.size(I) * g.size(J)
+            if size >= SCATTER_BYTES:
+                send()
+                size = 0
+    send()
+    return futures
+
+
 def _factor(client, A, g, own, job, method, variant, live, poll, lazy=False):
     t = g.t
-    made = _blocks(client, A, g) if lazy else {}
+    made = _blocks(client, A, g) if lazy else _scattered(client, A, g, own)
 
     def make(submit, I, J):
-        # popped: once its put has run, Dask frees a chunk no future holds (A streams onto the GPUs)
-        block = made.pop((I, J)) if lazy else np.ascontiguousarray(A[g.span(I), g.span(J)], np.float32)
-        return submit(w.put, (I, J), I, J, block, t, method, variant)
+        # popped: once its put has run, Dask frees a tile no future holds (A streams onto the GPUs)
+        return submit(w.put, (I, J), I, J, made.pop((I, J)), t, method, variant)
     last = {}
     pivots = factor_tiles(client, g, own, job, method, variant, live, make, last)
     submit = submitter(client, own, job, live)

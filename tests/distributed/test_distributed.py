@@ -327,3 +327,20 @@ def test_kernel_matrix_cholesky_and_cho_solve_on_the_cluster(client):
     cond = np.linalg.cond(H)
     assert np.linalg.norm(alpha - want) <= 4 * len(X) * 2.0 ** -24 * cond * np.linalg.norm(want)
     assert sum(_held(client).values()) == 0
+
+
+@pytest.mark.parametrize("tiles_a_call", [0.5, 1, 2, 3])
+def test_numpy_tiles_go_straight_to_their_owners(client, monkeypatch, tiles_a_call):
+    """A numpy A's tiles are scattered to their owners, at most SCATTER_BYTES a call (crossed here
+    around one and a few tiles' bytes), never sent as task arguments: no large-graph warning from
+    Dask even with its threshold below one tile, and the one-process factor's bits."""
+    import dask
+    import warnings
+    from glgpgpu.distributed import schedule
+    A = spd(200, 1e2, np.random.default_rng(7))
+    monkeypatch.setattr(schedule, "SCATTER_BYTES", int(tiles_a_call * 4 * 64 * 64))
+    with dask.config.set({"distributed.admin.large-graph-warning-threshold": "8kB"}), warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        L = gd.cholesky(A, client=client, tile=64, method="compute")
+    assert np.array_equal(L, glgpgpu.cholesky(A, method="compute", ctx=glgpgpu.Context(max_texture_size=64)))
+    assert sum(_held(client).values()) == 0
