@@ -27,6 +27,40 @@ def _checked(M, ndim, what: str):
     return check.array(M, what, ndim, dtype)
 
 
+def on_workers(M: np.ndarray, chunks, client):
+    """numpy M as a dask.array of the given chunks, each block scattered to the workers (at
+    most schedule.SCATTER_BYTES a call) -- not embedded in the graph, where every block would
+    travel through the scheduler and Dask warn of a large graph."""
+    import itertools
+    import uuid
+
+    import dask.array as da
+    from dask.array.core import normalize_chunks
+    from dask.highlevelgraph import HighLevelGraph
+
+    from .schedule import SCATTER_BYTES
+    chunks = normalize_chunks(chunks, M.shape, dtype=M.dtype)
+    cuts = [np.cumsum((0,) + c) for c in chunks]
+    index = list(itertools.product(*[range(len(c)) for c in chunks]))
+    name = f"on-workers-{uuid.uuid4().hex}"
+    dsk, batch, size = {}, [], 0
+
+    def send():
+        blocks = [np.ascontiguousarray(M[tuple(slice(cuts[d][i], cuts[d][i + 1]) for d, i in enumerate(ix))])
+                  for ix in batch]
+        dsk.update(((name,) + ix, f) for ix, f in zip(batch, client.scatter(blocks, hash=False)))
+        batch.clear()
+    for ix in index:
+        batch.append(ix)
+        size += M.itemsize * int(np.prod([chunks[d][i] for d, i in enumerate(ix)]))
+        if size >= SCATTER_BYTES:
+            send()
+            size = 0
+    if batch:
+        send()
+    return da.Array(HighLevelGraph.from_collections(name, dsk, dependencies=()), name, chunks, dtype=M.dtype)
+
+
 def solve_triangular(L, B, *, lower: bool = True, trans: bool = False, client=None, tile: int = 4096):
     """X with L X = B (L^T X = B with trans=True), L (m x m) lower (or upper: lower=False)
     triangular, numpy or a dask.array (numpy is cut into tile x tile chunks), B (m,) or (m, k),
@@ -45,11 +79,11 @@ def solve_triangular(L, B, *, lower: bool = True, trans: bool = False, client=No
     if B.ndim not in (1, 2) or B.shape[0] != m:
         raise ValueError(f"B must have {m} rows (L is {m} x {m}), got shape {B.shape}")
     lazy = _is_dask(B)
-    Ld = L if _is_dask(L) else da.from_array(L, chunks=tile)
+    Ld = L if _is_dask(L) else on_workers(L, tile, client)
     rows = Ld.chunks[0]
     if Ld.chunks[1] != rows:
         Ld = Ld.rechunk((rows, rows))
-    Bd = (B if lazy else da.from_array(B)).rechunk((rows,) + B.shape[1:])
+    Bd = (B if lazy else on_workers(B, (rows,) + B.shape[1:], client)).rechunk((rows,) + B.shape[1:])
     d = client.compute(da.diagonal(Ld)).result()
     bad = np.flatnonzero(~np.isfinite(d) | (d == 0))
     if bad.size:
@@ -63,12 +97,11 @@ def cho_solve(L, B, *, client=None, tile: int = 4096):
     """X with L L^T X = B: L the lower Cholesky factor as `glgpgpu.distributed.cholesky`
     returns it (a dask.array on the workers) or numpy, B numpy or a dask.array; both
     substitutions one graph on the workers (solve_triangular's).  X in B's form."""
-    import dask.array as da
     from distributed import get_client
     client = client or get_client()
     lazy = _is_dask(B)
     B = _checked(B, (1, 2), "B")
-    Bd = B if lazy else da.from_array(B)
+    Bd = B if lazy else on_workers(B, (min(tile, B.shape[0]),) + B.shape[1:], client)
     Y = solve_triangular(L, Bd, lower=True, client=client, tile=tile)
     X = solve_triangular(L, Y, lower=True, trans=True, client=client, tile=tile)
     return X if lazy else client.compute(X).result()

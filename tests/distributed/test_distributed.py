@@ -344,3 +344,20 @@ def test_numpy_tiles_go_straight_to_their_owners(client, monkeypatch, tiles_a_ca
         L = gd.cholesky(A, client=client, tile=64, method="compute")
     assert np.array_equal(L, glgpgpu.cholesky(A, method="compute", ctx=glgpgpu.Context(max_texture_size=64)))
     assert sum(_held(client).values()) == 0
+
+
+def test_numpy_operands_of_the_solves_go_to_the_workers_not_through_the_graph(client, monkeypatch):
+    """A numpy L and B are scattered to the workers by blocks (at most SCATTER_BYTES a call), not
+    embedded in the graph: no large-graph warning with Dask's threshold below one block."""
+    import dask
+    import warnings
+    from glgpgpu.distributed import schedule
+    rng = np.random.default_rng(3)
+    L = np.tril(rng.standard_normal((150, 150))) + 20 * np.eye(150)
+    B = rng.standard_normal((150, 2))
+    monkeypatch.setattr(schedule, "SCATTER_BYTES", 8 * 40 * 40 * 2)        # about two blocks a call
+    with dask.config.set({"distributed.admin.large-graph-warning-threshold": "8kB"}), warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        X = gd.cho_solve(L, B, client=client, tile=40)
+    import scipy.linalg as sla
+    assert np.allclose(X, sla.cho_solve((L, True), B), rtol=1e-12, atol=1e-14)
