@@ -5,7 +5,8 @@ package, made on first use; leaf work only (a task never waits on another)."""
 from __future__ import annotations
 
 import os
-from contextlib import nullcontext
+import contextvars
+from contextlib import contextmanager, nullcontext
 
 import numpy as np
 
@@ -81,11 +82,8 @@ def fortran_copy(a):
     return out
 
 
-def blas_threads(limit: int):
-    """A context in which the BLAS libraries numpy and scipy loaded run on at most `limit`
-    threads (threadpoolctl's, where it is installed; else nothing changes).  For many small
-    BLAS calls in a row -- a multifrontal factor's fronts -- where a wide machine's threads
-    cost more in waking and waiting than they share (benchmarks/RESULTS.md)."""
+def _controller():
+    """threadpoolctl's controller of the loaded libraries (made once), or False without it."""
     global _blas
     if _blas is None:
         try:
@@ -94,9 +92,47 @@ def blas_threads(limit: int):
             _blas = False
         else:
             _blas = ThreadpoolController()
-    if not _blas:
+    return _blas
+
+
+def _blas_now() -> list:
+    return [lib.num_threads for lib in _blas.select(user_api="blas").lib_controllers]
+
+
+def blas_threads(limit: int):
+    """A context in which the BLAS libraries numpy and scipy loaded run on at most `limit`
+    threads (threadpoolctl's, where it is installed; else nothing changes).  For many small
+    BLAS calls in a row -- a multifrontal factor's fronts -- where a wide machine's threads
+    cost more in waking and waiting than they share (benchmarks/RESULTS.md)."""
+    if not _controller():
         return nullcontext()
     # only ever fewer: more threads than the library runs (its cores, or the user's setting)
     # oversubscribe the cores, and each BLAS call then waits on threads that cannot run
-    now = [lib.num_threads for lib in _blas.select(user_api="blas").lib_controllers]
-    return _blas.limit(limits=min([limit] + now), user_api="blas")
+    return _blas.limit(limits=min([limit] + _blas_now()), user_api="blas")
+
+
+#: the BLAS threads factor_blas() gives inside blas_solve() (None: outside one)
+_FACTOR_THREADS = contextvars.ContextVar("glgpgpu_factor_threads", default=None)
+
+
+@contextmanager
+def blas_solve(factor_limit: int):
+    """A solve's BLAS: one thread for its vector operations, and at most `factor_limit` (never
+    more than the libraries run now) inside factor_blas() -- its factorizations.  A large dot
+    product on several OpenBLAS threads, right after a LAPACK call, waited ~5 ms for the pool
+    (two cores; 1.6 us on one thread), and an LP iteration makes several."""
+    now = _blas_now() if _controller() else []
+    token = _FACTOR_THREADS.set(min([factor_limit] + now))
+    try:
+        with blas_threads(1):
+            yield
+    finally:
+        _FACTOR_THREADS.reset(token)
+
+
+def factor_blas():
+    """Inside blas_solve(): the BLAS threads it keeps for factorizations; elsewhere nothing changes."""
+    n = _FACTOR_THREADS.get()
+    if n is None or not _blas:
+        return nullcontext()
+    return _blas.limit(limits=n, user_api="blas")

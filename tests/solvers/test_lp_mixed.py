@@ -666,20 +666,52 @@ def test_cpu64_with_the_multifrontal_factor_solves_once_by_it(monkeypatch, name,
         assert not st["float64_throughout"] and st["host_factor_multifrontal"] == 0
 
 
-def test_an_lp_solve_runs_its_blas_on_few_threads(monkeypatch):
-    """The host factors' many small BLAS calls run on at most BLAS_THREADS threads during a
-    solve (threadpoolctl), and the caller's setting comes back after."""
+def test_an_lp_solve_runs_its_blas_on_one_thread_and_its_factors_on_few(monkeypatch):
+    """During a solve the vector operations' BLAS runs on one thread (a large dot product on
+    several, right after a LAPACK call, waited milliseconds for the pool), its host factorizations
+    on at most BLAS_THREADS (never more than before), and the caller's setting comes back after."""
     threadpoolctl = pytest.importorskip("threadpoolctl")
     from glgpgpu.solvers.lp import mixed
-    monkeypatch.setattr(mixed, "BLAS_THREADS", 1)
-    before = [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
-    seen = []
+    from glgpgpu.solvers.lp.mixed import host_factor
 
-    def spy(entry):
-        seen.append(max(i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"))
-    res = glgpgpu.solve_mps(lp_table3.data_dir() / "afiro.mps.gz", device="cpu64", callback=spy)
+    def threads():
+        return [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+    before = threads()
+    monkeypatch.setattr(mixed, "BLAS_THREADS", 2)
+    seen, in_factor = [], []
+    real = host_factor.HostFactor.__init__
+
+    def spy_factor(self, *args, **kw):
+        in_factor.append(max(threads()))
+        real(self, *args, **kw)
+    monkeypatch.setattr(host_factor.HostFactor, "__init__", spy_factor)
+    from glgpgpu.bench.lp_families import set_cover
+    from glgpgpu.solvers.lp import solve_general
+    res = solve_general(set_cover(3000, seed=5), device="cpu64",         # 750 rows: LAPACK's factor
+                        callback=lambda entry: seen.append(max(threads())))
     assert res.status == "optimal" and seen and max(seen) == 1
-    assert [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"] == before
+    assert in_factor and set(in_factor) == {min([2] + before)}
+    assert threads() == before
+
+
+def test_blas_solve_keeps_its_factor_threads_for_factor_blas():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    import scipy.linalg  # noqa: F401  (scipy's own BLAS loaded)
+    from glgpgpu.parallel import blas_solve, factor_blas
+
+    def threads():
+        return [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+    before = threads()
+    with blas_solve(10 ** 6):
+        assert set(threads()) == {1}
+        with factor_blas():
+            assert threads() == before               # never more than the libraries ran
+        assert set(threads()) == {1}
+    with factor_blas():                              # outside a solve: nothing changes
+        assert threads() == before
+    with threadpoolctl.threadpool_limits(1, user_api="blas"), blas_solve(4), factor_blas():
+        assert set(threads()) == {1}                  # the caller's limit holds
+    assert threads() == before
 
 
 def test_blas_threads_only_ever_lowers():

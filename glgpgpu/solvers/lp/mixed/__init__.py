@@ -22,7 +22,7 @@ import numpy as np
 from ....dispatch import IMPLEMENTATIONS, choose, implementation
 from ....errors import GLUnavailableError
 from ....gl import Stopwatch, resolve
-from ....parallel import blas_threads
+from ....parallel import blas_solve
 from ..problem import max_violation, objective
 from ..result import LPResult, verdict
 from . import bounded, mehrotra
@@ -30,8 +30,9 @@ from .device import choose as choose_device
 from .normal import MixedNormal
 
 
-#: the BLAS threads of one solve, at most: its host factors are many small BLAS calls (a multifrontal
-#: factor's fronts), which a wide host's every thread slows (benchmarks/RESULTS.md, round 24)
+#: the BLAS threads of one solve's host factorizations, at most: many small BLAS calls (a multifrontal
+#: factor's fronts), which a wide host's every thread slows (benchmarks/RESULTS.md, round 24); the
+#: rest of the solve (its vector operations) runs BLAS on one thread (parallel.blas_solve)
 BLAS_THREADS = 4
 
 
@@ -88,7 +89,7 @@ def solve(lp, *, tol, cholesky, max_iter, device, packed, method, ctx, callback,
     watch = Stopwatch(ctx if device == "gpu" else None)
     normal = None
     try:
-        with (ctx.pool.scope() if device == "gpu" else nullcontext()), blas_threads(BLAS_THREADS):
+        with (ctx.pool.scope() if device == "gpu" else nullcontext()), blas_solve(BLAS_THREADS):
             normal = MixedNormal(p.A, impl=impl, packed=packed, variant=cholesky, ctx=ctx, watch=watch,
                                  device=device, pattern=auto.pattern if auto else None,
                                  counted=auto.flops if auto else float("nan"), ldl=auto.ldl if auto else None)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ....parallel import factor_blas
 from .host_factor import SPARSE_SHARE
 from .rows import rows
 
@@ -82,7 +83,8 @@ class ConstraintForms:
             long = np.diff(A.indptr) > self.DENSE_COLUMN
             self._long = (np.flatnonzero(long), A[:, long].toarray(), A[:, ~long].tocsr(), np.flatnonzero(~long))
         cols, Ad, As, rest = self._long
-        M = (Ad * d[cols]) @ Ad.T
+        with factor_blas():                         # a factorization's worth of BLAS (blas_solve)
+            M = (Ad * d[cols]) @ Ad.T
         Ms = (As.multiply(d[rest][None, :]).tocsr() @ As.T.tocsr()).tocoo()
         M[Ms.row, Ms.col] += Ms.data               # a product's entries: each (row, col) once
         M[np.diag_indices(self.m)] += delta

@@ -22,6 +22,7 @@ import scipy.sparse as sp
 from ....errors import GLResourceError, ShaderCompileError
 from ....symbolic import colamd_available
 from ...sparse_cholesky import CholeskyAnalysis, qdldl_module
+from ....parallel import factor_blas
 from .host_factor import DENSE_FILL, LDL_FLOPS, MULTIFRONTAL_FLOPS, SPARSE_SHARE, HostFactor, SparseLDL, shifted
 from .normal_pattern import NormalPattern
 from .product_form import ProductFormLDL
@@ -105,7 +106,8 @@ class Float64Ladder:
             F = self._on_gpu(lambda shift: gpu(_plus_shift(M, shift)), float(M.diagonal().max(initial=0)), floor)
             if F is not None:
                 return F
-        F = HostFactor(M, floor, self._symbolic)
+        with factor_blas():                # the solve's BLAS threads for its factorizations (blas_solve)
+            F = HostFactor(M, floor, self._symbolic)
         self.stats["host_factor_" + F.kind] += 1
         return F
 

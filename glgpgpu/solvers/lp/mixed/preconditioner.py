@@ -20,7 +20,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from ....parallel import fortran_copy
+from ....parallel import factor_blas, fortran_copy
 from .host_factor import _regularized_cholesky
 
 FLOAT64_FLOOR = 1e-14        # device="cpu64"'s qdldl factor: its first shift relative to M's unit diagonal
@@ -120,7 +120,8 @@ class HostFloat32Preconditioner(Preconditioner):
     def factor(self, ds, s, delta, floor_rel) -> None:
         self.clear()
         M = self.forms.scaled_normal(ds, s)
-        self.L = _regularized_cholesky((M.toarray() if sp.issparse(M) else M).astype(np.float32), floor_rel)
+        with factor_blas():             # the solve's BLAS threads for its factorizations (blas_solve)
+            self.L = _regularized_cholesky((M.toarray() if sp.issparse(M) else M).astype(np.float32), floor_rel)
 
 
 class HostFloat64Preconditioner(Preconditioner):
