@@ -122,7 +122,8 @@ def blas_solve(factor_limit: int):
     product on several OpenBLAS threads, right after a LAPACK call, waited ~5 ms for the pool
     (two cores; 1.6 us on one thread), and an LP iteration makes several."""
     now = _blas_now() if _controller() else []
-    token = _FACTOR_THREADS.set(min([factor_limit] + now))
+    # no library found yet: one thread (a limit above a library's own would oversubscribe its cores)
+    token = _FACTOR_THREADS.set(min([factor_limit] + now) if now else 1)
     try:
         with blas_threads(1):
             yield
