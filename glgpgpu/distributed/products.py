@@ -46,7 +46,9 @@ def adat(A, d2, *, client=None, tile: int | None = None, method: str = "compute"
     d2 = scaled(d2, ed)
     name, g, own = plan(client, A.shape[0], tile, method, "outer")
     if lazy:
-        bands = A.map_blocks(scaled, ea, dtype=np.float32).rechunk((g.t, A.shape[1])).to_delayed()[:, 0]
+        # float32 first, then the power of two: as the one-process call rounds and scales
+        bands = A.map_blocks(lambda block: scaled(np.asarray(block, np.float32), ea), dtype=np.float32)
+        bands = bands.rechunk((g.t, A.shape[1])).to_delayed()[:, 0]
         parts = dict(enumerate(client.compute(list(bands))))
     else:
         As = scaled(A, ea)
