@@ -21,6 +21,7 @@ from scipy.sparse.linalg import lsmr
 from ..dispatch import METHODS, choose, implementation
 from ..gl import resolve
 from .. import validate as check
+from ..parallel import blas_threads
 from .sparse_fronts import HostQR
 from .sparse_qr import INTENSITY_THRESHOLD, SparseQRFactor, default_tol, factorize_rank, preconditioned
 
@@ -210,27 +211,30 @@ def sparse_lstsq(A, b, *, atol: float = 1e-12, tol=None, max_iter: int = 100, or
     AP = A[:, cols].tocsc()
     op, solve = preconditioned(AP, fac.R11)
     statuses = []
-    for j in range(B.shape[1]):
-        b, z = B[:, j], solve(fac.qtb[:, j])
-        info.status = "iteration limit"
-        for _ in range(4):
-            y, _istop, itn = lsmr(op, b - AP @ z, atol=atol * 0.1, btol=atol * 0.1, maxiter=max_iter)[:3]
-            info.iterations += int(itn)
-            z = z + solve(y)
-            r = b - AP @ z
-            info.optimality = _optimality(AP, r)
-            if info.optimality <= atol or np.linalg.norm(r) <= atol * np.linalg.norm(b):
-                info.status = "converged"
-                break
-        if not info.converged:
-            # r = b - A x itself carries rounding of u64 ||A|| ||x||: below that the
-            # optimality cannot be certified (an ill-conditioned basis with a large x)
-            nr = np.linalg.norm(b - AP @ z)
-            info.floor = float(np.finfo(float).eps * (1 + sp.linalg.norm(AP) * np.linalg.norm(z) / max(nr, 1e-300)))
-            if info.optimality <= info.floor:
-                info.status = "converged"
-        statuses.append(info.status)
-        X[cols, j] = z
+    # LSMR's vector operations on one BLAS thread: a long dot product on several, right after
+    # the factor's LAPACK calls, waited milliseconds for the pool (benchmarks/RESULTS.md, round 35)
+    with blas_threads(1):
+        for j in range(B.shape[1]):
+            b, z = B[:, j], solve(fac.qtb[:, j])
+            info.status = "iteration limit"
+            for _ in range(4):
+                y, _istop, itn = lsmr(op, b - AP @ z, atol=atol * 0.1, btol=atol * 0.1, maxiter=max_iter)[:3]
+                info.iterations += int(itn)
+                z = z + solve(y)
+                r = b - AP @ z
+                info.optimality = _optimality(AP, r)
+                if info.optimality <= atol or np.linalg.norm(r) <= atol * np.linalg.norm(b):
+                    info.status = "converged"
+                    break
+            if not info.converged:
+                # r = b - A x itself carries rounding of u64 ||A|| ||x||: below that the
+                # optimality cannot be certified (an ill-conditioned basis with a large x)
+                nr = np.linalg.norm(b - AP @ z)
+                info.floor = float(np.finfo(float).eps * (1 + sp.linalg.norm(AP) * np.linalg.norm(z) / max(nr, 1e-300)))
+                if info.optimality <= info.floor:
+                    info.status = "converged"
+            statuses.append(info.status)
+            X[cols, j] = z
     info.status = "converged" if all(st == "converged" for st in statuses) else "iteration limit"
     info.times["refine"] = time.perf_counter() - t1
     if ea or eb:                 # the optimality ratio is scale-free: the scaled problem's stands
