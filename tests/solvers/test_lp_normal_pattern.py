@@ -333,15 +333,17 @@ def test_the_pairs_places_are_the_same_by_map_and_by_search(m, monkeypatch):
 def test_auto_counts_a_factor_that_fills_by_the_analysis_not_by_qdldl(m, monkeypatch):
     """Where COLAMD's count says A A^T's factor fills DENSE_FILL of the dense one (the host's factor
     is LAPACK's dense one), and that share is FILL_MARGIN times the host's limit, no qdldl factor
-    is made to count it; the choice is the one qdldl's count makes.  The solve then forms M dense."""
+    is made to count it; the choice is the one qdldl's count makes; without COLAMD qdldl counts.
+    (Where COLAMD is missing, the analysis in natural order stands in for it.)"""
     from glgpgpu.solvers.sparse_cholesky import CholeskyAnalysis
     from glgpgpu.symbolic import colamd_available
-    if not colamd_available():
-        pytest.skip("no COLAMD: qdldl counts every factor")
     rng = np.random.default_rng(m)
     A = sp.random(m, 2 * m, density=min(1.0, 2.0 / m), random_state=rng, format="csr") \
         + sp.eye(m, 2 * m, format="csr")
-    flops = CholeskyAnalysis.of(A).flops
+    analysis = CholeskyAnalysis(sp.csc_matrix(A), "colamd" if colamd_available() else "natural")
+    flops = analysis.flops
+    monkeypatch.setattr(auto, "colamd_available", lambda: True)
+    monkeypatch.setattr(auto.CholeskyAnalysis, "of", classmethod(lambda cls, A, ordering="colamd": analysis))
     monkeypatch.setattr(auto, "HOST_FLOPS", flops / 100)  # a count far past the host's limit
     monkeypatch.setattr(auto, "SPARSE_SHARE", 1.0)        # M's pattern kept however full
     monkeypatch.setattr(auto, "DENSE_FILL", 0.0)          # every factor "fills" ...
@@ -353,6 +355,9 @@ def test_auto_counts_a_factor_that_fills_by_the_analysis_not_by_qdldl(m, monkeyp
     assert counted.ldl is not None and counted.flops > 0 and counted.device == filled.device
     monkeypatch.setattr(auto, "DENSE_FILL", 0.0)
     monkeypatch.setattr(auto, "FILL_MARGIN", np.inf)      # the share within the margin: qdldl counts
+    assert auto.choose(A).ldl is not None
+    monkeypatch.setattr(auto, "FILL_MARGIN", 0.0)
+    monkeypatch.setattr(auto, "colamd_available", lambda: False)   # no analysis to say it fills
     assert auto.choose(A).ldl is not None
 
 
