@@ -27,12 +27,7 @@ def _options(packed, method, ctx):
 
 def _adat_inputs(A, d2, magnitude=None):
     A = check.array(A, "A", 2, magnitude=magnitude)
-    d2 = check.array(d2, "d2", (1, 2), magnitude=magnitude)
-    if d2.ndim != 1:        # (1, n) or (n, 1) too: exact shapes, no silent ravel
-        raise ValueError(f"d2 must be a vector (the diagonal of D^2, one entry per column of A), got shape {d2.shape}")
-    if d2.shape[0] != A.shape[1]:
-        raise ValueError(f"d2 has length {d2.shape[0]} but A has {A.shape[1]} columns (A is m x n, d2 has n entries)")
-    return A, d2
+    return A, check.column_weights(d2, A.shape[1], magnitude)
 
 
 def adat(A, d2, *, packed: bool = False, method: str = "auto", ctx: Context | None = None) -> np.ndarray:

@@ -219,6 +219,17 @@ as_square = square
 as_rhs = rhs
 
 
+def column_weights(d2, n: int, magnitude: list | None = None) -> np.ndarray:
+    """d2 of A diag(d2) A^T: a float32 vector of A's n columns (exact shapes: no (1, n) or (n, 1)
+    silently ravelled)."""
+    d2 = array(d2, "d2", (1, 2), magnitude=magnitude)
+    if d2.ndim != 1:
+        raise ValueError(f"d2 must be a vector (the diagonal of D^2, one entry per column of A), got shape {d2.shape}")
+    if d2.shape[0] != n:
+        raise ValueError(f"d2 has length {d2.shape[0]} but A has {n} columns (A is m x n, d2 has n entries)")
+    return d2
+
+
 def kernel_inputs(X, kernel: str, gamma, degree, coef0):
     """kernel_matrix's arguments checked and its points made safe for float32: (X float32,
     kernel, gamma, degree, coef0, None), or (.., K) with K the exact lower triangle where no float32

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import validate as check
 from . import worker as w
-from .schedule import _wait, checked_pivots, factor_tiles, plan, release, submitter
+from .schedule import _as_dask, _wait, checked_pivots, factor_tiles, made_and_read, plan, release, submitter
 
 
 class DistributedKernelFactor:
@@ -76,21 +76,13 @@ def kernel_matrix(X, *, client=None, kernel: str = "rbf", gamma: float | None = 
     import dask.array as da
     from distributed import get_client
 
-    from .schedule import _as_dask
     client = client or get_client()
     X32, kernel, gamma, degree, coef0, exact = check.kernel_inputs(X, kernel, gamma, degree, coef0)
     if exact is not None:                     # no float32 Gram matrix resolves these distances
         return da.from_array(exact, chunks=tile or exact.shape[0] or 1)
     name, g, own = plan(client, X32.shape[0], tile, method, "outer")
-    job = f"kernel-matrix-{uuid.uuid4().hex}"
-    live = []
-    submit = submitter(client, own, job, live)
-    try:
-        parts = {I: client.scatter(X32[g.span(I)], broadcast=True) for I in range(g.count)}
-        made = {(I, J): submit(w.kernel_tile, (I, J), I, J, parts[I], parts[J], g.t, name, kernel, gamma, degree,
-                               coef0, 0.0) for I, J in g.lower()}
-        read = {(I, J): submit(w.fetch, (I, J), I, J, g.t, g.size(I), g.size(J), made[I, J]) for I, J in g.lower()}
-        _wait(client, live, poll)
-    finally:
-        release(client, own, job)
-    return _as_dask(read, g)
+    parts = {I: client.scatter(X32[g.span(I)], broadcast=True) for I in range(g.count)}
+
+    def make(submit, I, J):
+        return submit(w.kernel_tile, (I, J), I, J, parts[I], parts[J], g.t, name, kernel, gamma, degree, coef0, 0.0)
+    return _as_dask(made_and_read(client, g, own, "kernel-matrix", make, poll), g)

@@ -3,14 +3,12 @@ bands (A's rows travel, C's tiles stay), as the one-process tiled product makes 
 column chunks and the same kernel calls, so the same bits as `glgpgpu.adat` with that tile order."""
 from __future__ import annotations
 
-import uuid
-
 import numpy as np
 
 from .. import validate as check
 from ..layouts.scaling import exponent, scaled, unscaled
 from . import worker as w
-from .schedule import _as_dask, _wait, plan, release, submitter
+from .schedule import _as_dask, is_dask_array, made_and_read, plan
 
 
 def adat(A, d2, *, client=None, tile: int | None = None, method: str = "compute", poll: float = 0.5):
@@ -22,7 +20,7 @@ def adat(A, d2, *, client=None, tile: int | None = None, method: str = "compute"
     limit).  Raises WorkerLostError naming the worker and tile where an owner leaves."""
     from distributed import get_client
     client = client or get_client()
-    lazy = hasattr(A, "compute") and hasattr(A, "chunks")
+    lazy = is_dask_array(A)
     if lazy:
         import dask.array as da
         if A.ndim != 2:
@@ -30,18 +28,13 @@ def adat(A, d2, *, client=None, tile: int | None = None, method: str = "compute"
         top_a = float(client.compute(da.max(da.fabs(A))).result())
         if not np.isfinite(top_a):
             raise ValueError("A holds a NaN or an infinity")
-        top = []
-        d2 = check.array(d2, "d2", 1, magnitude=top)
-        if d2.shape[0] != A.shape[1]:
-            raise ValueError(f"d2 has length {d2.shape[0]} but A has {A.shape[1]} columns")
-        top_d = top[0]
     else:
         top = []
         A = check.array(A, "A", 2, magnitude=top)
-        d2 = check.array(d2, "d2", (1, 2), magnitude=top)
-        if d2.ndim != 1 or d2.shape[0] != A.shape[1]:
-            raise ValueError(f"d2 must be a vector of A's {A.shape[1]} columns, got shape {d2.shape}")
-        top_a, top_d = top
+        top_a = top[0]
+    top = []
+    d2 = check.column_weights(d2, A.shape[1], top)      # as glgpgpu.adat checks it
+    top_d = top[0]
     ea, ed = exponent(top_a), exponent(top_d)
     d2 = scaled(d2, ed)
     name, g, own = plan(client, A.shape[0], tile, method, "outer")
@@ -53,17 +46,11 @@ def adat(A, d2, *, client=None, tile: int | None = None, method: str = "compute"
     else:
         As = scaled(A, ea)
         parts = {I: client.scatter(np.ascontiguousarray(As[g.span(I)]), broadcast=True) for I in range(g.count)}
-    job = f"adat-{uuid.uuid4().hex}"
-    live = []
-    submit = submitter(client, own, job, live)
     d2_part = client.scatter(d2, broadcast=True)
-    try:
-        made = {(I, J): submit(w.adat_tile, (I, J), I, J, parts[I], parts[J], d2_part, g.t, name)
-                for I, J in g.lower()}
-        read = {(I, J): submit(w.fetch, (I, J), I, J, g.t, g.size(I), g.size(J), made[I, J]) for I, J in g.lower()}
-        _wait(client, live, poll)
-    finally:
-        release(client, own, job)
+
+    def make(submit, I, J):
+        return submit(w.adat_tile, (I, J), I, J, parts[I], parts[J], d2_part, g.t, name)
+    read = made_and_read(client, g, own, "adat", make, poll)
     e = 2 * ea + ed
     if lazy:
         C = _as_dask(read, g)

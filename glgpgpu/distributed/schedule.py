@@ -43,7 +43,7 @@ def cholesky(A, *, client=None, tile: int | None = None, method: str = "auto", v
     Raises NotPositiveDefiniteError naming the global pivot, WorkerLostError naming the
     worker and tile when an owner leaves (checked every `poll` seconds)."""
     client = client or get_client()
-    lazy = hasattr(A, "compute") and hasattr(A, "chunks")        # a dask.array: tiles made on the workers
+    lazy = is_dask_array(A)                                      # tiles made on the workers
     if lazy:
         if A.ndim != 2 or A.shape[0] != A.shape[1]:
             raise ValueError(f"A must be a square matrix, got shape {A.shape}")
@@ -87,52 +87,81 @@ def _blocks(client, A, g):
     return dict(zip(keys, client.compute([blocks[I][J] for I, J in keys])))
 
 
-def _as_dask(parts, g):
-    """L as a dask.array whose chunks are the tiles' futures, left on the workers (the upper
-    tiles zeros, made where they are read).  Built as a graph of the futures themselves:
-    da.block over from_delayed copied every tile once more through a cast and a concatenate."""
-    import functools
+def is_dask_array(M) -> bool:
+    """Whether M is a dask.array (or any collection with chunks that computes)."""
+    return hasattr(M, "compute") and hasattr(M, "chunks")
 
+
+def array_of(blocks: dict, chunks: tuple, prefix: str, dtype=np.float32):
+    """A dask.array of `dtype` whose block (i, j, ...) is blocks[i, j, ...]: a future (the block
+    where it lies) or a task.  A graph of the futures themselves: da.block over from_delayed
+    copied every block once more through a cast and a concatenate (1.0 of 3.5 s at 32,768)."""
     import dask.array as da
     from dask.highlevelgraph import HighLevelGraph
-    name = f"cholesky-L-{uuid.uuid4().hex}"
-    dsk = {(name, I, J): parts[I, J] if J <= I else (functools.partial(np.zeros, (g.size(I), g.size(J)), np.float32),)
-           for I in range(g.count) for J in range(g.count)}
+    name = f"{prefix}-{uuid.uuid4().hex}"
+    dsk = {(name,) + tuple(ix): block for ix, block in blocks.items()}
+    return da.Array(HighLevelGraph.from_collections(name, dsk, dependencies=()), name, chunks, dtype=dtype)
+
+
+def _as_dask(parts, g):
+    """L as a dask.array whose chunks are the tiles' futures, left on the workers (the upper
+    tiles zeros, made where they are read)."""
+    import functools
+    blocks = {(I, J): parts[I, J] if J <= I else (functools.partial(np.zeros, (g.size(I), g.size(J)), np.float32),)
+              for I in range(g.count) for J in range(g.count)}
     sizes = tuple(g.size(I) for I in range(g.count))
-    return da.Array(HighLevelGraph.from_collections(name, dsk, dependencies=()), name, (sizes, sizes),
-                    dtype=np.float32)
+    return array_of(blocks, (sizes, sizes), "cholesky-L")
 
 
-#: bytes of A's tiles the client copies and sends in one scatter (its memory beyond A's own)
+#: bytes of numpy blocks the client copies and sends in one scatter (its memory beyond the array's own)
 SCATTER_BYTES = 1 << 30
 
 
-def _scattered(client, A, g, own) -> dict:
-    """{(I, J): a future of numpy A's tile (I, J), on its owner}: sent straight to the owners,
-    column by column, at most SCATTER_BYTES a call.  As task arguments instead, each tile went
-    through the scheduler and Dask warned of a large graph for every tile past 10 MB."""
+def scatter_blocks(client, blocks: dict, where: dict | None = None) -> dict:
+    """{key: future} of numpy blocks ({key: an array or a view}, sent in that order) scattered
+    to the workers -- to where[key] if given, else where Dask puts them -- at most SCATTER_BYTES
+    a call.  As task arguments instead, every block went through the scheduler, and Dask warned
+    of a large graph for every one past 10 MB."""
     futures, batch, size = {}, [], 0
 
     def send():
-        for addr in {own[tile] for tile in batch}:
-            mine = [tile for tile in batch if own[tile] == addr]
-            blocks = [np.ascontiguousarray(A[g.span(I), g.span(J)], np.float32) for I, J in mine]
-            futures.update(zip(mine, client.scatter(blocks, workers=[addr], hash=False)))
+        for addr in dict.fromkeys(where[key] if where else None for key in batch):
+            mine = [key for key in batch if (where[key] if where else None) == addr]
+            parts = [np.ascontiguousarray(blocks[key]) for key in mine]
+            futures.update(zip(mine, client.scatter(parts, workers=None if addr is None else [addr], hash=False)))
         batch.clear()
-    for J in range(g.count):
-        for I in range(J, g.count):
-            batch.append((I, J))
-            size += 4 * g.size(I) * g.size(J)
-            if size >= SCATTER_BYTES:
-                send()
-                size = 0
+    for key, block in blocks.items():
+        batch.append(key)
+        size += block.nbytes
+        if size >= SCATTER_BYTES:
+            send()
+            size = 0
     send()
     return futures
 
 
+def made_and_read(client, g, own, prefix: str, make, poll: float) -> dict:
+    """{(I, J): a future of lower tile (I, J) as numpy on its owner}: each made on its owner's
+    GPU by make(submit, I, J), read back there (a diagonal tile's upper part zero), and the
+    job's GPU tiles given back; WorkerLostError where an owner leaves."""
+    job = f"{prefix}-{uuid.uuid4().hex}"
+    live = []
+    submit = submitter(client, own, job, live)
+    try:
+        made = {(I, J): make(submit, I, J) for I, J in g.lower()}
+        read = {(I, J): submit(w.fetch, (I, J), I, J, g.t, g.size(I), g.size(J), made[I, J]) for I, J in g.lower()}
+        _wait(client, live, poll)
+    finally:
+        release(client, own, job)
+    return read
+
+
 def _factor(client, A, g, own, job, method, variant, live, poll, lazy=False):
     t = g.t
-    made = _blocks(client, A, g) if lazy else _scattered(client, A, g, own)
+    # a numpy A's tiles column by column (the factor's order), straight to their owners
+    order = [(I, J) for J in range(g.count) for I in range(J, g.count)]
+    made = _blocks(client, A, g) if lazy else scatter_blocks(
+        client, {(I, J): A[g.span(I), g.span(J)] for I, J in order}, own)      # views of float32 A
 
     def make(submit, I, J):
         # popped: once its put has run, Dask frees a tile no future holds (A streams onto the GPUs)

@@ -11,16 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import validate as check
-
-
-def _is_dask(M) -> bool:
-    return hasattr(M, "compute") and hasattr(M, "chunks")
+from .schedule import array_of, is_dask_array, scatter_blocks
 
 
 def _checked(M, ndim, what: str):
     """M as it came where it is a dask.array (checked as it is computed), else numpy checked as
     glgpgpu checks every input (finite, real, not empty), float32 kept, other reals float64."""
-    if _is_dask(M):
+    if is_dask_array(M):
         return M
     M = M if isinstance(M, np.ndarray) else np.asarray(M)
     dtype = np.result_type(M.dtype, np.float32) if M.dtype.kind in "iuf" else np.float64
@@ -28,37 +25,16 @@ def _checked(M, ndim, what: str):
 
 
 def on_workers(M: np.ndarray, chunks, client):
-    """numpy M as a dask.array of the given chunks, each block scattered to the workers (at
-    most schedule.SCATTER_BYTES a call) -- not embedded in the graph, where every block would
-    travel through the scheduler and Dask warn of a large graph."""
+    """numpy M as a dask.array of the given chunks, each block scattered to the workers
+    (schedule.scatter_blocks), not embedded in the graph."""
     import itertools
-    import uuid
 
-    import dask.array as da
     from dask.array.core import normalize_chunks
-    from dask.highlevelgraph import HighLevelGraph
-
-    from .schedule import SCATTER_BYTES
     chunks = normalize_chunks(chunks, M.shape, dtype=M.dtype)
     cuts = [np.cumsum((0,) + c) for c in chunks]
-    index = list(itertools.product(*[range(len(c)) for c in chunks]))
-    name = f"on-workers-{uuid.uuid4().hex}"
-    dsk, batch, size = {}, [], 0
-
-    def send():
-        blocks = [np.ascontiguousarray(M[tuple(slice(cuts[d][i], cuts[d][i + 1]) for d, i in enumerate(ix))])
-                  for ix in batch]
-        dsk.update(((name,) + ix, f) for ix, f in zip(batch, client.scatter(blocks, hash=False)))
-        batch.clear()
-    for ix in index:
-        batch.append(ix)
-        size += M.itemsize * int(np.prod([chunks[d][i] for d, i in enumerate(ix)]))
-        if size >= SCATTER_BYTES:
-            send()
-            size = 0
-    if batch:
-        send()
-    return da.Array(HighLevelGraph.from_collections(name, dsk, dependencies=()), name, chunks, dtype=M.dtype)
+    index = itertools.product(*[range(len(c)) for c in chunks])
+    blocks = {ix: M[tuple(slice(cuts[d][i], cuts[d][i + 1]) for d, i in enumerate(ix))] for ix in index}
+    return array_of(scatter_blocks(client, blocks), chunks, "on-workers", M.dtype)
 
 
 def solve_triangular(L, B, *, lower: bool = True, trans: bool = False, client=None, tile: int = 4096):
@@ -78,8 +54,8 @@ def solve_triangular(L, B, *, lower: bool = True, trans: bool = False, client=No
     m = L.shape[0]
     if B.ndim not in (1, 2) or B.shape[0] != m:
         raise ValueError(f"B must have {m} rows (L is {m} x {m}), got shape {B.shape}")
-    lazy = _is_dask(B)
-    Ld = L if _is_dask(L) else on_workers(L, tile, client)
+    lazy = is_dask_array(B)
+    Ld = L if is_dask_array(L) else on_workers(L, tile, client)
     rows = Ld.chunks[0]
     if Ld.chunks[1] != rows:
         Ld = Ld.rechunk((rows, rows))
@@ -99,7 +75,7 @@ def cho_solve(L, B, *, client=None, tile: int = 4096):
     substitutions one graph on the workers (solve_triangular's).  X in B's form."""
     from distributed import get_client
     client = client or get_client()
-    lazy = _is_dask(B)
+    lazy = is_dask_array(B)
     B = _checked(B, (1, 2), "B")
     Bd = B if lazy else on_workers(B, (min(tile, B.shape[0]),) + B.shape[1:], client)
     Y = solve_triangular(L, Bd, lower=True, client=client, tile=tile)
