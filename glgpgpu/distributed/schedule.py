@@ -166,11 +166,13 @@ def _factor(client, A, g, own, job, method, variant, live, poll, lazy=False):
     def make(submit, I, J):
         # popped: once its put has run, Dask frees a tile no future holds (A streams onto the GPUs)
         return submit(w.put, (I, J), I, J, made.pop((I, J)), t, method, variant)
-    last = {}
-    pivots = factor_tiles(client, g, own, job, method, variant, live, make, last)
+    last, sent = {}, {}
+    pivots = factor_tiles(client, g, own, job, method, variant, live, make, last, sent)
     submit = submitter(client, own, job, live)
-    # the result's reads queued behind the factor: one wait for both
-    parts = {(I, J): submit(w.fetch, (I, J), I, J, t, g.size(I), g.size(J), last[I, J]) for I, J in g.lower()}
+    # the result's reads queued behind the factor (one wait for both); a whole tile already
+    # read for another worker is that read, not a second one of the same bytes
+    parts = {(I, J): sent[I, J] if (I, J) in sent and I != J and g.size(I) == g.size(J) == t else
+             submit(w.fetch, (I, J), I, J, t, g.size(I), g.size(J), last[I, J]) for I, J in g.lower()}
     checked_pivots(client, live, poll, pivots, g.m)
     if lazy:                                          # the result as it came: a dask.array, on the workers
         return _as_dask(parts, g)
@@ -201,16 +203,18 @@ def submitter(client, own, job, live, count: int = 0):
     return submit
 
 
-def factor_tiles(client, g, own, job, method, variant, live, make, last=None) -> list:
+def factor_tiles(client, g, own, job, method, variant, live, make, last=None, sent=None) -> list:
     """The tiled Cholesky's tasks on tiles that `make(submit, I, J)` puts on their owners,
     submitted, not waited for; the futures of each diagonal tile's pivots, in order
-    (checked_pivots waits and checks them).  last: filled with each tile's latest task."""
+    (checked_pivots waits and checks them).  last: filled with each tile's latest task;
+    sent: with the fetch of each finished tile another worker reads (the whole t x t tile)."""
     t = g.t
     submit = submitter(client, own, job, live, count=g.count)
     last = {} if last is None else last           # (I, J) -> the latest task on that tile
     for I, J in g.lower():
         last[I, J] = make(submit, I, J)
-    pivots, sent = {}, {}         # sent: (I, K, reader) -> the fetch future a reader uploads from
+    pivots = {}
+    sent = {} if sent is None else sent           # (I, K) -> the fetch future readers upload from
 
     def data(I, K, reader):
         """What `reader` needs of finished tile (I, K): None on its owner, else a fetch."""
