@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import validate as check
 from . import worker as w
-from .schedule import _as_dask, _wait, checked_pivots, factor_tiles, made_and_read, plan, release, submitter
+from .schedule import _as_dask, _wait, checked_pivots, factor_tiles, made_and_read, plan, release, shared_memory, submitter
 
 
 class DistributedKernelFactor:
@@ -32,7 +32,8 @@ class DistributedKernelFactor:
             return submit(w.kernel_tile, (I, J), I, J, parts[I], parts[J], g.t, name, kernel, gamma, degree,
                           coef0, diag)
         try:
-            pivots = factor_tiles(client, g, self.own, self.job, name, "outer", self.live, make)
+            pivots = factor_tiles(client, g, self.own, self.job, name, "outer", self.live, make,
+                                  shared=shared_memory(client, self.own, g))
             self.pivots = checked_pivots(client, self.live, poll, pivots, g.m)
         except BaseException:
             self.release()

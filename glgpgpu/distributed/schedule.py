@@ -71,6 +71,26 @@ def plan(client, m: int, tile, method: str, variant: str) -> tuple:
     return name, g, owners(g.count, workers)
 
 
+#: finished tiles go between the workers of one machine through shared memory (shared.py):
+#: "auto" where every owner is on one machine with room for the tiles sent, True, or False
+#: (as Dask moves any result: read back, sent over TCP)
+SHARED_MEMORY = "auto"
+
+
+def shared_memory(client, own: dict, g) -> bool:
+    """Whether this call's tiles go through shared memory (SHARED_MEMORY): "auto" asks each
+    owner for its machine and the room in its shared memory, which must hold every tile below
+    the diagonal (an upper bound on those sent) twice over."""
+    if SHARED_MEMORY != "auto":
+        return bool(SHARED_MEMORY)
+    addrs = sorted(set(own.values()))
+    if len(addrs) < 2:
+        return False
+    where = client.run(w.machine, workers=addrs)
+    need = 2 * 4 * g.t * g.t * g.count * (g.count - 1) // 2
+    return len({m for m, _ in where.values()}) == 1 and min(room for _, room in where.values()) >= need
+
+
 def release(client, own: dict, job) -> None:
     """Every tile and copy of `job` given back on the owners still in the cluster."""
     present = client.scheduler_info()["workers"]
@@ -166,13 +186,19 @@ def _factor(client, A, g, own, job, method, variant, live, poll, lazy=False):
     def make(submit, I, J):
         # popped: once its put has run, Dask frees a tile no future holds (A streams onto the GPUs)
         return submit(w.put, (I, J), I, J, made.pop((I, J)), t, method, variant)
-    last, sent = {}, {}
-    pivots = factor_tiles(client, g, own, job, method, variant, live, make, last, sent)
+    last, sent, share = {}, {}, shared_memory(client, own, g)
+    pivots = factor_tiles(client, g, own, job, method, variant, live, make, last, sent, share)
     submit = submitter(client, own, job, live)
-    # the result's reads queued behind the factor (one wait for both); a whole tile already
-    # read for another worker is that read, not a second one of the same bytes
-    parts = {(I, J): sent[I, J] if (I, J) in sent and I != J and g.size(I) == g.size(J) == t else
-             submit(w.fetch, (I, J), I, J, t, g.size(I), g.size(J), last[I, J]) for I, J in g.lower()}
+    # the result's reads queued behind the factor (one wait for both); a tile below the diagonal
+    # already read for another worker is that read, not a second one of the same bytes
+    parts = {}
+    for I, J in g.lower():
+        if (I, J) in sent and I != J and share:
+            parts[I, J] = submit(w.shared_array, (I, J), I, J, g.size(I), g.size(J), sent[I, J])
+        elif (I, J) in sent and I != J and g.size(I) == g.size(J) == t:
+            parts[I, J] = sent[I, J]
+        else:
+            parts[I, J] = submit(w.fetch, (I, J), I, J, t, g.size(I), g.size(J), last[I, J])
     checked_pivots(client, live, poll, pivots, g.m)
     if lazy:                                          # the result as it came: a dask.array, on the workers
         return _as_dask(parts, g)
@@ -203,11 +229,13 @@ def submitter(client, own, job, live, count: int = 0):
     return submit
 
 
-def factor_tiles(client, g, own, job, method, variant, live, make, last=None, sent=None) -> list:
+def factor_tiles(client, g, own, job, method, variant, live, make, last=None, sent=None, shared=False) -> list:
     """The tiled Cholesky's tasks on tiles that `make(submit, I, J)` puts on their owners,
     submitted, not waited for; the futures of each diagonal tile's pivots, in order
     (checked_pivots waits and checks them).  last: filled with each tile's latest task;
-    sent: with the fetch of each finished tile another worker reads (the whole t x t tile)."""
+    sent: with what each finished tile another worker reads is sent as -- the whole t x t
+    tile read back (fetch), or with shared (every worker on one machine: shared_memory()) its
+    shared-memory file (share)."""
     t = g.t
     submit = submitter(client, own, job, live, count=g.count)
     last = {} if last is None else last           # (I, J) -> the latest task on that tile
@@ -221,7 +249,8 @@ def factor_tiles(client, g, own, job, method, variant, live, make, last=None, se
         if own[I, K] == reader:
             return None
         if (I, K) not in sent:
-            sent[I, K] = submit(w.fetch, (I, K), I, K, t, 0, 0, last[I, K])
+            sent[I, K] = (submit(w.share, (I, K), I, K, t, last[I, K]) if shared else
+                          submit(w.fetch, (I, K), I, K, t, 0, 0, last[I, K]))
         return sent[I, K]
 
     for op, I, J, K in cholesky_steps(g.count):

@@ -15,10 +15,13 @@ from ..dispatch import choose, implementation
 from ..gl import get_context
 from ..layouts.tiles import tile_order
 from ..parallel import Prefaulted
+from . import shared
 
 _TILES: dict = {}       # (job, I, J) -> this worker's tile (a texture or buffer of its context)
 _COPIES: dict = {}      # (job, I, J) -> an uploaded copy of a tile another worker owns
 _OPS: dict = {}         # (job) -> the TileKernels the job runs with, and its -1 row
+_SHARED: dict = {}      # (job, I, J) -> a finished tile read into shared memory (share)
+_SHELF: list = []       # this process's shared.Shelf, made at its first share
 
 
 def _kernels(job, method, variant):
@@ -47,11 +50,13 @@ def put(job, I: int, J: int, block: np.ndarray, t: int, method: str, variant: st
 
 
 def _tile(job, I, J, data, t):
-    """Tile (I, J): this worker's own, or its copy uploaded from `data` (the owner's fetch)."""
+    """Tile (I, J): this worker's own, or its copy uploaded from `data` (the owner's fetch,
+    or the shared-memory file of its share)."""
     if (job, I, J) in _TILES:
         return _TILES[job, I, J]
     if (job, I, J) not in _COPIES:
-        _COPIES[job, I, J] = _OPS[job][0].upload(data, t, diagonal=I == J)
+        block = shared.read(data) if isinstance(data, shared.SharedTile) else data
+        _COPIES[job, I, J] = _OPS[job][0].upload(block, t, diagonal=I == J)
     return _COPIES[job, I, J]
 
 
@@ -97,9 +102,35 @@ def fetch(job, I: int, J: int, t: int, size_i: int, size_j: int, *after) -> np.n
     return out
 
 
+def share(job, I: int, J: int, t: int, *after) -> shared.SharedTile:
+    """Tile (I, J), finished, read whole into a shared-memory file for the workers of this
+    machine that read it (they map the file: Dask moves its name, not 64 MB); the file's name."""
+    if not _SHELF:
+        _SHELF.append(shared.Shelf())
+    handle, out = _SHELF[0].take(job, (t, t))
+    got = _OPS[job][0].read(_TILES[job, I, J], t, out)
+    if got is not out:
+        out[...] = got
+    _SHARED[job, I, J] = out
+    return handle
+
+
+def shared_array(job, I: int, J: int, rows: int, cols: int, *after) -> np.ndarray:
+    """The matrix's part (rows x cols) of tile (I, J) as share() read it: a result's tile,
+    mapped from the file (no copy where it is the whole tile)."""
+    tile = _SHARED[job, I, J]
+    return tile if tile.shape == (rows, cols) else np.array(tile[:rows, :cols])
+
+
 def release(job) -> int:
-    """Give back every tile and copy of the job (safe to call twice); how many there were."""
+    """Give back every tile and copy of the job (safe to call twice), unlink its shared-memory
+    files (the arrays mapped from them stay valid); how many tiles and copies there were."""
     tiles = [store.pop(k) for store in (_TILES, _COPIES) for k in [k for k in store if k[0] == job]]
+    for k in [k for k in _SHARED if k[0] == job]:
+        del _SHARED[k]
+    if _SHELF:
+        _SHELF[0].release(job)
+    shared.remove_stale()                     # a lost worker's files, where the call ended for it
     ops, neg = _OPS.pop(job, (None, None))
     if ops is not None:                       # every tile of a job was made by its ops
         ops.give(*tiles, neg)
@@ -107,8 +138,14 @@ def release(job) -> int:
 
 
 def held() -> int:
-    """Tiles and copies this worker holds (a leak if it stays above zero after a call)."""
-    return len(_TILES) + len(_COPIES)
+    """Tiles, copies and shared-memory files this worker holds (a leak if it stays above zero
+    after a call)."""
+    return len(_TILES) + len(_COPIES) + len(_SHARED) + (_SHELF[0].files() if _SHELF else 0)
+
+
+def machine() -> tuple:
+    """(this worker's machine, bytes free for shared memory there): shared.machine()."""
+    return shared.machine()
 
 
 def kernel_tile(job, I: int, J: int, XI: np.ndarray, XJ: np.ndarray, t: int, method: str, kernel: str,

@@ -78,13 +78,18 @@ def test_a_worker_lost_mid_factor_is_named_within_seconds():
         thread.start()
         time.sleep(1.0)
         nanny = list(cluster.workers.values())[1]
+        pid = nanny.process.process.pid
         nanny.process.process.kill()                  # the worker process dies mid-factor
         t = time.perf_counter()
         thread.join(timeout=30)
         assert not thread.is_alive()
         assert time.perf_counter() - t < 15
-    assert isinstance(out.get("error"), gd.WorkerLostError), out
-    assert "left the cluster with tile" in str(out["error"])
+        assert isinstance(out.get("error"), gd.WorkerLostError), out
+        assert "left the cluster with tile" in str(out["error"])
+        import os
+        from glgpgpu.distributed import shared
+        gone = [n for n in os.listdir(shared.DIRECTORY) if n.startswith(f"{shared.PREFIX}{pid}-")]
+        assert gone == []                             # the lost worker's shared tiles removed by the release
 
 
 def test_local_cluster_arguments_are_checked():
@@ -361,3 +366,83 @@ def test_numpy_operands_of_the_solves_go_to_the_workers_not_through_the_graph(cl
         X = gd.cho_solve(L, B, client=client, tile=40)
     import scipy.linalg as sla
     assert np.allclose(X, sla.cho_solve((L, True), B), rtol=1e-12, atol=1e-14)
+
+
+def _shared_files_made(client):
+    def made():
+        from glgpgpu.distributed import worker
+        return worker._SHELF[0].made if worker._SHELF else 0
+    return sum(client.run(made).values())
+
+
+@pytest.mark.parametrize("shared", [True, False])
+@pytest.mark.parametrize("m, tile", [(700, 128), (129, 128), (250, 64), (3, 64)])
+def test_tiles_sent_through_shared_memory_or_as_results_give_the_same_bits(client, monkeypatch, shared, m, tile):
+    """A finished tile another worker reads goes through a shared-memory file (SHARED_MEMORY True:
+    files are made) or as a task's result (False: none): the same bits as the one-process
+    factor either way, numpy in and out and dask.array in and out -- L's tiles still readable
+    after the call unlinked the files -- and nothing left on the workers."""
+    da = pytest.importorskip("dask.array")
+    from glgpgpu.distributed import schedule
+    monkeypatch.setattr(schedule, "SHARED_MEMORY", shared)
+    A = spd(m, 1e3, np.random.default_rng(m + 1))
+    ref = glgpgpu.cholesky(A, method="compute", ctx=glgpgpu.Context(max_texture_size=tile))
+    before = _shared_files_made(client)
+    assert np.array_equal(gd.cholesky(A, client=client, tile=tile, method="compute"), ref)
+    L = gd.cholesky(da.from_array(A, chunks=tile), client=client, tile=tile, method="compute")
+    assert sum(_held(client).values()) == 0                  # files unlinked, tiles given back ...
+    assert np.array_equal(L.compute(), ref)                  # ... and L's tiles still there
+    made = _shared_files_made(client) - before
+    assert (made > 0) == (shared and m > tile)               # one tile: nothing is sent
+
+
+def test_shared_memory_is_chosen_where_every_owner_shares_a_machine_with_room():
+    from glgpgpu.distributed.schedule import shared_memory
+    from glgpgpu.layouts.tiles import TileGrid
+
+    class Client:
+        def __init__(self, where):
+            self.where = where
+
+        def run(self, fn, workers):
+            return {a: self.where[a] for a in workers}
+    g = TileGrid(300, 64)                                    # 5 tiles: 10 below the diagonal
+    need = 2 * 4 * 64 * 64 * 10
+    own = gd.owners(g.count, ["a", "b"])
+    assert shared_memory(Client({"a": ("m1", need), "b": ("m1", need)}), own, g)
+    assert not shared_memory(Client({"a": ("m1", need), "b": ("m1", need - 1)}), own, g)
+    assert not shared_memory(Client({"a": ("m1", need), "b": ("m2", need)}), own, g)
+    assert not shared_memory(Client({"a": ("m1", need)}), gd.owners(g.count, ["a"]), g)
+
+
+def test_a_shelf_hands_over_tiles_and_unlinks_its_files(tmp_path, monkeypatch):
+    """take() gives a writable array mapped from a new file (some made ahead); read() maps the
+    same numbers in another mapping; release() unlinks the job's files, made-ahead ones too,
+    while the arrays stay readable; files of a process that is gone are removed."""
+    import os
+    import subprocess
+    import sys
+    from glgpgpu.distributed import shared
+    monkeypatch.setattr(shared, "DIRECTORY", str(tmp_path))
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale = tmp_path / f"{shared.PREFIX}{int(dead.stdout)}-job-0"
+    stale.write_bytes(b"x")
+    mine = tmp_path / f"{shared.PREFIX}{os.getpid()}-job-0"
+    mine.write_bytes(b"x")
+    shelf = shared.Shelf()
+    assert not stale.exists() and mine.exists()
+    mine.unlink()
+    handles = []
+    for k in range(5):
+        handle, out = shelf.take("j", (3, 5))
+        out[...] = k + np.arange(15, dtype=np.float32).reshape(3, 5)
+        handles.append((handle, out))
+    other_handle, _ = shelf.take("other", (2, 2))
+    assert {h.path for h, _ in handles} <= {str(p) for p in tmp_path.iterdir()}
+    seen = [shared.read(h) for h, _ in handles]
+    assert shelf.release("j") >= 5
+    assert [p.name for p in tmp_path.iterdir()] != [] and not any(p.name.count("-j-") for p in tmp_path.iterdir())
+    for k, ((h, out), got) in enumerate(zip(handles, seen)):
+        assert np.array_equal(got, out) and got[0, 0] == k and not got.flags.writeable
+    assert shelf.release("other") >= 1 and not any(tmp_path.iterdir())
+    assert shelf.files() == 0 and os.path.basename(other_handle.path).startswith(shared.PREFIX)

@@ -1,0 +1,156 @@
+"""Finished tiles handed between the worker processes of one machine through shared memory.
+
+A tile another worker reads goes from its owner's GPU into a file in /dev/shm (a page of
+the host's memory, mapped by both processes), and Dask moves only the file's name: the
+reader maps it and uploads from it.  As a task's result instead, every 64 MB tile crossed
+the two processes' TCP connection as well (two copies and about 2 GB/s on the H100 hosts:
+benchmarks/RESULTS.md, round 36), which held every step of a factor on two GPUs.
+
+A new file's pages cost their first touch (the kernel allocates and zeroes each), so the
+owner makes the next few files ahead on a thread of its own while its GPU works.  The
+files are the job's (named by it) and unlinked at release(job); the arrays mapped from
+them (the result's tiles) keep their pages until they are dropped.  A worker's files that
+outlive its process (a killed worker) are removed by the next process that makes any,
+by the process number in their names, and by the release of a call that such a loss ended."""
+from __future__ import annotations
+
+import mmap
+import os
+import threading
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
+
+import numpy as np
+
+#: where the files go: a memory file system on Linux; elsewhere (or where it is too small)
+#: the tiles go as task results instead
+DIRECTORY = "/dev/shm"
+PREFIX = "glgpgpu-tile-"
+#: files made ahead of their use by each owner, per tile shape
+AHEAD = 3
+
+
+class SharedTile(NamedTuple):
+    """What Dask moves instead of a tile: its file and shape (float32, C order)."""
+    path: str
+    rows: int
+    cols: int
+
+
+def machine() -> tuple:
+    """(this machine's identity, bytes free under DIRECTORY or 0): workers with one identity
+    share memory.  The identity is the kernel's boot id, with the host's name where that is
+    missing."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as f:
+            boot = f.read().strip()
+    except OSError:
+        boot = ""
+    try:
+        free = os.statvfs(DIRECTORY)
+        room = free.f_bavail * free.f_frsize
+    except OSError:
+        room = 0
+    return f"{os.uname().nodename}/{boot}", int(room)
+
+
+def _mapped(path: str, nbytes: int, create: bool) -> mmap.mmap:
+    """The file mapped shared, its pages faulted in now (MAP_POPULATE): made and sized if
+    create, else opened read-only."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL if create else os.O_RDONLY
+    fd = os.open(path, flags, 0o600)
+    try:
+        if create:
+            os.ftruncate(fd, nbytes)
+        populate = getattr(mmap, "MAP_POPULATE", 0)
+        prot = mmap.PROT_READ | mmap.PROT_WRITE if create else mmap.PROT_READ
+        return mmap.mmap(fd, nbytes, flags=mmap.MAP_SHARED | populate, prot=prot)
+    finally:
+        os.close(fd)
+
+
+class Shelf:
+    """One process's files: new ones (made ahead) to read tiles into, by job."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._ahead: dict = {}          # (job, shape) -> futures of (path, mmap) made ahead
+        self._files: dict = {}          # job -> [paths], unlinked at release
+        self._pool = None
+        self.made = 0                   # files made in all (what the tests count)
+        remove_stale()
+
+    def _make(self, job, shape) -> tuple:
+        path = os.path.join(DIRECTORY, f"{PREFIX}{os.getpid()}-{job}-{uuid.uuid4().hex[:12]}")
+        with self._lock:
+            self._files.setdefault(job, []).append(path)
+            self.made += 1
+        return path, _mapped(path, 4 * shape[0] * shape[1], create=True)
+
+    def take(self, job, shape) -> tuple:
+        """(a SharedTile, the float32 array of `shape` mapped from its file, to write into)."""
+        shape = (int(shape[0]), int(shape[1]))
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="glgpgpu-shelf")
+        with self._lock:
+            ahead = self._ahead.setdefault((job, shape), [])
+            ready = ahead.pop(0) if ahead else None
+            while len(ahead) < AHEAD:
+                ahead.append(self._pool.submit(self._make, job, shape))
+        path, mm = ready.result() if ready is not None else self._make(job, shape)
+        return SharedTile(path, *shape), np.ndarray(shape, np.float32, buffer=mm)
+
+    def release(self, job) -> int:
+        """Unlink the job's files (their pages stay while arrays map them); how many."""
+        with self._lock:
+            ahead = [f for key, fs in self._ahead.items() if key[0] == job for f in fs]
+            self._ahead = {key: fs for key, fs in self._ahead.items() if key[0] != job}
+        for f in ahead:
+            f.result()                                    # made: its path is listed
+        with self._lock:
+            paths = self._files.pop(job, [])
+        for path in paths:
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
+        return len(paths)
+
+    def files(self) -> int:
+        """Files this process made and has not unlinked."""
+        with self._lock:
+            return sum(len(v) for v in self._files.values())
+
+
+def read(tile: SharedTile) -> np.ndarray:
+    """The tile another process put in shared memory, mapped read-only (no copy)."""
+    mm = _mapped(tile.path, 4 * tile.rows * tile.cols, create=False)
+    return np.ndarray((tile.rows, tile.cols), np.float32, buffer=mm)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale() -> None:
+    """Files of processes that are gone (a worker killed before its release)."""
+    try:
+        names = os.listdir(DIRECTORY)
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith(PREFIX):
+            continue
+        pid = name[len(PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            try:
+                os.unlink(os.path.join(DIRECTORY, name))
+            except OSError:
+                pass
