@@ -193,12 +193,17 @@ def main():
                     help="the one-process factor (and the bit-for-bit check) only up to this m")
     ap.add_argument("--dense-most", type=int, default=16384)
     ap.add_argument("--stream", action="store_true", help="write the Dask task stream of each timed factor")
+    ap.add_argument("--tcp", action="store_true",
+                    help="finished tiles as task results over TCP, not through shared memory (SHARED_MEMORY False)")
     ap.add_argument("--tag", default="")
     ap.add_argument("--out", default=os.environ.get("OUT", "benchmarks/results"))
     args = ap.parse_args()
     import glgpgpu
     from glgpgpu.distributed import LocalGLCluster, cholesky
     lazy = args.dask or args.generate
+    if args.tcp:
+        from glgpgpu.distributed import schedule
+        schedule.SHARED_MEMORY = False
     rows, stream = [], []
     ctx = glgpgpu.Context(max_texture_size=args.tile)
     found = [d[0] for d in glgpgpu.gl.devices()]
@@ -247,6 +252,7 @@ def main():
                     stream += stream_rows(ts.data, m, g, t_wall)
                 row = dict(m=m, tile=args.tile, gpus=g, devices=len(found[:g]),
                            input="generate" if args.generate else "dask" if args.dask else "numpy",
+                           tiles_sent="tcp" if args.tcp else "shared memory where one machine",
                            seconds=round(sec, 3), speedup_vs_one_process=round(one / sec, 2),
                            error=float("nan"), probe=float("nan"), equal=None)
                 rows.append(row)
