@@ -165,8 +165,11 @@ def main():
                                        tile=args.tile).fit(X, y)
                 row["dask_fit_s"] = round(time.perf_counter() - t, 4)
                 row["dask_gpus"] = args.dask_gpus
-                row["dask_decision_vs_one_gpu"] = float(np.abs(dmodel.decision_function(T) - F).max()
-                                                        / np.abs(F).max())
+                Fd = dmodel.decision_function(T)
+                row["dask_decision_vs_one_gpu"] = float(np.abs(Fd - F).max() / np.abs(F).max())
+                row["dask_accuracy"] = float(np.mean((Fd >= 0) == (yt == 1)))
+                row["dask_converged"] = dmodel.info_["converged"]
+                row["dask_times"] = ";".join(f"{k}={v:.3f}" for k, v in dmodel.info_["times"].items())
         row["ratio_to_torch"] = round(row["fit_s"] / row["torch_fp32_s"], 2) if "torch_fp32_s" in row else ""
         rows.append(row)
         print(row, flush=True)

@@ -92,11 +92,10 @@ def shared_memory(client, own: dict, g) -> bool:
 
 
 def release(client, own: dict, job) -> None:
-    """Every tile and copy of `job` given back on the owners still in the cluster."""
-    present = client.scheduler_info()["workers"]
-    for addr in set(own.values()):
-        if addr in present:
-            client.submit(w.release, job, workers=[addr], pure=False, allow_other_workers=False).result()
+    """Every tile, copy and shared-memory file of `job` given back on the workers still in the
+    cluster (every one: a worker that owns no tile may have handed an input block)."""
+    for addr in client.scheduler_info()["workers"]:
+        client.submit(w.release, job, workers=[addr], pure=False, allow_other_workers=False).result()
 
 
 def _blocks(client, A, g):
@@ -105,6 +104,21 @@ def _blocks(client, A, g):
     blocks = A.astype(np.float32).rechunk((g.t, g.t)).to_delayed()
     keys = list(g.lower())
     return dict(zip(keys, client.compute([blocks[I][J] for I, J in keys])))
+
+
+def handed(client, blocks: dict, own: dict, job, g) -> dict:
+    """{(I, J): what tile (I, J)'s put reads}: a block its owner holds already, else the
+    shared-memory file the worker holding it copies it into (hand, on that worker: Dask runs
+    a task beside its one large dependency) -- not the block sent over TCP."""
+    held = client.who_has(list(blocks.values()))
+    out = {}
+    for (I, J), fut in blocks.items():
+        if own[I, J] in held.get(fut.key, ()):
+            out[I, J] = fut
+        else:
+            out[I, J] = client.submit(w.hand, job, fut, g.t, pure=False, key=f"hand-{job}-{next(_SERIAL)}",
+                                      priority=g.count - J)
+    return out
 
 
 def is_dask_array(M) -> bool:
@@ -180,13 +194,16 @@ def _factor(client, A, g, own, job, method, variant, live, poll, lazy=False):
     t = g.t
     # a numpy A's tiles column by column (the factor's order), straight to their owners
     order = [(I, J) for J in range(g.count) for I in range(J, g.count)]
+    share = shared_memory(client, own, g)
     made = _blocks(client, A, g) if lazy else scatter_blocks(
         client, {(I, J): A[g.span(I), g.span(J)] for I, J in order}, own)      # views of float32 A
+    if lazy and share:
+        made = handed(client, made, own, job, g)
 
     def make(submit, I, J):
         # popped: once its put has run, Dask frees a tile no future holds (A streams onto the GPUs)
         return submit(w.put, (I, J), I, J, made.pop((I, J)), t, method, variant)
-    last, sent, share = {}, {}, shared_memory(client, own, g)
+    last, sent = {}, {}
     pivots = factor_tiles(client, g, own, job, method, variant, live, make, last, sent, share)
     submit = submitter(client, own, job, live)
     # the result's reads queued behind the factor (one wait for both); a tile below the diagonal

@@ -88,16 +88,18 @@ class Shelf:
             self.made += 1
         return path, _mapped(path, 4 * shape[0] * shape[1], create=True)
 
-    def take(self, job, shape) -> tuple:
-        """(a SharedTile, the float32 array of `shape` mapped from its file, to write into)."""
+    def take(self, job, shape, ahead: bool = True) -> tuple:
+        """(a SharedTile, the float32 array of `shape` mapped from its file, to write into);
+        ahead: make the next AHEAD files of this shape now, on the shelf's thread (for the
+        shape that recurs: whole tiles)."""
         shape = (int(shape[0]), int(shape[1]))
         if self._pool is None:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="glgpgpu-shelf")
         with self._lock:
-            ahead = self._ahead.setdefault((job, shape), [])
-            ready = ahead.pop(0) if ahead else None
-            while len(ahead) < AHEAD:
-                ahead.append(self._pool.submit(self._make, job, shape))
+            made = self._ahead.setdefault((job, shape), [])
+            ready = made.pop(0) if made else None
+            while ahead and len(made) < AHEAD:
+                made.append(self._pool.submit(self._make, job, shape))
         path, mm = ready.result() if ready is not None else self._make(job, shape)
         return SharedTile(path, *shape), np.ndarray(shape, np.float32, buffer=mm)
 
@@ -121,6 +123,14 @@ class Shelf:
         """Files this process made and has not unlinked."""
         with self._lock:
             return sum(len(v) for v in self._files.values())
+
+
+def unlink(tile: SharedTile) -> None:
+    """Remove the tile's file (its pages go once no process maps them)."""
+    try:
+        os.unlink(tile.path)
+    except FileNotFoundError:
+        pass
 
 
 def read(tile: SharedTile) -> np.ndarray:

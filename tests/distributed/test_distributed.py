@@ -378,10 +378,11 @@ def _shared_files_made(client):
 @pytest.mark.parametrize("shared", [True, False])
 @pytest.mark.parametrize("m, tile", [(700, 128), (129, 128), (250, 64), (3, 64)])
 def test_tiles_sent_through_shared_memory_or_as_results_give_the_same_bits(client, monkeypatch, shared, m, tile):
-    """A finished tile another worker reads goes through a shared-memory file (SHARED_MEMORY True:
-    files are made) or as a task's result (False: none): the same bits as the one-process
-    factor either way, numpy in and out and dask.array in and out -- L's tiles still readable
-    after the call unlinked the files -- and nothing left on the workers."""
+    """A finished tile another worker reads, and a dask.array's block held by a worker other than
+    its tile's owner, go through a shared-memory file (SHARED_MEMORY True: files are made) or
+    as a task's result (False: none): the same bits as the one-process factor either way, numpy
+    in and out and dask.array in and out (computed in the call, or persisted before) -- L's
+    tiles still readable after the call unlinked the files -- and nothing left on the workers."""
     da = pytest.importorskip("dask.array")
     from glgpgpu.distributed import schedule
     monkeypatch.setattr(schedule, "SHARED_MEMORY", shared)
@@ -392,8 +393,12 @@ def test_tiles_sent_through_shared_memory_or_as_results_give_the_same_bits(clien
     L = gd.cholesky(da.from_array(A, chunks=tile), client=client, tile=tile, method="compute")
     assert sum(_held(client).values()) == 0                  # files unlinked, tiles given back ...
     assert np.array_equal(L.compute(), ref)                  # ... and L's tiles still there
+    On = client.persist(da.from_array(A, chunks=tile))       # blocks on the workers: some on their owners
+    distributed.wait(On)
+    assert np.array_equal(gd.cholesky(On, client=client, tile=tile, method="compute").compute(), ref)
+    assert sum(_held(client).values()) == 0
     made = _shared_files_made(client) - before
-    assert (made > 0) == (shared and m > tile)               # one tile: nothing is sent
+    assert (made > 0) == shared                              # (one tile: only input blocks are handed)
 
 
 def test_shared_memory_is_chosen_where_every_owner_shares_a_machine_with_room():
