@@ -11,7 +11,9 @@ client and on the workers).  Input forms:
   --dask      A as a dask.array on the workers (from the client's numpy, before the clock),
               L left there as a dask.array (persisted: the clock stops when its tiles exist);
   --generate  as --dask, but A's chunks are made on the workers from B (B B^T / 64 + I
-              chunk by chunk): no m x m array on the client, so m = 120,000 fits.
+              chunk by chunk): no m x m array on the client, so m = 120,000 fits;
+  --placed    as --generate, each lower chunk made on the worker that owns its tile (as
+              distributed.kernel_matrix and adat leave their tiles): no block moves.
 
 Errors: `error` is max |tril(L L^T - A)| / max |A| (float64 products; the factor reads A's lower
 triangle) where m <= --dense-most;
@@ -88,6 +90,24 @@ def equal_tiles(L, ref, client):
         r0 += rows
     got = client.compute(jobs, sync=True)
     return all(want[k] == g for k, g in zip(keys, got))
+
+
+def spd_on_owners(client, m, seed, t):
+    """A as a dask.array whose lower t x t chunks are made from B's row blocks on the workers
+    that own their tiles in the factor (as distributed.kernel_matrix and adat leave theirs);
+    an upper chunk is its mirror's transpose, made where it is read (the factor reads none)."""
+    from glgpgpu.distributed import owners
+    from glgpgpu.distributed.schedule import array_of
+    B = factor_B(m, seed)
+    starts = list(range(0, m, t))
+    parts = [client.scatter(B[i:i + t], broadcast=True) for i in starts]
+    own = owners(len(starts), sorted(client.scheduler_info()["workers"]))
+    lower = {(I, J): client.submit(spd_block, parts[I], parts[J], I == J, workers=[own[I, J]], pure=False)
+             for I in range(len(starts)) for J in range(I + 1)}
+    blocks = {(I, J): lower[I, J] if J <= I else (np.transpose, lower[J, I])
+              for I in range(len(starts)) for J in range(len(starts))}
+    sizes = tuple(len(B[i:i + t]) for i in starts)
+    return array_of(blocks, (sizes, sizes), "A")
 
 
 def spd_on_workers(client, m, seed, t):
@@ -193,6 +213,8 @@ def main():
                     help="the one-process factor (and the bit-for-bit check) only up to this m")
     ap.add_argument("--dense-most", type=int, default=16384)
     ap.add_argument("--stream", action="store_true", help="write the Dask task stream of each timed factor")
+    ap.add_argument("--placed", action="store_true",
+                    help="as --generate, each lower chunk made on its tile's owner (no block moves)")
     ap.add_argument("--tcp", action="store_true",
                     help="finished tiles as task results over TCP, not through shared memory (SHARED_MEMORY False)")
     ap.add_argument("--tag", default="")
@@ -200,7 +222,7 @@ def main():
     args = ap.parse_args()
     import glgpgpu
     from glgpgpu.distributed import LocalGLCluster, cholesky
-    lazy = args.dask or args.generate
+    lazy = args.dask or args.generate or args.placed
     if args.tcp:
         from glgpgpu.distributed import schedule
         schedule.SHARED_MEMORY = False
@@ -231,7 +253,9 @@ def main():
                          method=args.method)                      # each worker's kernels compiled first
                 if lazy:
                     import dask.array as da
-                    if args.generate:
+                    if args.placed:
+                        Ad = spd_on_owners(client, m, m, args.tile)
+                    elif args.generate:
                         Ad = spd_on_workers(client, m, m, args.tile)
                     else:
                         Ad = da.from_array(A, chunks=(args.tile, args.tile))
@@ -251,7 +275,8 @@ def main():
                 if args.stream:
                     stream += stream_rows(ts.data, m, g, t_wall)
                 row = dict(m=m, tile=args.tile, gpus=g, devices=len(found[:g]),
-                           input="generate" if args.generate else "dask" if args.dask else "numpy",
+                           input="placed" if args.placed else "generate" if args.generate else "dask" if args.dask
+                           else "numpy",
                            tiles_sent="tcp" if args.tcp else "shared memory where one machine",
                            seconds=round(sec, 3), speedup_vs_one_process=round(one / sec, 2),
                            error=float("nan"), probe=float("nan"), equal=None)

@@ -27,8 +27,10 @@ import numpy as np
 #: the tiles go as task results instead
 DIRECTORY = "/dev/shm"
 PREFIX = "glgpgpu-tile-"
-#: files made ahead of their use by each owner, per tile shape
-AHEAD = 3
+#: files made ahead of their use by each worker, per tile shape, on THREADS threads (a 64 MB
+#: file's pages take the kernel tens of ms to make; a worker hands or shares tiles faster)
+AHEAD = 6
+THREADS = 4
 
 
 class SharedTile(NamedTuple):
@@ -94,7 +96,7 @@ class Shelf:
         shape that recurs: whole tiles)."""
         shape = (int(shape[0]), int(shape[1]))
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(1, thread_name_prefix="glgpgpu-shelf")
+            self._pool = ThreadPoolExecutor(THREADS, thread_name_prefix="glgpgpu-shelf")
         with self._lock:
             made = self._ahead.setdefault((job, shape), [])
             ready = made.pop(0) if made else None
