@@ -249,8 +249,10 @@ def main():
             with LocalGLCluster(devices=found[:g], n_workers=g, memory_limit=0) as cluster, \
                     cluster.get_client() as client:
                 from distributed import get_task_stream, wait
-                cholesky(spd(args.tile // 2, 1, args.tile), client=client, tile=args.tile // 4,
-                         method=args.method)                      # each worker's kernels compiled first
+                # each worker's kernels compiled and its buffers made first, at the run's tile order
+                # (4 x 4 tiles: every worker of a 2 x 2 grid runs every kind of task)
+                cholesky(spd(3 * args.tile + args.tile // 2, 1, args.tile), client=client, tile=args.tile,
+                         method=args.method)
                 if lazy:
                     import dask.array as da
                     if args.placed:
