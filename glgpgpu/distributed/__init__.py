@@ -13,7 +13,8 @@
 The tiled Cholesky's tasks (POTRF, TRSM, SYRK/GEMM per tile: glgpgpu.tiled's schedule)
 run on the workers that own their tiles (2-D block-cyclic), on tiles that stay in that
 worker's GPU memory; only a finished tile another worker needs travels, worker to
-worker, as Dask moves any result.  The tile operations are the one-process code's, so
+worker (between the workers of one machine through shared memory, shared.py: Dask moves
+a file's name, not the tile; else as Dask moves any result).  The tile operations are the one-process code's, so
 the factor has the same bits as `glgpgpu.cholesky` with the same tile order.  Any Dask
 cluster serves (`GLDevicePlugin` binds its workers to GPUs); a worker lost mid-factor
 ends the call with `WorkerLostError` naming it and the tile, never a hang.
