@@ -162,7 +162,8 @@ class _LSSVM(BaseEstimator):
         self._scale = float(np.exp2(np.round(np.log2(rms)))) if np.isfinite(rms) and rms > 0 else 1.0
         X = X / self._scale
         C, gamma, degree, coef0 = self._params(raw / self._scale)      # 'scale': the variance of X as given
-        s2 = float(np.float64(self._scale) ** 2)           # inf past float64: gamma capped, C as large
+        with np.errstate(over="ignore"):                   # inf past float64: gamma capped, C as large
+            s2 = float(np.float64(self._scale) ** 2)
         if self.kernel == "linear":
             C = min(C * s2, np.finfo(np.float64).max)
         elif not (isinstance(self.gamma, str) and self.gamma == "scale"):

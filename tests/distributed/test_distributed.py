@@ -381,15 +381,20 @@ def test_tiles_sent_through_shared_memory_or_as_results_give_the_same_bits(clien
     """A finished tile another worker reads, and a dask.array's block held by a worker other than
     its tile's owner, go through a shared-memory file (SHARED_MEMORY True: files are made) or
     as a task's result (False: none): the same bits as the one-process factor either way, numpy
-    in and out and dask.array in and out (computed in the call, or persisted before) -- L's
-    tiles still readable after the call unlinked the files -- and nothing left on the workers."""
+    in and out (the client on the workers' machine reads the shared tiles from their files) and
+    dask.array in and out (computed in the call, or persisted before) -- L's tiles still readable
+    after the call unlinked the files -- and nothing left on the workers."""
     da = pytest.importorskip("dask.array")
     from glgpgpu.distributed import schedule
     monkeypatch.setattr(schedule, "SHARED_MEMORY", shared)
     A = spd(m, 1e3, np.random.default_rng(m + 1))
     ref = glgpgpu.cholesky(A, method="compute", ctx=glgpgpu.Context(max_texture_size=tile))
     before = _shared_files_made(client)
+    mapped = []
+    read = schedule.shared.read
+    monkeypatch.setattr(schedule.shared, "read", lambda tile: mapped.append(tile) or read(tile))
     assert np.array_equal(gd.cholesky(A, client=client, tile=tile, method="compute"), ref)
+    assert bool(mapped) == (shared and m > tile)             # numpy L: shared tiles read from their files here
     L = gd.cholesky(da.from_array(A, chunks=tile), client=client, tile=tile, method="compute")
     assert sum(_held(client).values()) == 0                  # files unlinked, tiles given back ...
     assert np.array_equal(L.compute(), ref)                  # ... and L's tiles still there
