@@ -14,6 +14,7 @@ outlive its process (a killed worker) are removed by the next process that makes
 by the process number in their names, and by the release of a call that such a loss ended."""
 from __future__ import annotations
 
+import errno
 import mmap
 import os
 import threading
@@ -22,6 +23,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
+
+from ..errors import HostMemoryError
 
 #: where the files go: a memory file system on Linux; elsewhere (or where it is too small)
 #: the tiles go as task results instead
@@ -97,7 +100,16 @@ class Shelf:
         with self._lock:
             self._files.setdefault(job, []).append(path)
             self.made += 1
-        return path, _mapped(path, 4 * shape[0] * shape[1], create=True)
+        nbytes = 4 * shape[0] * shape[1]
+        try:
+            return path, _mapped(path, nbytes, create=True)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.ENOMEM):
+                raise
+            raise HostMemoryError(
+                f"{DIRECTORY} has no room for a tile of {nbytes} bytes handed between workers (something else "
+                f"filled it during the call); free it, or send tiles over TCP: "
+                f"glgpgpu.distributed.schedule.SHARED_MEMORY = False") from exc
 
     def take(self, job, shape, ahead: bool = True) -> tuple:
         """(a SharedTile, the float32 array of `shape` mapped from its file, to write into);

@@ -456,3 +456,21 @@ def test_a_shelf_hands_over_tiles_and_unlinks_its_files(tmp_path, monkeypatch):
         assert np.array_equal(got, out) and got[0, 0] == k and not got.flags.writeable
     assert shelf.release("other") >= 1 and not any(tmp_path.iterdir())
     assert shelf.files() == 0 and os.path.basename(other_handle.path).startswith(shared.PREFIX)
+
+
+def test_a_full_shared_memory_is_a_named_error(tmp_path, monkeypatch):
+    """No room left for a file (posix_fallocate's ENOSPC: never a SIGBUS on a later write) is a
+    HostMemoryError naming the directory and the way out (SHARED_MEMORY = False)."""
+    import errno
+    import os
+    from glgpgpu.distributed import shared
+    from glgpgpu.errors import HostMemoryError
+    monkeypatch.setattr(shared, "DIRECTORY", str(tmp_path))
+
+    def full(fd, offset, length):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(os, "posix_fallocate", full)
+    shelf = shared.Shelf()
+    with pytest.raises(HostMemoryError, match="SHARED_MEMORY = False"):
+        shelf.take("j", (4, 4), ahead=False)
+    assert shelf.release("j") == 1 and not any(tmp_path.iterdir())
