@@ -78,25 +78,32 @@ def plan(client, m: int, tile, method: str, variant: str) -> tuple:
 SHARED_MEMORY = "auto"
 
 
-def shared_memory(client, own: dict, g) -> bool:
-    """Whether this call's tiles go through shared memory (SHARED_MEMORY): "auto" asks each
-    owner for its machine and the room in its shared memory, which must hold every tile below
-    the diagonal (an upper bound on those sent) twice over."""
-    if SHARED_MEMORY != "auto":
-        return bool(SHARED_MEMORY)
+def shared_memory(client, own: dict, g) -> tuple:
+    """(between workers, with this process): whether the call's tiles go through shared memory
+    (SHARED_MEMORY) between its workers, and between them and this (the client's) process -- a
+    numpy A's tiles in, L's shared tiles out.  "auto" asks each owner for its machine and the room
+    in its shared memory, which must hold every tile below the diagonal (an upper bound on those
+    sent) twice over: between workers where there are two or more on one machine, with this
+    process where it is on theirs.  Never with this process on another machine."""
     addrs = sorted(set(own.values()))
-    if len(addrs) < 2:
-        return False
     where = client.run(w.machine, workers=addrs)
-    need = 2 * 4 * g.t * g.t * g.count * (g.count - 1) // 2
-    return len({m for m, _ in where.values()}) == 1 and min(room for _, room in where.values()) >= need
+    machines = {m for m, _ in where.values()}
+    room = min((r for _, r in where.values()), default=0) >= 2 * 4 * g.t * g.t * g.count * (g.count - 1) // 2
+    here = machines == {shared.machine()[0]}
+    if SHARED_MEMORY != "auto":
+        return bool(SHARED_MEMORY), bool(SHARED_MEMORY) and here
+    one = len(machines) == 1 and room
+    return one and len(addrs) >= 2, one and here
 
 
 def release(client, own: dict, job) -> None:
     """Every tile, copy and shared-memory file of `job` given back on the workers still in the
-    cluster (every one: a worker that owns no tile may have handed an input block)."""
+    cluster (every one: a worker that owns no tile may have handed an input block), and the
+    files this process wrote for it (a numpy input's tiles that no put consumed)."""
     for addr in client.scheduler_info()["workers"]:
         client.submit(w.release, job, workers=[addr], pure=False, allow_other_workers=False).result()
+    if shared.made_shelf() is not None:
+        shared.made_shelf().release(job)
 
 
 def _blocks(client, A, g):
@@ -195,25 +202,36 @@ def _factor(client, A, g, own, job, method, variant, live, poll, lazy=False):
     t = g.t
     # a numpy A's tiles column by column (the factor's order), straight to their owners
     order = [(I, J) for J in range(g.count) for I in range(J, g.count)]
-    share = shared_memory(client, own, g)
-    made = _blocks(client, A, g) if lazy else scatter_blocks(
-        client, {(I, J): A[g.span(I), g.span(J)] for I, J in order}, own)      # views of float32 A
-    if lazy and share:
-        made = handed(client, made, own, job, g)
+    share, local = shared_memory(client, own, g)
+    if lazy:
+        made = _blocks(client, A, g)
+        if share:
+            made = handed(client, made, own, job, g)
+    elif local:
+        made = None            # each tile written into a shared-memory file as its put is submitted
+    else:
+        made = scatter_blocks(client, {(I, J): A[g.span(I), g.span(J)] for I, J in order}, own)  # views of A
 
     def make(submit, I, J):
-        # popped: once its put has run, Dask frees a tile no future holds (A streams onto the GPUs)
-        return submit(w.put, (I, J), I, J, made.pop((I, J)), t, method, variant)
+        # popped: once its put has run, Dask frees a tile no future holds (A streams onto the GPUs);
+        # a file is unlinked by its put
+        block = shared.hand(job, A[g.span(I), g.span(J)], t) if made is None else made.pop((I, J))
+        return submit(w.put, (I, J), I, J, block, t, method, variant)
     last, sent = {}, {}
     pivots = factor_tiles(client, g, own, job, method, variant, live, make, last, sent, share)
     submit = submitter(client, own, job, live)
     # the result's reads queued behind the factor (one wait for both); a tile below the diagonal
-    # already read for another worker is that read, not a second one of the same bytes
-    parts = {}
+    # already read for another worker is that read, not a second one of the same bytes; for numpy
+    # out on the workers' machine a tile below the diagonal is read here from a shared-memory file,
+    # not sent over TCP (about 2 GB/s between processes on the H100 hosts)
+    parts, files = {}, {}
     for I, J in g.lower():
-        if (I, J) in sent and I != J and share:
+        sent_whole = (I, J) in sent and I != J
+        if local and not lazy and I != J:
+            files[I, J] = sent[I, J] if sent_whole and share else submit(w.share, (I, J), I, J, t, last[I, J])
+        elif sent_whole and share:
             parts[I, J] = submit(w.shared_array, (I, J), I, J, g.size(I), g.size(J), sent[I, J])
-        elif (I, J) in sent and I != J and g.size(I) == g.size(J) == t:
+        elif sent_whole and g.size(I) == g.size(J) == t:
             parts[I, J] = sent[I, J]
         else:
             parts[I, J] = submit(w.fetch, (I, J), I, J, t, g.size(I), g.size(J), last[I, J])
@@ -221,21 +239,11 @@ def _factor(client, A, g, own, job, method, variant, live, poll, lazy=False):
     if lazy:                                          # the result as it came: a dask.array, on the workers
         return _as_dask(parts, g)
     L = np.zeros((g.m, g.m), np.float32)
-    # on the workers' machine, a tile shared between them is read from its file here, not
-    # sent again over TCP (about 2 GB/s between processes on the H100 hosts)
-    mapped = share and on_the_clients_machine(client, own)
+    for (I, J), fut in files.items():
+        L[g.span(I), g.span(J)] = shared.read(fut.result())[:g.size(I), :g.size(J)]
     for (I, J), fut in parts.items():
-        if mapped and (I, J) in sent and I != J:
-            L[g.span(I), g.span(J)] = shared.read(sent[I, J].result())[:g.size(I), :g.size(J)]
-        else:
-            L[g.span(I), g.span(J)] = fut.result()
+        L[g.span(I), g.span(J)] = fut.result()
     return L
-
-
-def on_the_clients_machine(client, own: dict) -> bool:
-    """Whether every owner runs on this (the client's) machine: shared.machine()'s identity."""
-    where = client.run(w.machine, workers=sorted(set(own.values())))
-    return {m for m, _ in where.values()} == {shared.machine()[0]}
 
 
 #: every task's key a serial number of its own: a key the scheduler still holds is answered

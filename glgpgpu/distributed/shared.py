@@ -25,6 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import HostMemoryError
+from ..gl.staging import copy_rows
 
 #: where the files go: a memory file system on Linux; elsewhere (or where it is too small)
 #: the tiles go as task results instead
@@ -146,6 +147,30 @@ class Shelf:
         """Files this process made and has not unlinked."""
         with self._lock:
             return sum(len(v) for v in self._files.values())
+
+
+_PROCESS: list = []      # this process's Shelf, made at its first use
+
+
+def shelf() -> Shelf:
+    """This process's shelf (a worker's, or the client's for a numpy input), made at first use."""
+    if not _PROCESS:
+        _PROCESS.append(Shelf())
+    return _PROCESS[0]
+
+
+def made_shelf():
+    """This process's shelf if it made one, else None."""
+    return _PROCESS[0] if _PROCESS else None
+
+
+def hand(job, block: np.ndarray, t: int) -> SharedTile:
+    """`block` (at most t x t) copied into a new file of this process's shelf, on the host's
+    threads (files of whole tiles made ahead): its handle, for a process of this machine to
+    map (the reader unlinks it once uploaded)."""
+    handle, out = shelf().take(job, block.shape, ahead=block.shape == (t, t))
+    copy_rows(out, np.asarray(block, np.float32))
+    return handle
 
 
 def unlink(tile: SharedTile) -> None:

@@ -13,7 +13,6 @@ import numpy as np
 
 from ..dispatch import choose, implementation
 from ..gl import get_context
-from ..gl.staging import copy_rows
 from ..layouts.tiles import tile_order
 from ..parallel import Prefaulted
 from . import shared
@@ -22,7 +21,6 @@ _TILES: dict = {}       # (job, I, J) -> this worker's tile (a texture or buffer
 _COPIES: dict = {}      # (job, I, J) -> an uploaded copy of a tile another worker owns
 _OPS: dict = {}         # (job) -> the TileKernels the job runs with, and its -1 row
 _SHARED: dict = {}      # (job, I, J) -> a finished tile read into shared memory (share)
-_SHELF: list = []       # this process's shared.Shelf, made at its first share
 
 
 def _kernels(job, method, variant):
@@ -59,15 +57,7 @@ def hand(job, block: np.ndarray, t: int) -> shared.SharedTile:
     """An input block this worker holds, copied into a shared-memory file for its owner on
     this machine (which unlinks it once uploaded): its file.  As a task's dependency instead,
     each 64 MB block crossed the TCP connection under the factor's own traffic (0.1-0.2 s)."""
-    handle, out = _shelf().take(job, block.shape, ahead=block.shape == (t, t))
-    copy_rows(out, np.asarray(block, np.float32))
-    return handle
-
-
-def _shelf() -> shared.Shelf:
-    if not _SHELF:
-        _SHELF.append(shared.Shelf())
-    return _SHELF[0]
+    return shared.hand(job, block, t)
 
 
 def _tile(job, I, J, data, t):
@@ -126,7 +116,7 @@ def fetch(job, I: int, J: int, t: int, size_i: int, size_j: int, *after) -> np.n
 def share(job, I: int, J: int, t: int, *after) -> shared.SharedTile:
     """Tile (I, J), finished, read whole into a shared-memory file for the workers of this
     machine that read it (they map the file: Dask moves its name, not 64 MB); the file's name."""
-    handle, out = _shelf().take(job, (t, t))
+    handle, out = shared.shelf().take(job, (t, t))
     got = _OPS[job][0].read(_TILES[job, I, J], t, out)
     if got is not out:
         out[...] = got
@@ -147,8 +137,8 @@ def release(job) -> int:
     tiles = [store.pop(k) for store in (_TILES, _COPIES) for k in [k for k in store if k[0] == job]]
     for k in [k for k in _SHARED if k[0] == job]:
         del _SHARED[k]
-    if _SHELF:
-        _SHELF[0].release(job)
+    if shared.made_shelf() is not None:
+        shared.made_shelf().release(job)
     shared.remove_stale()                     # a lost worker's files, where the call ended for it
     ops, neg = _OPS.pop(job, (None, None))
     if ops is not None:                       # every tile of a job was made by its ops
@@ -159,7 +149,8 @@ def release(job) -> int:
 def held() -> int:
     """Tiles, copies and shared-memory files this worker holds (a leak if it stays above zero
     after a call)."""
-    return len(_TILES) + len(_COPIES) + len(_SHARED) + (_SHELF[0].files() if _SHELF else 0)
+    files = shared.made_shelf().files() if shared.made_shelf() is not None else 0
+    return len(_TILES) + len(_COPIES) + len(_SHARED) + files
 
 
 def machine() -> tuple:

@@ -343,6 +343,7 @@ def test_numpy_tiles_go_straight_to_their_owners(client, monkeypatch, tiles_a_ca
     import warnings
     from glgpgpu.distributed import schedule
     A = spd(200, 1e2, np.random.default_rng(7))
+    monkeypatch.setattr(schedule, "SHARED_MEMORY", False)     # (on one machine the tiles go as files)
     monkeypatch.setattr(schedule, "SCATTER_BYTES", int(tiles_a_call * 4 * 64 * 64))
     with dask.config.set({"distributed.admin.large-graph-warning-threshold": "8kB"}), warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
@@ -369,10 +370,11 @@ def test_numpy_operands_of_the_solves_go_to_the_workers_not_through_the_graph(cl
 
 
 def _shared_files_made(client):
+    """Files the workers' shelves and this process's (the client's) have made in all."""
     def made():
-        from glgpgpu.distributed import worker
-        return worker._SHELF[0].made if worker._SHELF else 0
-    return sum(client.run(made).values())
+        from glgpgpu.distributed import shared
+        return shared.made_shelf().made if shared.made_shelf() is not None else 0
+    return sum(client.run(made).values()) + made()
 
 
 @pytest.mark.parametrize("shared", [True, False])
@@ -381,7 +383,8 @@ def test_tiles_sent_through_shared_memory_or_as_results_give_the_same_bits(clien
     """A finished tile another worker reads, and a dask.array's block held by a worker other than
     its tile's owner, go through a shared-memory file (SHARED_MEMORY True: files are made) or
     as a task's result (False: none): the same bits as the one-process factor either way, numpy
-    in and out (the client on the workers' machine reads the shared tiles from their files) and
+    in and out (the client on the workers' machine writes A's tiles into files and reads the
+    shared tiles of L from theirs) and
     dask.array in and out (computed in the call, or persisted before) -- L's tiles still readable
     after the call unlinked the files -- and nothing left on the workers."""
     da = pytest.importorskip("dask.array")
@@ -393,8 +396,11 @@ def test_tiles_sent_through_shared_memory_or_as_results_give_the_same_bits(clien
     mapped = []
     read = schedule.shared.read
     monkeypatch.setattr(schedule.shared, "read", lambda tile: mapped.append(tile) or read(tile))
+    here = schedule.shared.shelf().made
     assert np.array_equal(gd.cholesky(A, client=client, tile=tile, method="compute"), ref)
-    assert bool(mapped) == (shared and m > tile)             # numpy L: shared tiles read from their files here
+    assert bool(mapped) == (shared and m > tile)             # numpy L: its tiles below the diagonal read from files
+    assert (schedule.shared.shelf().made > here) == shared   # numpy A: its tiles written into files here
+    assert schedule.shared.shelf().files() == 0
     L = gd.cholesky(da.from_array(A, chunks=tile), client=client, tile=tile, method="compute")
     assert sum(_held(client).values()) == 0                  # files unlinked, tiles given back ...
     assert np.array_equal(L.compute(), ref)                  # ... and L's tiles still there
@@ -406,8 +412,10 @@ def test_tiles_sent_through_shared_memory_or_as_results_give_the_same_bits(clien
     assert (made > 0) == shared                              # (one tile: only input blocks are handed)
 
 
-def test_shared_memory_is_chosen_where_every_owner_shares_a_machine_with_room():
-    from glgpgpu.distributed.schedule import shared_memory
+def test_shared_memory_is_chosen_where_every_owner_shares_a_machine_with_room(monkeypatch):
+    """Between workers: two or more on one machine with room for twice the lower tiles; with the
+    client: its machine is theirs (with room), one worker too; never across machines."""
+    from glgpgpu.distributed import schedule, shared
     from glgpgpu.layouts.tiles import TileGrid
 
     class Client:
@@ -416,13 +424,20 @@ def test_shared_memory_is_chosen_where_every_owner_shares_a_machine_with_room():
 
         def run(self, fn, workers):
             return {a: self.where[a] for a in workers}
+    monkeypatch.setattr(shared, "machine", lambda: ("m1", 0))         # the client's machine
     g = TileGrid(300, 64)                                    # 5 tiles: 10 below the diagonal
     need = 2 * 4 * 64 * 64 * 10
     own = gd.owners(g.count, ["a", "b"])
-    assert shared_memory(Client({"a": ("m1", need), "b": ("m1", need)}), own, g)
-    assert not shared_memory(Client({"a": ("m1", need), "b": ("m1", need - 1)}), own, g)
-    assert not shared_memory(Client({"a": ("m1", need), "b": ("m2", need)}), own, g)
-    assert not shared_memory(Client({"a": ("m1", need)}), gd.owners(g.count, ["a"]), g)
+    choose = schedule.shared_memory
+    assert choose(Client({"a": ("m1", need), "b": ("m1", need)}), own, g) == (True, True)
+    assert choose(Client({"a": ("m2", need), "b": ("m2", need)}), own, g) == (True, False)
+    assert choose(Client({"a": ("m1", need), "b": ("m1", need - 1)}), own, g) == (False, False)
+    assert choose(Client({"a": ("m1", need), "b": ("m2", need)}), own, g) == (False, False)
+    assert choose(Client({"a": ("m1", need)}), gd.owners(g.count, ["a"]), g) == (False, True)
+    monkeypatch.setattr(schedule, "SHARED_MEMORY", True)
+    assert choose(Client({"a": ("m2", 0), "b": ("m2", 0)}), own, g) == (True, False)
+    monkeypatch.setattr(schedule, "SHARED_MEMORY", False)
+    assert choose(Client({"a": ("m1", need), "b": ("m1", need)}), own, g) == (False, False)
 
 
 def test_a_shelf_hands_over_tiles_and_unlinks_its_files(tmp_path, monkeypatch):
@@ -474,3 +489,21 @@ def test_a_full_shared_memory_is_a_named_error(tmp_path, monkeypatch):
     with pytest.raises(HostMemoryError, match="SHARED_MEMORY = False"):
         shelf.take("j", (4, 4), ahead=False)
     assert shelf.release("j") == 1 and not any(tmp_path.iterdir())
+
+
+def test_one_worker_on_the_clients_machine_takes_numpy_in_and_out_through_files(monkeypatch):
+    """With one worker (nothing sent between workers) on the client's machine, a numpy A's tiles
+    still go in as files and L's tiles below the diagonal come back as files: the one-process bits,
+    nothing left behind on either side."""
+    from glgpgpu.distributed import schedule
+    A = spd(300, 1e2, np.random.default_rng(11))
+    mapped = []
+    read = schedule.shared.read
+    monkeypatch.setattr(schedule.shared, "read", lambda tile: mapped.append(tile) or read(tile))
+    here = schedule.shared.shelf().made
+    with gd.LocalGLCluster(n_workers=1) as cluster, cluster.get_client() as c:
+        L = gd.cholesky(A, client=c, tile=64, method="compute")
+        assert sum(_held(c).values()) == 0
+    assert np.array_equal(L, glgpgpu.cholesky(A, method="compute", ctx=glgpgpu.Context(max_texture_size=64)))
+    assert schedule.shared.shelf().made - here >= 15 and len(mapped) == 10      # 15 lower tiles (and files made ahead), 10 below
+    assert schedule.shared.shelf().files() == 0
