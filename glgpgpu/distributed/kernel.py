@@ -33,7 +33,7 @@ class DistributedKernelFactor:
                           coef0, diag)
         try:
             pivots = factor_tiles(client, g, self.own, self.job, name, "outer", self.live, make,
-                                  shared=shared_memory(client, self.own, g)[0])
+                                  share=shared_memory(client, self.own, g)[0])
             self.pivots = checked_pivots(client, self.live, poll, pivots, g.m)
         except BaseException:
             self.release()

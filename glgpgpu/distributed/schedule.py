@@ -72,9 +72,9 @@ def plan(client, m: int, tile, method: str, variant: str) -> tuple:
     return name, g, owners(g.count, workers)
 
 
-#: finished tiles go between the workers of one machine through shared memory (shared.py):
-#: "auto" where every owner is on one machine with room for the tiles sent, True, or False
-#: (as Dask moves any result: read back, sent over TCP)
+#: tiles go through shared memory (shared.py) between the workers of one machine, and between
+#: them and a client there (a numpy A in, L out): "auto" where they share a machine with room
+#: (shared_memory), True, or False (as Dask moves any data: over TCP)
 SHARED_MEMORY = "auto"
 
 
@@ -267,27 +267,27 @@ def submitter(client, own, job, live, count: int = 0):
     return submit
 
 
-def factor_tiles(client, g, own, job, method, variant, live, make, last=None, sent=None, shared=False) -> list:
+def factor_tiles(client, g, own, job, method, variant, live, make, last=None, sent=None, share=False) -> list:
     """The tiled Cholesky's tasks on tiles that `make(submit, I, J)` puts on their owners,
     submitted, not waited for; the futures of each diagonal tile's pivots, in order
     (checked_pivots waits and checks them).  last: filled with each tile's latest task;
     sent: with what each finished tile another worker reads is sent as -- the whole t x t
-    tile read back (fetch), or with shared (every worker on one machine: shared_memory()) its
-    shared-memory file (share)."""
+    tile read back (fetch), or with share (every worker on one machine: shared_memory()) its
+    shared-memory file (worker.share)."""
     t = g.t
     submit = submitter(client, own, job, live, count=g.count)
     last = {} if last is None else last           # (I, J) -> the latest task on that tile
     for I, J in g.lower():
         last[I, J] = make(submit, I, J)
     pivots = {}
-    sent = {} if sent is None else sent           # (I, K) -> the fetch future readers upload from
+    sent = {} if sent is None else sent           # (I, K) -> the fetch or share readers upload from
 
     def data(I, K, reader):
         """What `reader` needs of finished tile (I, K): None on its owner, else a fetch."""
         if own[I, K] == reader:
             return None
         if (I, K) not in sent:
-            sent[I, K] = (submit(w.share, (I, K), I, K, t, last[I, K]) if shared else
+            sent[I, K] = (submit(w.share, (I, K), I, K, t, last[I, K]) if share else
                           submit(w.fetch, (I, K), I, K, t, 0, 0, last[I, K]))
         return sent[I, K]
 
