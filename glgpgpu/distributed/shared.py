@@ -1,16 +1,19 @@
-"""Finished tiles handed between the worker processes of one machine through shared memory.
+"""Tiles handed between the processes of one machine -- a cluster's workers, and a client
+on their machine -- through shared memory.
 
-A tile another worker reads goes from its owner's GPU into a file in /dev/shm (a page of
+A tile another worker reads goes from its owner's GPU into a file in /dev/shm (pages of
 the host's memory, mapped by both processes), and Dask moves only the file's name: the
-reader maps it and uploads from it.  As a task's result instead, every 64 MB tile crossed
-the two processes' TCP connection as well (two copies and about 2 GB/s on the H100 hosts:
-benchmarks/RESULTS.md, round 36), which held every step of a factor on two GPUs.
+reader maps it and uploads from it.  So do a dask.array's blocks held by a worker other than
+their owner, a numpy A's tiles written by the client, and L's tiles read back by it.  As
+task results and scatters instead, every 64 MB tile crossed a TCP connection between two
+processes (about 2 GB/s on the H100 hosts: benchmarks/RESULTS.md, round 36), which held every
+step of a factor on two GPUs.
 
-A new file's pages cost their first touch (the kernel allocates and zeroes each), so the
-owner makes the next few files ahead on a thread of its own while its GPU works.  The
-files are the job's (named by it) and unlinked at release(job); the arrays mapped from
-them (the result's tiles) keep their pages until they are dropped.  A worker's files that
-outlive its process (a killed worker) are removed by the next process that makes any,
+A new file's pages cost their first touch (the kernel allocates and zeroes each), so a
+process makes the next few files ahead on threads of its own while its GPU works.  The
+files are the job's (named by it) and unlinked at release(job) or once uploaded; the arrays
+mapped from them (the result's tiles) keep their pages until they are dropped.  A process's
+files that outlive it (a killed worker) are removed by the next process that makes any,
 by the process number in their names, and by the release of a call that such a loss ended."""
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ import mmap
 import os
 import threading
 import uuid
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import NamedTuple
 
 import numpy as np
@@ -63,7 +66,8 @@ def machine() -> tuple:
 
 def _mapped(path: str, nbytes: int, create: bool) -> mmap.mmap:
     """The file mapped shared: made, its pages allocated and this mapping's pages touched if
-    create (on the caller's thread, which must be the shelf's), else opened read-only.  Every
+    create (on a shelf thread ahead of use, or on the caller's where none is ready), else
+    opened read-only.  Every
     step that takes long releases the GIL (posix_fallocate, numpy's fill): mmap's own
     MAP_POPULATE held it ~45 ms a 64 MB file and stalled the worker's task thread and event loop."""
     flags = os.O_RDWR | os.O_CREAT | os.O_EXCL if create else os.O_RDONLY
@@ -108,7 +112,7 @@ class Shelf:
             if exc.errno not in (errno.ENOSPC, errno.ENOMEM):
                 raise
             raise HostMemoryError(
-                f"{DIRECTORY} has no room for a tile of {nbytes} bytes handed between workers (something else "
+                f"{DIRECTORY} has no room for a tile of {nbytes} bytes handed between processes (something else "
                 f"filled it during the call); free it, or send tiles over TCP: "
                 f"glgpgpu.distributed.schedule.SHARED_MEMORY = False") from exc
 
@@ -132,8 +136,7 @@ class Shelf:
         with self._lock:
             ahead = [f for key, fs in self._ahead.items() if key[0] == job for f in fs]
             self._ahead = {key: fs for key, fs in self._ahead.items() if key[0] != job}
-        for f in ahead:
-            f.result()                                    # made: its path is listed
+        wait(ahead)                                       # made or failed: its path is listed
         with self._lock:
             paths = self._files.pop(job, [])
         for path in paths:
