@@ -43,7 +43,8 @@ def plan(m: int, tile: int | None, method: str, variant: str) -> tuple:
 
 def put(job, I: int, J: int, block, t: int, method: str, variant: str) -> tuple:
     """Tile (I, J) of the job uploaded from `block` (float32, at most t x t), or from the
-    shared-memory file another worker of this machine handed it in (hand), then unlinked."""
+    shared-memory file another process of this machine handed it in (a worker's hand, or the
+    client's for a numpy A), then unlinked."""
     ops = _kernels(job, method, variant)
     if isinstance(block, shared.SharedTile):
         _TILES[job, I, J] = ops.upload(shared.read(block), t, diagonal=I == J)
@@ -114,8 +115,9 @@ def fetch(job, I: int, J: int, t: int, size_i: int, size_j: int, *after) -> np.n
 
 
 def share(job, I: int, J: int, t: int, *after) -> shared.SharedTile:
-    """Tile (I, J), finished, read whole into a shared-memory file for the workers of this
-    machine that read it (they map the file: Dask moves its name, not 64 MB); the file's name."""
+    """Tile (I, J), finished, read whole into a shared-memory file for the processes of this
+    machine that read it -- other workers, or the client for a numpy L (they map the file: Dask
+    moves its name, not 64 MB); the file's name."""
     handle, out = shared.shelf().take(job, (t, t))
     got = _OPS[job][0].read(_TILES[job, I, J], t, out)
     if got is not out:
