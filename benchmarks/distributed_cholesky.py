@@ -134,19 +134,40 @@ def probe_error(L, A, rng, tile):
     return float(np.linalg.norm(r) / np.linalg.norm(Sx))
 
 
+#: rows of a tile converted to float64 at a time: a band stays in cache (a whole 64 MB tile made
+#: float64 went to memory and back; the probe took 35 s of a one-GPU run at 60,000)
+PROBE_ROWS = 256
+
+
+def _products(tile, right=None, left=None):
+    """(T right, T^T left) of a float32 tile in float64, a band of rows converted at a time
+    (either may be None: not computed)."""
+    T = np.asarray(tile)
+    out_r = None if right is None else np.empty((T.shape[0],) + right.shape[1:])
+    out_l = None if left is None else np.zeros((T.shape[1],) + left.shape[1:])
+    for r0 in range(0, T.shape[0], PROBE_ROWS):
+        band = T[r0:r0 + PROBE_ROWS].astype(np.float64)
+        if right is not None:
+            out_r[r0:r0 + PROBE_ROWS] = band @ right
+        if left is not None:
+            out_l += band.T @ left[r0:r0 + PROBE_ROWS]
+    return out_r, out_l
+
+
 def _lower_products(tile, xs_col, xs_row, diagonal):
-    """(T x_J, T^T x_I) of a lower tile in float64 (converted once); a diagonal tile of A is
-    taken as its lower triangle made symmetric, and gives only the first."""
-    T = np.asarray(tile, np.float64)
+    """(T x_J, T^T x_I) of a lower tile in float64; a diagonal tile of A is taken as its lower
+    triangle made symmetric, and gives only the first."""
     if diagonal:
+        T = np.asarray(tile, np.float64)
         return (np.tril(T) + np.tril(T, -1).T) @ xs_col, None
-    return T @ xs_col, T.T @ xs_row
+    return _products(tile, xs_col, xs_row)
 
 
 def tile_probe(L, A, x):
     """r = L (L^T x) - S x and S x (S: A's lower triangle made symmetric) from the lower tiles of
-    L and A where they lie, each tile converted to float64 once a pass: dask's own L @ (L^T @ x) read L's zero
-    upper tiles too and converted every tile per product (70-100 s at 60,000 on 2 workers)."""
+    L and A where they lie, each tile converted to float64 a band at a time (_products): dask's own
+    L @ (L^T @ x) read L's zero upper tiles too and converted every tile per product (70-100 s at
+    60,000 on 2 workers)."""
     import dask
     from dask import delayed
     cuts = np.cumsum((0,) + L.chunks[0])
@@ -155,13 +176,13 @@ def tile_probe(L, A, x):
     n = len(xs)
     # pass 1: z_J = sum over I >= J of L_IJ^T x_I; A x's sums beside it
     first = {(I, J): delayed(_lower_products)(Lt[I][J], xs[J], xs[I], False)[1] for I in range(n) for J in range(I)}
-    diag = {J: delayed(lambda T, v: np.asarray(T, np.float64).T @ v)(Lt[J][J], xs[J]) for J in range(n)}
+    diag = {J: delayed(lambda T, v: _products(T, left=v)[1])(Lt[J][J], xs[J]) for J in range(n)}
     z = [delayed(sum)([diag[J]] + [first[I, J] for I in range(J + 1, n)]) for J in range(n)]
     ax = {(I, J): delayed(_lower_products)(At[I][J], xs[J], xs[I], I == J) for I in range(n) for J in range(I + 1)}
     Ax = [delayed(sum)([ax[I, J][0] for J in range(I + 1)] + [ax[J, I][1] for J in range(I + 1, n)])
           for I in range(n)]
     # pass 2: y_I = sum over J <= I of L_IJ z_J
-    y = [delayed(sum)([delayed(lambda T, v: np.asarray(T, np.float64) @ v)(Lt[I][J], z[J]) for J in range(I + 1)])
+    y = [delayed(sum)([delayed(lambda T, v: _products(T, right=v)[0])(Lt[I][J], z[J]) for J in range(I + 1)])
          for I in range(n)]
     y, Ax = dask.compute(y, Ax)
     Ax = np.concatenate(Ax)
