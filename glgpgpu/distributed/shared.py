@@ -48,9 +48,9 @@ class SharedTile(NamedTuple):
 
 
 def machine() -> tuple:
-    """(this machine's identity, bytes free under DIRECTORY or 0): workers with one identity
-    share memory.  The identity is the kernel's boot id, with the host's name where that is
-    missing."""
+    """(this machine's identity, bytes free under DIRECTORY or 0): processes with one identity
+    see the same files there.  The identity is the host's name, the kernel's boot id and the
+    directory's device and inode (containers of one host mount their own /dev/shm)."""
     try:
         with open("/proc/sys/kernel/random/boot_id") as f:
             boot = f.read().strip()
@@ -59,9 +59,11 @@ def machine() -> tuple:
     try:
         free = os.statvfs(DIRECTORY)
         room = free.f_bavail * free.f_frsize
+        where = os.stat(DIRECTORY)
+        mount = f"{where.st_dev}:{where.st_ino}"
     except OSError:
-        room = 0
-    return f"{os.uname().nodename}/{boot}", int(room)
+        room, mount = 0, ""
+    return f"{os.uname().nodename}/{boot}/{mount}", int(room)
 
 
 def _mapped(path: str, nbytes: int, create: bool) -> mmap.mmap:
