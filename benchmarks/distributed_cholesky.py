@@ -92,34 +92,24 @@ def equal_tiles(L, ref, client):
     return all(want[k] == g for k, g in zip(keys, got))
 
 
-def spd_on_owners(client, m, seed, t):
-    """A as a dask.array whose lower t x t chunks are made from B's row blocks on the workers
-    that own their tiles in the factor (as distributed.kernel_matrix and adat leave theirs);
-    an upper chunk is its mirror's transpose, made where it is read (the factor reads none)."""
+def spd_on_workers(client, m, seed, t, placed=False):
+    """A as a dask.array whose lower t x t chunks are made on the workers from B's row blocks --
+    with placed, each on the worker that owns its tile in the factor (as distributed.kernel_matrix
+    and adat leave theirs), else where Dask puts it; an upper chunk is its mirror's transpose,
+    made where it is read (the factor reads none)."""
     from glgpgpu.distributed import owners
     from glgpgpu.distributed.schedule import array_of
     B = factor_B(m, seed)
     starts = list(range(0, m, t))
     parts = [client.scatter(B[i:i + t], broadcast=True) for i in starts]
     own = owners(len(starts), sorted(client.scheduler_info()["workers"]))
-    lower = {(I, J): client.submit(spd_block, parts[I], parts[J], I == J, workers=[own[I, J]], pure=False)
+    lower = {(I, J): client.submit(spd_block, parts[I], parts[J], I == J, workers=[own[I, J]] if placed else None,
+                                   pure=False)
              for I in range(len(starts)) for J in range(I + 1)}
     blocks = {(I, J): lower[I, J] if J <= I else (np.transpose, lower[J, I])
               for I in range(len(starts)) for J in range(len(starts))}
     sizes = tuple(len(B[i:i + t]) for i in starts)
     return array_of(blocks, (sizes, sizes), "A")
-
-
-def spd_on_workers(client, m, seed, t):
-    """A as a dask.array whose t x t chunks are made on the workers from B's row blocks."""
-    import dask
-    import dask.array as da
-    B = factor_B(m, seed)
-    parts = [client.scatter(B[i:i + t]) for i in range(0, m, t)]
-    make = dask.delayed(spd_block, pure=True)
-    return da.block([[da.from_delayed(make(parts[I], parts[J], I == J), (len(B[i:i + t]), len(B[j:j + t])),
-                                      np.float32)
-                      for J, j in enumerate(range(0, m, t))] for I, i in enumerate(range(0, m, t))])
 
 
 def probe_error(L, A, rng, tile):
@@ -276,10 +266,8 @@ def main():
                          method=args.method)
                 if lazy:
                     import dask.array as da
-                    if args.placed:
-                        Ad = spd_on_owners(client, m, m, args.tile)
-                    elif args.generate:
-                        Ad = spd_on_workers(client, m, m, args.tile)
+                    if args.generate or args.placed:
+                        Ad = spd_on_workers(client, m, m, args.tile, placed=args.placed)
                     else:
                         Ad = da.from_array(A, chunks=(args.tile, args.tile))
                     t = time.perf_counter()

@@ -43,8 +43,8 @@ def plan(m: int, tile: int | None, method: str, variant: str) -> tuple:
 
 def put(job, I: int, J: int, block, t: int, method: str, variant: str) -> tuple:
     """Tile (I, J) of the job uploaded from `block` (float32, at most t x t), or from the
-    shared-memory file another process of this machine handed it in (a worker's hand, or the
-    client's for a numpy A), then unlinked."""
+    shared-memory file another process of this machine handed it in (shared.hand: a worker
+    holding a dask.array's block, or the client for a numpy A), then unlinked."""
     ops = _kernels(job, method, variant)
     if isinstance(block, shared.SharedTile):
         _TILES[job, I, J] = ops.upload(shared.read(block), t, diagonal=I == J)
@@ -52,13 +52,6 @@ def put(job, I: int, J: int, block, t: int, method: str, variant: str) -> tuple:
     else:
         _TILES[job, I, J] = ops.upload(np.asarray(block, np.float32), t, diagonal=I == J)
     return ("tile", I, J, -1)
-
-
-def hand(job, block: np.ndarray, t: int) -> shared.SharedTile:
-    """An input block this worker holds, copied into a shared-memory file for its owner on
-    this machine (which unlinks it once uploaded): its file.  As a task's dependency instead,
-    each 64 MB block crossed the TCP connection under the factor's own traffic (0.1-0.2 s)."""
-    return shared.hand(job, block, t)
 
 
 def _tile(job, I, J, data, t):
@@ -154,10 +147,6 @@ def held() -> int:
     files = shared.made_shelf().files() if shared.made_shelf() is not None else 0
     return len(_TILES) + len(_COPIES) + len(_SHARED) + files
 
-
-def machine() -> tuple:
-    """(this worker's machine, bytes free for shared memory there): shared.machine()."""
-    return shared.machine()
 
 
 def kernel_tile(job, I: int, J: int, XI: np.ndarray, XJ: np.ndarray, t: int, method: str, kernel: str,
