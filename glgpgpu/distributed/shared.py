@@ -134,18 +134,19 @@ class Shelf:
         return SharedTile(path, *shape), np.ndarray(shape, np.float32, buffer=mm)
 
     def release(self, job) -> int:
-        """Unlink the job's files (their pages stay while arrays map them); how many."""
+        """Unlink the job's files (their pages stay while arrays map them), on the shelf's
+        threads; files made ahead and not started are not made; how many files there were."""
         with self._lock:
             ahead = [f for key, fs in self._ahead.items() if key[0] == job for f in fs]
             self._ahead = {key: fs for key, fs in self._ahead.items() if key[0] != job}
-        wait(ahead)                                       # made or failed: its path is listed
+        wait([f for f in ahead if not f.cancel()])         # made or failed: its path is listed
         with self._lock:
             paths = self._files.pop(job, [])
-        for path in paths:
-            try:
-                os.unlink(path)
-            except FileNotFoundError:
-                pass
+        if self._pool is not None and len(paths) > 1:
+            list(self._pool.map(_unlink, paths))       # each frees its pages: ms a 64 MB file
+        else:
+            for path in paths:
+                _unlink(path)
         return len(paths)
 
     def files(self) -> int:
@@ -178,12 +179,16 @@ def hand(job, block: np.ndarray, t: int) -> SharedTile:
     return handle
 
 
-def unlink(tile: SharedTile) -> None:
-    """Remove the tile's file (its pages go once no process maps them)."""
+def _unlink(path: str) -> None:
     try:
-        os.unlink(tile.path)
+        os.unlink(path)
     except FileNotFoundError:
         pass
+
+
+def unlink(tile: SharedTile) -> None:
+    """Remove the tile's file (its pages go once no process maps them)."""
+    _unlink(tile.path)
 
 
 def read(tile: SharedTile) -> np.ndarray:

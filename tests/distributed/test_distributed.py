@@ -160,6 +160,62 @@ def test_a_panels_tasks_outrank_the_rest_of_the_trailing_update():
     assert first[1][1] == potrf1[1] == g.count - 1 and first[4][1] == g.count - 4
 
 
+@pytest.mark.parametrize("share", [True, False])
+@pytest.mark.parametrize("count, workers", [(1, 2), (2, 2), (5, 2), (6, 4), (7, 3)])
+def test_a_finished_tile_is_sent_right_behind_the_task_that_finished_it(share, count, workers):
+    """Each finished tile another worker reads is read for it once (a share, or a fetch over TCP),
+    submitted straight after its POTRF or TRSM -- so the next panel's owner gets L_K+1,K behind
+    one TRSM, not behind the whole column's -- and exactly the tiles some other worker's task
+    reads are (found here by replaying the steps)."""
+    from glgpgpu.distributed.schedule import factor_tiles
+    from glgpgpu.layouts.tiles import TileGrid, cholesky_steps
+
+    class Recorder:
+        def __init__(self):
+            self.tasks = []
+
+        def submit(self, fn, *args, key, workers, **kw):
+            self.tasks.append((fn.__name__, args, workers[0]))
+            return key
+    g = TileGrid(count * 8, 8)
+    own = gd.owners(g.count, [f"w{i}" for i in range(workers)])
+    rec = Recorder()
+    factor_tiles(rec, g, own, "job", "compute", "outer", [], lambda submit, I, J: submit(len, (I, J)), share=share)
+    sends = [(i, a[1], a[2]) for i, (n, a, _) in enumerate(rec.tasks) if n == ("share" if share else "fetch")]
+    want = set()
+    for op, I, J, K in cholesky_steps(g.count):
+        if op == "trsm" and own[K, K] != own[I, K]:
+            want.add((K, K))
+        if op == "update":
+            want |= {(I, K)} if own[I, K] != own[I, J] else set()
+            want |= {(J, K)} if own[J, K] != own[I, J] else set()
+    assert {(I, K) for _, I, K in sends} == want and len(sends) == len(want)
+    for i, I, K in sends:
+        name, args, where = rec.tasks[i - 1]
+        if I == K:                                        # potrf(job, K, size, ...)
+            assert name == "potrf" and args[1] == K
+        else:                                             # trsm(job, I, K, ...)
+            assert name == "trsm" and args[1:3] == (I, K)
+        assert where == own[I, K]
+
+
+def test_a_dask_factors_chunks_are_its_tiles_tasks(client):
+    """L as a dask.array: each lower chunk's key is the task that read the tile (no alias task a
+    chunk for Dask to schedule when L is persisted), the upper chunks one zeros task a shape."""
+    da = pytest.importorskip("dask.array")
+    from distributed import Future
+    A = spd(300, 1e2, np.random.default_rng(3))
+    L = gd.cholesky(da.from_array(A, chunks=64), client=client, tile=64, method="compute")
+    dsk = dict(L.__dask_graph__())
+    n = len(L.chunks[0])
+    lower = [dsk[(L.name, I, J)] for I in range(n) for J in range(I + 1)]
+    assert all(isinstance(f, Future) and f.key == (L.name, I, J)
+               for f, (I, J) in zip(lower, [(I, J) for I in range(n) for J in range(I + 1)]))
+    assert len(dsk) == n * n + 2                 # + zeros of 64 x 64 and 64 x 44 (300 = 4 x 64 + 44)
+    want = glgpgpu.cholesky(A, method="compute", ctx=glgpgpu.Context(max_texture_size=64))
+    assert np.array_equal(client.persist(L).compute(), want)
+
+
 @pytest.mark.parametrize("estimator, answer", [("LSSVC", "decision_function"), ("LSSVR", "predict")])
 def test_the_ls_svm_fits_on_the_cluster(client, estimator, answer):
     """LSSVC(client=) and LSSVR(client=): H's tiles made on their owners from X, factored there,
