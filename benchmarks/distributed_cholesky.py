@@ -228,15 +228,18 @@ def main():
                     help="as --generate, each lower chunk made on its tile's owner (no block moves)")
     ap.add_argument("--tcp", action="store_true",
                     help="finished tiles as task results over TCP, not through shared memory (SHARED_MEMORY False)")
+    ap.add_argument("--grid-rows", type=int, default=0,
+                    help="rows of the grid of workers that owns the tiles (schedule.GRID_ROWS; 0: the default)")
     ap.add_argument("--tag", default="")
     ap.add_argument("--out", default=os.environ.get("OUT", "benchmarks/results"))
     args = ap.parse_args()
     import glgpgpu
     from glgpgpu.distributed import LocalGLCluster, cholesky
     lazy = args.dask or args.generate or args.placed
+    from glgpgpu.distributed import schedule
     if args.tcp:
-        from glgpgpu.distributed import schedule
         schedule.SHARED_MEMORY = False
+    schedule.GRID_ROWS = args.grid_rows or None
     rows, stream = [], []
     ctx = glgpgpu.Context(max_texture_size=args.tile)
     found = [d[0] for d in glgpgpu.gl.devices()]
@@ -289,6 +292,7 @@ def main():
                            input="placed" if args.placed else "generate" if args.generate else "dask" if args.dask
                            else "numpy",
                            tiles_sent="tcp" if args.tcp else "shared memory where one machine",
+                           grid=f"{schedule.GRID_ROWS} rows" if schedule.GRID_ROWS else "default",
                            seconds=round(sec, 3), speedup_vs_one_process=round(one / sec, 2),
                            error=float("nan"), probe=float("nan"), equal=None)
                 rows.append(row)

@@ -21,13 +21,23 @@ class WorkerLostError(RuntimeError):
     """A worker that owned tiles of a distributed call left the cluster mid-call."""
 
 
-def owners(count: int, workers: list) -> dict:
+#: the rows of the p x q grid of workers that owns the tiles: None for the largest divisor of
+#: the workers' number <= its square root (2 x 2 for 4); 1 for block columns (1 x 4: a panel on
+#: one worker, the updates of the lower triangle spread more evenly -- 144 of 560 at most on a
+#: 15 x 15 grid of tiles against 168 for 2 x 2)
+GRID_ROWS = None
+
+
+def owners(count: int, workers: list, rows: int | None = None) -> dict:
     """(I, J) -> worker for the lower tiles of a count x count grid: 2-D block-cyclic over
-    a p x q grid of the workers (p q = len(workers), p the largest divisor <= sqrt, so p <= q:
-    two workers own alternate block columns, and a panel's POTRF and TRSMs run on one of
-    them with no tile sent between them -- one transfer a step on the critical path, not two)."""
+    a p x q grid of the workers (p q = len(workers); p = rows, else GRID_ROWS, else the largest
+    divisor <= sqrt, so p <= q: two workers own alternate block columns, and a panel's POTRF
+    and TRSMs run on one of them with no tile sent between them -- one transfer a step on the
+    critical path, not two).  ValueError where p does not divide the workers' number."""
     n = len(workers)
-    p = max(d for d in range(1, int(n ** 0.5) + 1) if n % d == 0)
+    p = rows or GRID_ROWS or max(d for d in range(1, int(n ** 0.5) + 1) if n % d == 0)
+    if n % p:
+        raise ValueError(f"a grid of {p} rows does not divide {n} workers; choose a divisor of {n}")
     q = n // p
     return {(I, J): workers[(I % p) * q + (J % q)] for I in range(count) for J in range(I + 1)}
 

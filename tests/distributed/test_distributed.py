@@ -62,6 +62,10 @@ def test_owners_are_two_dimensional_block_cyclic():
     assert own[0, 0] == "a" and own[1, 0] == "c" and own[1, 1] == "d" and own[2, 1] == "b"
     assert set(gd.owners(3, ["a", "b", "c"]).values()) == {"a", "b", "c"}      # 1 x 3
     assert set(gd.owners(5, ["only"]).values()) == {"only"}
+    cols = gd.owners(6, ["a", "b", "c", "d"], rows=1)                    # 1 x 4: block columns
+    assert all(cols[I, J] == "abcd"[J % 4] for I, J in cols)
+    with pytest.raises(ValueError, match="divisor of 4"):
+        gd.owners(6, ["a", "b", "c", "d"], rows=3)
 
 
 def test_a_worker_lost_mid_factor_is_named_within_seconds():
