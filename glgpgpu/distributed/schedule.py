@@ -5,7 +5,9 @@ the workers that read it as the result of a `fetch` on its owner."""
 from __future__ import annotations
 
 import itertools
+import threading
 import uuid
+from concurrent.futures import Future as HandOver
 
 import numpy as np
 from distributed import get_client, wait
@@ -235,8 +237,8 @@ def _factor(client, A, g, own, job, method, variant, live, poll, lazy=False):
         made = _blocks(client, A, g)
         if share:
             made = handed(client, made, own, job, g)
-    elif local:
-        made = None            # each tile written into a shared-memory file as its put is submitted
+    elif local:                # each tile written into a shared-memory file, handed over on threads
+        made = shared.hand_all(job, ((key, A[g.span(key[0]), g.span(key[1])]) for key in g.lower()), t)
     else:               # a numpy A's tiles column by column (the factor's order), straight to their owners
         order = [(I, J) for J in range(g.count) for I in range(J, g.count)]
         made = scatter_blocks(client, {(I, J): A[g.span(I), g.span(J)] for I, J in order}, own)  # views of A
@@ -244,23 +246,33 @@ def _factor(client, A, g, own, job, method, variant, live, poll, lazy=False):
     def make(submit, I, J):
         # popped: once its put has run, Dask frees a tile no future holds (A streams onto the GPUs);
         # a file is unlinked by its put
-        block = shared.hand(job, A[g.span(I), g.span(J)], t) if made is None else made.pop((I, J))
+        block = made.pop((I, J))
+        if isinstance(block, HandOver):
+            block = block.result()                     # a hand of the client's: its file
         return submit(w.put, (I, J), I, J, block, t, method, variant)
     last, sent = {}, {}
-    pivots = factor_tiles(client, g, own, job, method, variant, live, make, last, sent, share)
+    into = local and not lazy      # numpy L here: every tile shared right behind the task finishing it
+    L = np.zeros((g.m, g.m), np.float32) if into else None
+    copies = TileCopies(L, g) if into else None
+    try:
+        pivots = factor_tiles(client, g, own, job, method, variant, live, make, last, sent, share,
+                              every=into, sent_hook=copies.add if into else None)
+        if into:
+            checked_pivots(client, live, poll, pivots, g.m)
+            copies.finish(sent)
+            return L
+    finally:
+        if into:
+            copies.close()
     submit = submitter(client, own, job, live)
     # the result's reads queued behind the factor (one wait for both); a tile below the diagonal
-    # already read for another worker is that read, not a second one of the same bytes; for numpy
-    # out on the workers' machine a tile below the diagonal is read here from a shared-memory file,
-    # not sent over TCP (about 2 GB/s between processes on the H100 hosts)
-    parts, files = {}, {}
+    # already read for another worker is that read, not a second one of the same bytes
+    parts = {}
     name = f"cholesky-L-{uuid.uuid4().hex}"              # a dask L's name: its tiles' tasks are its keys
     for I, J in g.lower():
         sent_whole = (I, J) in sent and I != J
         key = (name, I, J) if lazy else None
-        if local and not lazy and I != J:
-            files[I, J] = sent[I, J] if sent_whole and share else submit(w.share, (I, J), I, J, t, last[I, J])
-        elif sent_whole and share:
+        if sent_whole and share:
             parts[I, J] = submit(w.shared_array, (I, J), I, J, g.size(I), g.size(J), sent[I, J], key=key)
         elif sent_whole and g.size(I) == g.size(J) == t:
             parts[I, J] = sent[I, J]
@@ -270,11 +282,64 @@ def _factor(client, A, g, own, job, method, variant, live, poll, lazy=False):
     if lazy:                                          # the result as it came: a dask.array, on the workers
         return _as_dask(parts, g, name)
     L = np.zeros((g.m, g.m), np.float32)
-    for (I, J), fut in files.items():
-        L[g.span(I), g.span(J)] = shared.read(fut.result())[:g.size(I), :g.size(J)]
     for (I, J), fut in parts.items():
         L[g.span(I), g.span(J)] = fut.result()
     return L
+
+
+class TileCopies:
+    """L's tiles copied here from their shared-memory files as each share finishes -- on threads,
+    while the factor runs (after it, one at a time, the copies of 7 GB took the client 5.5 s at
+    60,000): a numpy L on the workers' machine."""
+
+    THREADS = 8
+
+    def __init__(self, L, g):
+        from concurrent.futures import ThreadPoolExecutor
+        self.L, self.g = L, g
+        self._pool = ThreadPoolExecutor(self.THREADS, thread_name_prefix="glgpgpu-copy")
+        self._lock = threading.Lock()
+        self._copies = {}
+        self._stop = threading.Event()
+
+    def add(self, tile, fut) -> None:
+        """Copy tile (I, K) once its share `fut` is done (a Dask callback: on the client's thread)."""
+        fut.add_done_callback(lambda f: self._start(tile, f))
+
+    def _start(self, tile, fut):
+        with self._lock:
+            if tile not in self._copies and self._pool is not None:
+                self._copies[tile] = self._pool.submit(self._copy, tile, fut)
+            return self._copies.get(tile)
+
+    def _copy(self, tile, fut) -> None:
+        I, J = tile
+        g = self.g
+        while True:        # a share done can go back to pending when its worker is lost: never wait long
+            if self._stop.is_set():
+                return
+            try:
+                handle = fut.result(timeout=0.25)
+                break
+            except TimeoutError:
+                continue
+        src = shared.read(handle)[:g.size(I), :g.size(J)]
+        dst = self.L[g.span(I), g.span(J)]
+        if I == J:                     # the diagonal tile whole: its upper part is not L's
+            np.copyto(dst, np.tril(src))
+        else:
+            dst[...] = src
+
+    def finish(self, sent: dict) -> None:
+        """Every tile of L copied (their shares all done: the factor's tasks were waited for)."""
+        for tile in self.g.lower():
+            self._start(tile, sent[tile]).result()
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        self._stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 #: every task's key a serial number of its own: a key the scheduler still holds is answered
@@ -298,13 +363,15 @@ def submitter(client, own, job, live, count: int = 0):
     return submit
 
 
-def factor_tiles(client, g, own, job, method, variant, live, make, last=None, sent=None, share=False) -> list:
+def factor_tiles(client, g, own, job, method, variant, live, make, last=None, sent=None, share=False,
+                 every=False, sent_hook=None) -> list:
     """The tiled Cholesky's tasks on tiles that `make(submit, I, J)` puts on their owners,
     submitted, not waited for; the futures of each diagonal tile's pivots, in order
     (checked_pivots waits and checks them).  last: filled with each tile's latest task;
     sent: with what each finished tile another worker reads is sent as -- the whole t x t
     tile read back (fetch), or with share (every worker on one machine: shared_memory()) its
-    shared-memory file (worker.share)."""
+    shared-memory file (worker.share).  every: every tile shared (a numpy L read by the client on
+    the workers' machine), each future handed to sent_hook(tile, future) as it is submitted."""
     t = g.t
     submit = submitter(client, own, job, live, count=g.count)
     last = {} if last is None else last           # (I, J) -> the latest task on that tile
@@ -317,9 +384,11 @@ def factor_tiles(client, g, own, job, method, variant, live, make, last=None, se
         """Tile (I, K), just finished, read for the other workers that read it (readers), queued
         right behind the task that finished it: the next panel's owner waits for it, not for the
         rest of the column's TRSMs (its share was queued behind all of them)."""
-        if readers(own, g.count, I, K) - {own[I, K]}:
-            sent[I, K] = (submit(w.share, (I, K), I, K, t, last[I, K]) if share else
+        if every or readers(own, g.count, I, K) - {own[I, K]}:
+            sent[I, K] = (submit(w.share, (I, K), I, K, t, last[I, K]) if share or every else
                           submit(w.fetch, (I, K), I, K, t, 0, 0, last[I, K]))
+            if sent_hook is not None:
+                sent_hook((I, K), sent[I, K])
 
     def data(I, K, reader):
         """What `reader` needs of finished tile (I, K): None on its owner, else what send() queued."""

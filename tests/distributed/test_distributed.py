@@ -164,13 +164,14 @@ def test_a_panels_tasks_outrank_the_rest_of_the_trailing_update():
     assert first[1][1] == potrf1[1] == g.count - 1 and first[4][1] == g.count - 4
 
 
-@pytest.mark.parametrize("share", [True, False])
-@pytest.mark.parametrize("count, workers", [(1, 2), (2, 2), (5, 2), (6, 4), (7, 3)])
-def test_a_finished_tile_is_sent_right_behind_the_task_that_finished_it(share, count, workers):
+@pytest.mark.parametrize("share, every", [(True, False), (False, False), (False, True)])
+@pytest.mark.parametrize("count, workers", [(1, 2), (2, 2), (5, 2), (6, 4), (7, 3), (4, 1)])
+def test_a_finished_tile_is_sent_right_behind_the_task_that_finished_it(share, every, count, workers):
     """Each finished tile another worker reads is read for it once (a share, or a fetch over TCP),
     submitted straight after its POTRF or TRSM -- so the next panel's owner gets L_K+1,K behind
     one TRSM, not behind the whole column's -- and exactly the tiles some other worker's task
-    reads are (found here by replaying the steps)."""
+    reads are (found here by replaying the steps); with every (a numpy L read by the client from
+    shared memory) every tile is shared so, each handed to the hook that copies it."""
     from glgpgpu.distributed.schedule import factor_tiles
     from glgpgpu.layouts.tiles import TileGrid, cholesky_steps
 
@@ -184,9 +185,12 @@ def test_a_finished_tile_is_sent_right_behind_the_task_that_finished_it(share, c
     g = TileGrid(count * 8, 8)
     own = gd.owners(g.count, [f"w{i}" for i in range(workers)])
     rec = Recorder()
-    factor_tiles(rec, g, own, "job", "compute", "outer", [], lambda submit, I, J: submit(len, (I, J)), share=share)
-    sends = [(i, a[1], a[2]) for i, (n, a, _) in enumerate(rec.tasks) if n == ("share" if share else "fetch")]
-    want = set()
+    hooked = []
+    factor_tiles(rec, g, own, "job", "compute", "outer", [], lambda submit, I, J: submit(len, (I, J)), share=share,
+                 every=every, sent_hook=lambda tile, fut: hooked.append(tile))
+    sends = [(i, a[1], a[2]) for i, (n, a, _) in enumerate(rec.tasks) if n == ("share" if share or every else "fetch")]
+    assert hooked == [(I, K) for _, I, K in sends]
+    want = set(g.lower()) if every else set()
     for op, I, J, K in cholesky_steps(g.count):
         if op == "trsm" and own[K, K] != own[I, K]:
             want.add((K, K))
@@ -458,7 +462,7 @@ def test_tiles_sent_through_shared_memory_or_as_results_give_the_same_bits(clien
     monkeypatch.setattr(schedule.shared, "read", lambda tile: mapped.append(tile) or read(tile))
     here = schedule.shared.shelf().made
     assert np.array_equal(gd.cholesky(A, client=client, tile=tile, method="compute"), ref)
-    assert bool(mapped) == (shared and m > tile)             # numpy L: its tiles below the diagonal read from files
+    assert bool(mapped) == shared                            # numpy L: its tiles read from files
     assert (schedule.shared.shelf().made > here) == shared   # numpy A: its tiles written into files here
     assert schedule.shared.shelf().files() == 0
     L = gd.cholesky(da.from_array(A, chunks=tile), client=client, tile=tile, method="compute")
@@ -553,7 +557,7 @@ def test_a_full_shared_memory_is_a_named_error(tmp_path, monkeypatch):
 
 def test_one_worker_on_the_clients_machine_takes_numpy_in_and_out_through_files(monkeypatch):
     """With one worker (nothing sent between workers) on the client's machine, a numpy A's tiles
-    still go in as files and L's tiles below the diagonal come back as files: the one-process bits,
+    still go in as files and L's tiles (the diagonal's too) come back as files: the one-process bits,
     nothing left behind on either side."""
     from glgpgpu.distributed import schedule
     A = spd(300, 1e2, np.random.default_rng(11))
@@ -565,5 +569,5 @@ def test_one_worker_on_the_clients_machine_takes_numpy_in_and_out_through_files(
         L = gd.cholesky(A, client=c, tile=64, method="compute")
         assert sum(_held(c).values()) == 0
     assert np.array_equal(L, glgpgpu.cholesky(A, method="compute", ctx=glgpgpu.Context(max_texture_size=64)))
-    assert schedule.shared.shelf().made - here >= 15 and len(mapped) == 10      # 15 lower tiles (and files made ahead), 10 below
+    assert schedule.shared.shelf().made - here >= 15 and len(mapped) == 15      # 15 lower tiles each way (and files made ahead)
     assert schedule.shared.shelf().files() == 0
