@@ -142,15 +142,13 @@ class Shelf:
         wait([f for f in ahead if not f.cancel()])         # made or failed: its path is listed
         with self._lock:
             paths = self._files.pop(job, [])
-        if self._pool is not None and len(paths) > 1:
-            list(self._pool.map(_unlink, paths))       # each frees its pages: ms a 64 MB file
-        else:
-            for path in paths:
-                _unlink(path)
+        for path in paths:
+            retire(path)
         return len(paths)
 
     def files(self) -> int:
-        """Files this process made and has not unlinked."""
+        """Files this process made and has not unlinked (every retirement waited for first)."""
+        settle()
         with self._lock:
             return sum(len(v) for v in self._files.values())
 
@@ -205,6 +203,35 @@ def hand_all(job, blocks, t: int) -> dict:
 def unlink(tile: SharedTile) -> None:
     """Remove the tile's file (its pages go once no process maps them)."""
     _unlink(tile.path)
+
+
+_RETIRING: list = []                   # [the executor], made at first use
+_PENDING: list = []                    # retirements not yet waited for
+_RETIRE_LOCK = threading.Lock()
+
+
+def retire(path: str | None, *arrays) -> None:
+    """Drop `arrays` (mapped from shared files: their unmapping frees page tables) and unlink
+    `path`, on a thread of the process's own, off the caller's: a 64 MB file's pages freed
+    took milliseconds of a worker's task thread, once for every tile it uploaded or shared."""
+    with _RETIRE_LOCK:
+        if not _RETIRING:
+            _RETIRING.append(ThreadPoolExecutor(2, thread_name_prefix="glgpgpu-retire"))
+        _PENDING[:] = [f for f in _PENDING if not f.done()]
+        _PENDING.append(_RETIRING[0].submit(_retire, path, list(arrays)))
+
+
+def _retire(path, arrays) -> None:
+    arrays.clear()
+    if path is not None:
+        _unlink(path)
+
+
+def settle() -> None:
+    """Every retirement this process asked for done."""
+    with _RETIRE_LOCK:
+        pending = list(_PENDING)
+    wait(pending)
 
 
 def read(tile: SharedTile) -> np.ndarray:

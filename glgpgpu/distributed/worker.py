@@ -47,8 +47,10 @@ def put(job, I: int, J: int, block, t: int, method: str, variant: str) -> tuple:
     holding a dask.array's block, or the client for a numpy A), then unlinked."""
     ops = _kernels(job, method, variant)
     if isinstance(block, shared.SharedTile):
-        _TILES[job, I, J] = ops.upload(shared.read(block), t, diagonal=I == J)
-        shared.unlink(block)
+        mapped = shared.read(block)
+        _TILES[job, I, J] = ops.upload(mapped, t, diagonal=I == J)
+        shared.retire(block.path, mapped)              # unmapped and unlinked off this thread
+        del mapped
     else:
         _TILES[job, I, J] = ops.upload(np.asarray(block, np.float32), t, diagonal=I == J)
     return ("tile", I, J, -1)
@@ -62,6 +64,9 @@ def _tile(job, I, J, data, t):
     if (job, I, J) not in _COPIES:
         block = shared.read(data) if isinstance(data, shared.SharedTile) else data
         _COPIES[job, I, J] = _OPS[job][0].upload(block, t, diagonal=I == J)
+        if isinstance(data, shared.SharedTile):
+            shared.retire(None, block)                 # unmapped off this thread (the owner unlinks)
+        del block
     return _COPIES[job, I, J]
 
 

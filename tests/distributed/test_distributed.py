@@ -506,7 +506,8 @@ def test_shared_memory_is_chosen_where_every_owner_shares_a_machine_with_room(mo
 
 def test_a_shelf_hands_over_tiles_and_unlinks_its_files(tmp_path, monkeypatch):
     """take() gives a writable array mapped from a new file (some made ahead); read() maps the
-    same numbers in another mapping; release() unlinks the job's files, made-ahead ones too,
+    same numbers in another mapping; release() unlinks the job's files, made-ahead ones too (on a
+    thread of its own: settle() waits),
     while the arrays stay readable; files of a process that is gone are removed."""
     import os
     import subprocess
@@ -530,10 +531,13 @@ def test_a_shelf_hands_over_tiles_and_unlinks_its_files(tmp_path, monkeypatch):
     assert {h.path for h, _ in handles} <= {str(p) for p in tmp_path.iterdir()}
     seen = [shared.read(h) for h, _ in handles]
     assert shelf.release("j") >= 5
+    shared.settle()                                      # unlinked off the caller's thread: waited for
     assert [p.name for p in tmp_path.iterdir()] != [] and not any(p.name.count("-j-") for p in tmp_path.iterdir())
     for k, ((h, out), got) in enumerate(zip(handles, seen)):
         assert np.array_equal(got, out) and got[0, 0] == k and not got.flags.writeable
-    assert shelf.release("other") >= 1 and not any(tmp_path.iterdir())
+    assert shelf.release("other") >= 1
+    shared.settle()
+    assert not any(tmp_path.iterdir())
     assert shelf.files() == 0 and os.path.basename(other_handle.path).startswith(shared.PREFIX)
 
 
@@ -552,7 +556,9 @@ def test_a_full_shared_memory_is_a_named_error(tmp_path, monkeypatch):
     shelf = shared.Shelf()
     with pytest.raises(HostMemoryError, match="SHARED_MEMORY = False"):
         shelf.take("j", (4, 4), ahead=False)
-    assert shelf.release("j") == 1 and not any(tmp_path.iterdir())
+    assert shelf.release("j") == 1
+    shared.settle()
+    assert not any(tmp_path.iterdir())
 
 
 def test_one_worker_on_the_clients_machine_takes_numpy_in_and_out_through_files(monkeypatch):
