@@ -179,13 +179,18 @@ def tile_probe(L, A, x):
     return np.concatenate(y) - Ax, Ax
 
 
+def _queue_depth(n):
+    from glgpgpu.distributed import worker
+    worker.QUEUE_DEPTH = n
+
+
 def stream_rows(records, m, gpus, t0):
     """The task stream's intervals as rows (seconds from the clock's start)."""
     from dask.utils import key_split
     out = []
     for r in records:
         for ss in r.get("startstops", ()):
-            out.append(dict(m=m, gpus=gpus, worker=r.get("worker"), task=key_split(r["key"]),
+            out.append(dict(m=m, gpus=gpus, worker=r.get("worker"), task=key_split(r["key"]), key=str(r["key"]),
                             action=ss["action"], source=ss.get("source", ""),
                             start=round(ss["start"] - t0, 6), stop=round(ss["stop"] - t0, 6)))
     return out
@@ -230,6 +235,8 @@ def main():
                     help="finished tiles as task results over TCP, not through shared memory (SHARED_MEMORY False)")
     ap.add_argument("--grid-rows", type=int, default=0,
                     help="rows of the grid of workers that owns the tiles (schedule.GRID_ROWS; 0: the default)")
+    ap.add_argument("--queue-depth", type=int, default=0,
+                    help="updates each worker lets queue on its GPU (worker.QUEUE_DEPTH; 0: no limit)")
     ap.add_argument("--tag", default="")
     ap.add_argument("--out", default=os.environ.get("OUT", "benchmarks/results"))
     args = ap.parse_args()
@@ -266,6 +273,8 @@ def main():
                 from distributed import get_task_stream, wait
                 # each worker's kernels compiled and its buffers made first, at the run's tile order
                 # (4 x 4 tiles: every worker of a 2 x 2 grid runs every kind of task)
+                if args.queue_depth:
+                    client.run(_queue_depth, args.queue_depth)
                 cholesky(spd(3 * args.tile + args.tile // 2, 1, args.tile), client=client, tile=args.tile,
                          method=args.method)
                 if lazy:
@@ -294,6 +303,7 @@ def main():
                            else "numpy",
                            tiles_sent="tcp" if args.tcp else "shared memory where one machine",
                            grid=f"{schedule.GRID_ROWS} rows" if schedule.GRID_ROWS else "default",
+                           queue_depth=args.queue_depth or "no limit",
                            seconds=round(sec, 3), speedup_vs_one_process=round(one / sec, 2),
                            error=float("nan"), probe=float("nan"), equal=None)
                 rows.append(row)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..dispatch import choose, implementation
-from ..gl import get_context
+from ..gl import get_context, rawgl, staging
 from ..layouts.tiles import tile_order
 from ..parallel import Prefaulted
 from . import shared
@@ -21,6 +21,12 @@ _TILES: dict = {}       # (job, I, J) -> this worker's tile (a texture or buffer
 _COPIES: dict = {}      # (job, I, J) -> an uploaded copy of a tile another worker owns
 _OPS: dict = {}         # (job) -> the TileKernels the job runs with, and its -1 row
 _SHARED: dict = {}      # (job, I, J) -> a finished tile read into shared memory (share)
+
+#: updates a worker lets queue on its GPU behind its task thread (0: no limit): a readback on
+#: the critical path (a share, a POTRF's pivots) waits for everything queued before it, and a
+#: thread that has queued a step's worth of trailing updates makes the next panel wait for them
+QUEUE_DEPTH = 0
+_QUEUED: list = []      # fences behind the latest updates, oldest first
 
 
 def _kernels(job, method, variant):
@@ -92,7 +98,18 @@ def update(job, I: int, J: int, K: int, t: int, rows: int, cols: int, k_end: int
         _OPS[job] = (ops, neg)
     _TILES[job, I, J] = ops.downdate(_TILES[job, I, J], _tile(job, I, K, l_ik, t), _tile(job, J, K, l_jk, t), neg,
                                      t=t, diagonal=I == J, rows=rows, cols=cols, k_end=k_end)
+    _bound_queue()
     return ("tile", I, J, K)
+
+
+def _bound_queue() -> None:
+    """A fence behind the update just queued; with QUEUE_DEPTH, wait until no more than that
+    many updates are queued (the fences come from the GL the transfers use)."""
+    if not QUEUE_DEPTH or not rawgl.has("glFenceSync", "glClientWaitSync", "glDeleteSync"):
+        return
+    _QUEUED.append(rawgl.function("glFenceSync")(staging.SYNC_GPU_COMMANDS_COMPLETE, 0))
+    while len(_QUEUED) > QUEUE_DEPTH:
+        staging._wait(_QUEUED.pop(0))
 
 
 def fetch(job, I: int, J: int, t: int, size_i: int, size_j: int, *after) -> np.ndarray:
@@ -134,6 +151,8 @@ def shared_array(job, I: int, J: int, rows: int, cols: int, *after) -> np.ndarra
 def release(job) -> int:
     """Give back every tile and copy of the job (safe to call twice), unlink its shared-memory
     files (the arrays mapped from them stay valid); how many tiles and copies there were."""
+    while _QUEUED:                            # the fences of the job's last updates
+        staging._wait(_QUEUED.pop(0))
     tiles = [store.pop(k) for store in (_TILES, _COPIES) for k in [k for k in store if k[0] == job]]
     for k in [k for k in _SHARED if k[0] == job]:
         del _SHARED[k]

@@ -207,6 +207,23 @@ def test_a_finished_tile_is_sent_right_behind_the_task_that_finished_it(share, e
         assert where == own[I, K]
 
 
+def test_a_bounded_gpu_queue_gives_the_same_bits(client):
+    """worker.QUEUE_DEPTH = 1: every update waits until the one before it is done on the GPU (a
+    fence each); the factor is the one-process one bit for bit, and no fence is left behind."""
+    def depth(n):
+        from glgpgpu.distributed import worker
+        worker.QUEUE_DEPTH = n
+        return len(worker._QUEUED)
+    A = spd(400, 1e2, np.random.default_rng(12))
+    client.run(depth, 1)
+    try:
+        L = gd.cholesky(A, client=client, tile=64, method="compute")
+    finally:
+        left = client.run(depth, 0)
+    assert np.array_equal(L, glgpgpu.cholesky(A, method="compute", ctx=glgpgpu.Context(max_texture_size=64)))
+    assert set(left.values()) == {0}
+
+
 def test_a_dask_factors_chunks_are_its_tiles_tasks(client):
     """L as a dask.array: each lower chunk's key is the task that read the tile (no alias task a
     chunk for Dask to schedule when L is persisted), the upper chunks one zeros task a shape."""
