@@ -235,6 +235,8 @@ def main():
                     help="finished tiles as task results over TCP, not through shared memory (SHARED_MEMORY False)")
     ap.add_argument("--grid-rows", type=int, default=0,
                     help="rows of the grid of workers that owns the tiles (schedule.GRID_ROWS; 0: the default)")
+    ap.add_argument("--priority", default="column", choices=("column", "row"),
+                    help="the order a worker runs its ready tasks in (schedule.PRIORITY)")
     ap.add_argument("--queue-depth", type=int, default=0,
                     help="updates each worker lets queue on its GPU (worker.QUEUE_DEPTH; 0: no limit)")
     ap.add_argument("--tag", default="")
@@ -247,6 +249,7 @@ def main():
     if args.tcp:
         schedule.SHARED_MEMORY = False
     schedule.GRID_ROWS = args.grid_rows or None
+    schedule.PRIORITY = args.priority
     rows, stream = [], []
     ctx = glgpgpu.Context(max_texture_size=args.tile)
     found = [d[0] for d in glgpgpu.gl.devices()]
@@ -303,7 +306,7 @@ def main():
                            else "numpy",
                            tiles_sent="tcp" if args.tcp else "shared memory where one machine",
                            grid=f"{schedule.GRID_ROWS} rows" if schedule.GRID_ROWS else "default",
-                           queue_depth=args.queue_depth or "no limit",
+                           queue_depth=args.queue_depth or "no limit", priority=args.priority,
                            seconds=round(sec, 3), speedup_vs_one_process=round(one / sec, 2),
                            error=float("nan"), probe=float("nan"), equal=None)
                 rows.append(row)

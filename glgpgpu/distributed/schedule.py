@@ -348,16 +348,33 @@ class TileCopies:
 _SERIAL = itertools.count()
 
 
+#: the order a worker runs its ready tasks in: "column" (a task on tile (I, J) before those of
+#: later block columns: the next panel's column before the rest of a step's trailing update) or
+#: "row" (by tile row first, then column: a tile row's work is due by its POTRF, so the step chain
+#: -- POTRF K, TRSM and share of L_K+1,K, the update of (K+1, K+1) -- outranks a far row's TRSMs,
+#: shares and updates, which fill the time the chain leaves)
+PRIORITY = "column"
+
+
+def priority(tile: tuple, count: int) -> int:
+    """Dask priority of a task on `tile` = (I, J) of a count x count grid (higher runs first)."""
+    I, J = tile
+    if PRIORITY == "row":
+        return (count - I) * (count + 1) + (count - J)
+    return count - J
+
+
 def submitter(client, own, job, live, count: int = 0):
     """submit(fn, tile, *args): fn(job, *args) on the tile's owner only, recorded in `live`,
     under a key no other task of this process has had.  count > 0: a task on tile (I, J)
-    gets Dask priority count - J, so a worker runs the work on the next panel's column
-    before the rest of the trailing update (lookahead): tasks submitted in the right-looking
-    order would otherwise run in that order, and the next POTRF wait for a whole step."""
+    gets Dask priority priority(tile, count) -- by default count - J, so a worker runs the
+    work on the next panel's column before the rest of the trailing update (lookahead):
+    tasks submitted in the right-looking order would otherwise run in that order, and the
+    next POTRF wait for a whole step."""
     def submit(fn, tile, *args, key=None):
         fut = client.submit(fn, job, *args, workers=[own[tile]], allow_other_workers=False, pure=False,
                             key=key or f"{fn.__name__}-{job}-{next(_SERIAL)}",
-                            priority=count - tile[1] if count else 0)
+                            priority=priority(tile, count) if count else 0)
         live.append((fut, own[tile], tile))
         return fut
     return submit

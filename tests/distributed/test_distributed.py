@@ -224,6 +224,32 @@ def test_a_bounded_gpu_queue_gives_the_same_bits(client):
     assert set(left.values()) == {0}
 
 
+def test_by_row_the_step_chain_outranks_far_rows():
+    """schedule.PRIORITY = "row": a task on tile (I, J) ranks by I, then J -- the TRSM of L_K+1,K and
+    the update of (K+1, K+1) outrank step K's work on farther rows, which by column they tied (and
+    ran first, being submitted first)."""
+    from glgpgpu.distributed import schedule
+    count = 6
+    by_column = [schedule.priority(tile, count) for tile in [(2, 1), (5, 1), (5, 2)]]
+    assert by_column[0] == by_column[1] > by_column[2]
+    old, schedule.PRIORITY = schedule.PRIORITY, "row"
+    try:
+        assert schedule.priority((2, 1), count) > schedule.priority((2, 2), count) > schedule.priority((5, 1), count)
+        ranks = sorted(((I, J) for I in range(count) for J in range(I + 1)),
+                       key=lambda tile: -schedule.priority(tile, count))
+        assert ranks == sorted(ranks)                       # row by row, column by column
+    finally:
+        schedule.PRIORITY = old
+
+
+def test_by_row_the_factor_has_the_same_bits(client, monkeypatch):
+    from glgpgpu.distributed import schedule
+    monkeypatch.setattr(schedule, "PRIORITY", "row")
+    A = spd(333, 1e2, np.random.default_rng(13))
+    L = gd.cholesky(A, client=client, tile=64, method="compute")
+    assert np.array_equal(L, glgpgpu.cholesky(A, method="compute", ctx=glgpgpu.Context(max_texture_size=64)))
+
+
 def test_a_dask_factors_chunks_are_its_tiles_tasks(client):
     """L as a dask.array: each lower chunk's key is the task that read the tile (no alias task a
     chunk for Dask to schedule when L is persisted), the upper chunks one zeros task a shape."""

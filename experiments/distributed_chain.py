@@ -1,0 +1,123 @@
+"""The step chain of a distributed factor, task by task: from a task stream that
+`benchmarks/distributed_cholesky.py --stream` wrote with each task's full key (round 37 on), the
+tasks of the timed factor are labelled with their tiles by replaying the schedule's submission
+order (a key ends in its serial number, handed out in that order), and each step K is split into
+the links the next POTRF waits on:
+
+    POTRF K -> share of L_KK -> TRSM (K+1, K) -> share of L_K+1,K -> update (K+1, K+1) -> POTRF K+1
+
+with, for each link, the time from the task it waits on to its own start (`wait`: the worker's
+thread busy with other tasks, Dask's message, the upload of a copy counted in the task itself) and
+the task's own time.  The last lines say what the waiting workers ran instead.
+
+    python experiments/distributed_chain.py STREAM.csv --tile 4096 [--gpus 4] [--grid-rows P]
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import csv
+import statistics
+
+from glgpgpu.distributed import worker as w
+from glgpgpu.distributed.schedule import factor_tiles, owners
+from glgpgpu.layouts.tiles import TileGrid
+
+
+class Recorder:
+    """What factor_tiles submits, in order: (name, args)."""
+
+    def __init__(self):
+        self.tasks = []
+
+    def submit(self, fn, *args, key, **kw):
+        self.tasks.append((fn.__name__, args))
+        return key
+
+
+def label(name: str, args: tuple) -> tuple:
+    """(op, I, J, K) of a task from its arguments (job first)."""
+    if name == "potrf":
+        return ("potrf", args[1], args[1], args[1])
+    if name in ("trsm", "share", "fetch"):
+        return (name, args[1], args[2], args[2] if name == "trsm" else -1)
+    if name == "update":
+        return ("update", args[1], args[2], args[3])
+    return (name, args[1], args[2], -1)                     # put
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("stream")
+    ap.add_argument("--tile", type=int, required=True)
+    ap.add_argument("--gpus", type=int, default=0, help="the run's GPUs (default: the one with the most)")
+    ap.add_argument("--grid-rows", type=int, default=0)
+    a = ap.parse_args()
+    rows = list(csv.DictReader(open(a.stream)))
+    if "key" not in rows[0]:
+        raise SystemExit("this stream has no keys: written before round 37")
+    gpus = a.gpus or max(int(r["gpus"]) for r in rows)
+    rows = [r for r in rows if int(r["gpus"]) == gpus]
+    m = int(rows[0]["m"])
+    g = TileGrid(m, a.tile)
+    workers = sorted({r["worker"] for r in rows})
+    own = owners(g.count, workers, a.grid_rows or None)
+    rec = Recorder()
+    factor_tiles(rec, g, own, "job", "compute", "outer", [], lambda submit, I, J: submit(w.put, (I, J), I, J),
+                 share=gpus > 1)
+    # the factor's own keys, by serial: name-cholesky-<hex>-<serial>
+    spans = collections.defaultdict(dict)                  # key -> {action: (start, stop)}
+    where = {}
+    for r in rows:
+        spans[r["key"]][r["action"]] = (float(r["start"]), float(r["stop"]))
+        where[r["key"]] = r["worker"]
+    keyed = sorted(((int(k.rsplit("-", 1)[1]), k) for k in spans
+                    if k.split("-", 1)[0] in {"put", "potrf", "trsm", "update", "share", "fetch"}
+                    and k.rsplit("-", 1)[1].isdigit()))
+    ours = [k for _, k in keyed][:len(rec.tasks)]
+    if len(ours) != len(rec.tasks) or any(k.split("-", 1)[0] != n for k, (n, _) in zip(ours, rec.tasks)):
+        raise SystemExit("the stream's tasks do not replay as this grid's schedule (tile? grid rows?)")
+    task = {label(n, args): k for k, (n, args) in zip(ours, rec.tasks)}
+
+    def start(key):
+        return spans[key]["compute"][0]
+
+    def stop(key):
+        return spans[key]["compute"][1]
+
+    links = collections.defaultdict(list)
+    busy = collections.Counter()
+    print(f"m = {m}, {gpus} GPUs, {g.count} x {g.count} tiles of {g.t}; per step: wait before / own time, ms")
+    for K in range(g.count - 1):
+        chain = [("potrf", task["potrf", K, K, K])]
+        if ("share", K, K, -1) in task:
+            chain.append(("share L_KK", task["share", K, K, -1]))
+        chain.append(("trsm", task["trsm", K + 1, K, K]))
+        if ("share", K + 1, K, -1) in task:
+            chain.append(("share L_K+1,K", task["share", K + 1, K, -1]))
+        chain += [("update", task["update", K + 1, K + 1, K]), ("next potrf", task["potrf", K + 1, K + 1, K + 1])]
+        parts = []
+        for (name, key), (_, before) in zip(chain[1:], chain[:-1]):
+            wait_ms = (start(key) - stop(before)) * 1e3
+            own_ms = (stop(key) - start(key)) * 1e3
+            links[name].append((wait_ms, own_ms))
+            parts.append(f"{name} {wait_ms:.0f}/{own_ms:.0f}")
+            # what that worker ran while this task waited
+            for k, sp in spans.items():
+                if where[k] == where[key] and "compute" in sp and k != key:
+                    s0, s1 = sp["compute"]
+                    overlap = min(s1, start(key)) - max(s0, stop(before))
+                    if overlap > 0:
+                        busy[k.split("-", 1)[0]] += overlap
+        total = (start(chain[-1][1]) - start(chain[0][1])) * 1e3
+        print(f"  K = {K:2d}: {total:5.0f} ms  potrf {(stop(chain[0][1]) - start(chain[0][1])) * 1e3:.0f} | "
+              + " | ".join(parts))
+    print("medians, wait/own ms: " + ", ".join(
+        f"{name} {statistics.median(x for x, _ in v):.0f}/{statistics.median(y for _, y in v):.0f}"
+        for name, v in links.items()))
+    print("while the chain's next task waited, its worker ran (s): "
+          + ", ".join(f"{k} {v:.2f}" for k, v in busy.most_common()))
+
+
+if __name__ == "__main__":
+    main()
