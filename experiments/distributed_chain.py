@@ -20,6 +20,7 @@ import csv
 import statistics
 
 from glgpgpu.distributed import worker as w
+from glgpgpu.distributed import schedule
 from glgpgpu.distributed.schedule import factor_tiles, owners
 from glgpgpu.layouts.tiles import TileGrid
 
@@ -36,7 +37,8 @@ class Recorder:
 
 
 def label(name: str, args: tuple) -> tuple:
-    """(op, I, J, K) of a task from its arguments (job first)."""
+    """(op, I, J, K) of a task from its arguments (job first); a fused share as its POTRF or TRSM."""
+    name = name.replace("_share", "")
     if name == "potrf":
         return ("potrf", args[1], args[1], args[1])
     if name in ("trsm", "share", "fetch"):
@@ -62,6 +64,9 @@ def main():
     g = TileGrid(m, a.tile)
     workers = sorted({r["worker"] for r in rows})
     own = owners(g.count, workers, a.grid_rows or None)
+    # the stream's own schedule: tiles shared by the task that finished them (round 37's last code on)
+    # or by share tasks of their own
+    schedule.FUSE_SHARES = any(r["key"].startswith(("trsm_share-", "potrf_share-")) for r in rows)
     rec = Recorder()
     factor_tiles(rec, g, own, "job", "compute", "outer", [], lambda submit, I, J: submit(w.put, (I, J), I, J),
                  share=gpus > 1)
@@ -72,12 +77,16 @@ def main():
         spans[r["key"]][r["action"]] = (float(r["start"]), float(r["stop"]))
         where[r["key"]] = r["worker"]
     keyed = sorted(((int(k.rsplit("-", 1)[1]), k) for k in spans
-                    if k.split("-", 1)[0] in {"put", "potrf", "trsm", "update", "share", "fetch"}
+                    if k.split("-", 1)[0] in {"put", "potrf", "trsm", "update", "share", "fetch", "potrf_share",
+                                              "trsm_share"}
                     and k.rsplit("-", 1)[1].isdigit()))
     ours = [k for _, k in keyed][:len(rec.tasks)]
     if len(ours) != len(rec.tasks) or any(k.split("-", 1)[0] != n for k, (n, _) in zip(ours, rec.tasks)):
         raise SystemExit("the stream's tasks do not replay as this grid's schedule (tile? grid rows?)")
     task = {label(n, args): k for k, (n, args) in zip(ours, rec.tasks)}
+    for k, (n, args) in zip(ours, rec.tasks):
+        if n.endswith("_share"):                        # the share inside the task that finished the tile
+            task["share", args[1], args[1] if n == "potrf_share" else args[2], -1] = k
 
     def start(key):
         return spans[key]["compute"][0]
@@ -90,10 +99,10 @@ def main():
     print(f"m = {m}, {gpus} GPUs, {g.count} x {g.count} tiles of {g.t}; per step: wait before / own time, ms")
     for K in range(g.count - 1):
         chain = [("potrf", task["potrf", K, K, K])]
-        if ("share", K, K, -1) in task:
+        if task.get(("share", K, K, -1), chain[-1][1]) != chain[-1][1]:          # a share task of its own
             chain.append(("share L_KK", task["share", K, K, -1]))
         chain.append(("trsm", task["trsm", K + 1, K, K]))
-        if ("share", K + 1, K, -1) in task:
+        if task.get(("share", K + 1, K, -1), chain[-1][1]) != chain[-1][1]:
             chain.append(("share L_K+1,K", task["share", K + 1, K, -1]))
         chain += [("update", task["update", K + 1, K + 1, K]), ("next potrf", task["potrf", K + 1, K + 1, K + 1])]
         parts = []

@@ -319,7 +319,7 @@ class TileCopies:
             if self._stop.is_set():
                 return
             try:
-                handle = fut.result(timeout=0.25)
+                handle = w.handle(fut.result(timeout=0.25))
                 break
             except TimeoutError:
                 continue
@@ -347,6 +347,11 @@ class TileCopies:
 #: a solve pruned `live`, and a later solve got an earlier one's substitutions under CPU load)
 _SERIAL = itertools.count()
 
+
+#: a tile shared through shared memory by the task that finishes it (potrf_share, trsm_share), or
+#: False: by a share task of its own, queued right behind it (a round trip through Dask's scheduler
+#: between them: 14 ms a link waited on 4 H100s, the thread taking other tiles' work meanwhile)
+FUSE_SHARES = True
 
 #: the order a worker runs its ready tasks in: "column" (a task on tile (I, J) before those of
 #: later block columns: the next panel's column before the rest of a step's trailing update) or
@@ -387,8 +392,9 @@ def factor_tiles(client, g, own, job, method, variant, live, make, last=None, se
     (checked_pivots waits and checks them).  last: filled with each tile's latest task;
     sent: with what each finished tile another worker reads is sent as -- the whole t x t
     tile read back (fetch), or with share (every worker on one machine: shared_memory()) its
-    shared-memory file (worker.share).  every: every tile shared (a numpy L read by the client on
-    the workers' machine), each future handed to sent_hook(tile, future) as it is submitted."""
+    shared-memory file (by the task that finishes it: worker.potrf_share, trsm_share).  every: every
+    tile shared (a numpy L read by the client on the workers' machine), each future handed to
+    sent_hook(tile, future) as it is submitted."""
     t = g.t
     submit = submitter(client, own, job, live, count=g.count)
     last = {} if last is None else last           # (I, J) -> the latest task on that tile
@@ -397,29 +403,37 @@ def factor_tiles(client, g, own, job, method, variant, live, make, last=None, se
     pivots = {}
     sent = {} if sent is None else sent           # (I, K) -> the fetch or share readers upload from
 
-    def send(I, K):
-        """Tile (I, K), just finished, read for the other workers that read it (readers), queued
-        right behind the task that finished it: the next panel's owner waits for it, not for the
-        rest of the column's TRSMs (its share was queued behind all of them)."""
-        if every or readers(own, g.count, I, K) - {own[I, K]}:
-            sent[I, K] = (submit(w.share, (I, K), I, K, t, last[I, K]) if share or every else
-                          submit(w.fetch, (I, K), I, K, t, 0, 0, last[I, K]))
-            if sent_hook is not None:
-                sent_hook((I, K), sent[I, K])
+    def sent_by(I, K, fused: bool):
+        """Tile (I, K) is read by another worker (or by the client: every): with shared memory the
+        task that finishes it shares it too (fused: no round trip through Dask's scheduler between
+        them, in which its worker's thread took other tiles' work -- 14 ms a link on 4 H100s), else
+        a fetch queued right behind it.  Whether it is."""
+        if not (every or readers(own, g.count, I, K) - {own[I, K]}):
+            return False
+        sent[I, K] = (last[I, K] if fused else
+                      submit(w.share, (I, K), I, K, t, last[I, K]) if share or every else
+                      submit(w.fetch, (I, K), I, K, t, 0, 0, last[I, K]))
+        if sent_hook is not None:
+            sent_hook((I, K), sent[I, K])
+        return True
 
     def data(I, K, reader):
-        """What `reader` needs of finished tile (I, K): None on its owner, else what send() queued."""
+        """What `reader` needs of finished tile (I, K): None on its owner, else what sent_by() recorded."""
         return None if own[I, K] == reader else sent[I, K]
 
+    fuse = (share or every) and FUSE_SHARES
     for op, I, J, K in cholesky_steps(g.count):
         mK = g.size(K)
         if op == "potrf":
-            pivots[K] = last[K, K] = submit(w.potrf, (K, K), K, mK, last[K, K])
-            send(K, K)
+            shared_too = fuse and (every or readers(own, g.count, K, K) - {own[K, K]})
+            pivots[K] = last[K, K] = (submit(w.potrf_share, (K, K), K, mK, t, last[K, K]) if shared_too else
+                                      submit(w.potrf, (K, K), K, mK, last[K, K]))
+            sent_by(K, K, bool(shared_too))
         elif op == "trsm":
-            last[I, K] = submit(w.trsm, (I, K), I, K, mK, g.size(I), t, data(K, K, own[I, K]), last[I, K],
-                                last[K, K])
-            send(I, K)
+            shared_too = fuse and (every or readers(own, g.count, I, K) - {own[I, K]})
+            last[I, K] = submit(w.trsm_share if shared_too else w.trsm, (I, K), I, K, mK, g.size(I), t,
+                                data(K, K, own[I, K]), last[I, K], last[K, K])
+            sent_by(I, K, bool(shared_too))
         else:
             last[I, J] = submit(w.update, (I, J), I, J, K, t, g.size(I), g.size(J), mK,
                                 data(I, K, own[I, J]), data(J, K, own[I, J]), last[I, J], last[I, K], last[J, K])
@@ -439,7 +453,7 @@ def checked_pivots(client, live, poll, pivots: list, m: int) -> np.ndarray:
     """Every task in `live` done (_wait), then L's diagonal from the pivot futures;
     NotPositiveDefiniteError naming the first global pivot that is not positive."""
     _wait(client, live, poll)
-    d = np.concatenate([p.result() for p in pivots])
+    d = np.concatenate([getattr(r, "pivots", r) for r in (p.result() for p in pivots)])   # potrf or potrf_share
     if not np.isfinite(d).all() or (d <= 0).any():
         NotPositiveDefiniteError.check(d, m)
     return d

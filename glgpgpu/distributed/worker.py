@@ -9,6 +9,8 @@ Every tile operation is the method's TileKernels -- the one-process tile algorit
 own -- so a distributed factor has the same bits as glgpgpu.tiled's."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..dispatch import choose, implementation
@@ -68,12 +70,36 @@ def _tile(job, I, J, data, t):
     if (job, I, J) in _TILES:
         return _TILES[job, I, J]
     if (job, I, J) not in _COPIES:
+        data = handle(data)
         block = shared.read(data) if isinstance(data, shared.SharedTile) else data
         _COPIES[job, I, J] = _OPS[job][0].upload(block, t, diagonal=I == J)
         if isinstance(data, shared.SharedTile):
             shared.retire(None, block)                 # unmapped off this thread (the owner unlinks)
         del block
     return _COPIES[job, I, J]
+
+
+class Pivoted(NamedTuple):
+    """What potrf_share returns: the pivots, and the factored tile's shared-memory file."""
+    pivots: np.ndarray
+    tile: shared.SharedTile
+
+
+def handle(value):
+    """The shared tile (or array) a finished tile was sent as: potrf_share's comes with pivots."""
+    return value.tile if isinstance(value, Pivoted) else value
+
+
+def potrf_share(job, K: int, size: int, t: int, *after) -> Pivoted:
+    """potrf, then share: tile (K, K) factored and read into a shared-memory file for the workers
+    that read it, in one task."""
+    return Pivoted(potrf(job, K, size), share(job, K, K, t))
+
+
+def trsm_share(job, I: int, K: int, size: int, rows: int, t: int, l_kk, *after) -> shared.SharedTile:
+    """trsm, then share, in one task."""
+    trsm(job, I, K, size, rows, t, l_kk)
+    return share(job, I, K, t)
 
 
 def potrf(job, K: int, size: int, *after) -> np.ndarray:

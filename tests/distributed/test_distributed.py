@@ -166,12 +166,13 @@ def test_a_panels_tasks_outrank_the_rest_of_the_trailing_update():
 
 @pytest.mark.parametrize("share, every", [(True, False), (False, False), (False, True)])
 @pytest.mark.parametrize("count, workers", [(1, 2), (2, 2), (5, 2), (6, 4), (7, 3), (4, 1)])
-def test_a_finished_tile_is_sent_right_behind_the_task_that_finished_it(share, every, count, workers):
-    """Each finished tile another worker reads is read for it once (a share, or a fetch over TCP),
-    submitted straight after its POTRF or TRSM -- so the next panel's owner gets L_K+1,K behind
-    one TRSM, not behind the whole column's -- and exactly the tiles some other worker's task
-    reads are (found here by replaying the steps); with every (a numpy L read by the client from
-    shared memory) every tile is shared so, each handed to the hook that copies it."""
+def test_a_finished_tile_is_sent_by_the_task_that_finished_it(share, every, count, workers, monkeypatch):
+    """Each finished tile another worker reads is sent once, as soon as it is finished: through shared
+    memory by the POTRF or TRSM that finishes it (potrf_share, trsm_share: one task, no round trip
+    through the scheduler between them), over TCP by a fetch submitted straight after it -- so the
+    next panel's owner gets L_K+1,K behind one TRSM, not the whole column's.  Exactly the tiles some
+    other worker's task reads are sent (found here by replaying the steps); with every (a numpy L
+    read by the client from shared memory) every tile is, each handed to the hook that copies it."""
     from glgpgpu.distributed.schedule import factor_tiles
     from glgpgpu.layouts.tiles import TileGrid, cholesky_steps
 
@@ -181,15 +182,13 @@ def test_a_finished_tile_is_sent_right_behind_the_task_that_finished_it(share, e
 
         def submit(self, fn, *args, key, workers, **kw):
             self.tasks.append((fn.__name__, args, workers[0]))
-            return key
+            return len(self.tasks) - 1
     g = TileGrid(count * 8, 8)
     own = gd.owners(g.count, [f"w{i}" for i in range(workers)])
     rec = Recorder()
     hooked = []
     factor_tiles(rec, g, own, "job", "compute", "outer", [], lambda submit, I, J: submit(len, (I, J)), share=share,
-                 every=every, sent_hook=lambda tile, fut: hooked.append(tile))
-    sends = [(i, a[1], a[2]) for i, (n, a, _) in enumerate(rec.tasks) if n == ("share" if share or every else "fetch")]
-    assert hooked == [(I, K) for _, I, K in sends]
+                 every=every, sent_hook=lambda tile, fut: hooked.append((tile, fut)))
     want = set(g.lower()) if every else set()
     for op, I, J, K in cholesky_steps(g.count):
         if op == "trsm" and own[K, K] != own[I, K]:
@@ -197,14 +196,32 @@ def test_a_finished_tile_is_sent_right_behind_the_task_that_finished_it(share, e
         if op == "update":
             want |= {(I, K)} if own[I, K] != own[I, J] else set()
             want |= {(J, K)} if own[J, K] != own[I, J] else set()
-    assert {(I, K) for _, I, K in sends} == want and len(sends) == len(want)
-    for i, I, K in sends:
-        name, args, where = rec.tasks[i - 1]
-        if I == K:                                        # potrf(job, K, size, ...)
-            assert name == "potrf" and args[1] == K
-        else:                                             # trsm(job, I, K, ...)
-            assert name == "trsm" and args[1:3] == (I, K)
+    assert sorted(tile for tile, _ in hooked) == sorted(want) and len(hooked) == len(want)
+    for (I, K), index in hooked:
+        name, args, where = rec.tasks[index]
         assert where == own[I, K]
+        if (share or every) and I == K:           # the finishing task itself: potrf_share(job, K, ...)
+            assert name == "potrf_share" and args[1] == K
+        elif share or every:                      # trsm_share(job, I, K, ...)
+            assert name == "trsm_share" and args[1:3] == (I, K)
+        else:                                     # fetch(job, I, K, ...) right behind potrf / trsm
+            before, bargs, _ = rec.tasks[index - 1]
+            assert name == "fetch" and args[1:3] == (I, K)
+            assert (before, bargs[1]) == ("potrf", K) if I == K else (before, bargs[1:3]) == ("trsm", (I, K))
+    names = {n for n, _, _ in rec.tasks}
+    assert "share" not in names                   # never a task of its own here
+    if not (share or every):
+        assert not names & {"potrf_share", "trsm_share"}
+    from glgpgpu.distributed import schedule      # FUSE_SHARES = False: a share task right behind
+    monkeypatch.setattr(schedule, "FUSE_SHARES", False)
+    rec, hooked = Recorder(), []
+    factor_tiles(rec, g, own, "job", "compute", "outer", [], lambda submit, I, J: submit(len, (I, J)), share=share,
+                 every=every, sent_hook=lambda tile, fut: hooked.append((tile, fut)))
+    assert sorted(tile for tile, _ in hooked) == sorted(want)
+    for (I, K), index in hooked:
+        before, bargs, _ = rec.tasks[index - 1]
+        assert rec.tasks[index][0] == ("share" if share or every else "fetch")
+        assert (before, bargs[1]) == ("potrf", K) if I == K else (before, bargs[1:3]) == ("trsm", (I, K))
 
 
 def test_a_bounded_gpu_queue_gives_the_same_bits(client):
