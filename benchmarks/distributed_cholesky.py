@@ -237,8 +237,8 @@ def main():
                     help="rows of the grid of workers that owns the tiles (schedule.GRID_ROWS; 0: the default)")
     ap.add_argument("--priority", default="column", choices=("column", "row"),
                     help="the order a worker runs its ready tasks in (schedule.PRIORITY)")
-    ap.add_argument("--separate-shares", action="store_true",
-                    help="a tile shared by a task of its own behind the one that finished it (FUSE_SHARES False)")
+    ap.add_argument("--unfused", action="store_true",
+                    help="a tile shared by a task of its own behind the one that finished it (FUSE False)")
     ap.add_argument("--queue-depth", type=int, default=0,
                     help="updates each worker lets queue on its GPU (worker.QUEUE_DEPTH; 0: no limit)")
     ap.add_argument("--tag", default="")
@@ -252,7 +252,7 @@ def main():
         schedule.SHARED_MEMORY = False
     schedule.GRID_ROWS = args.grid_rows or None
     schedule.PRIORITY = args.priority
-    schedule.FUSE_SHARES = not args.separate_shares
+    schedule.FUSE = not args.unfused
     rows, stream = [], []
     ctx = glgpgpu.Context(max_texture_size=args.tile)
     found = [d[0] for d in glgpgpu.gl.devices()]
@@ -310,7 +310,7 @@ def main():
                            tiles_sent="tcp" if args.tcp else "shared memory where one machine",
                            grid=f"{schedule.GRID_ROWS} rows" if schedule.GRID_ROWS else "default",
                            queue_depth=args.queue_depth or "no limit", priority=args.priority,
-                           shares="separate" if args.separate_shares else "by the finishing task",
+                           shares="separate" if args.unfused else "by the finishing task",
                            seconds=round(sec, 3), speedup_vs_one_process=round(one / sec, 2),
                            error=float("nan"), probe=float("nan"), equal=None)
                 rows.append(row)

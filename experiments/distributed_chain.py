@@ -39,6 +39,8 @@ class Recorder:
 def label(name: str, args: tuple) -> tuple:
     """(op, I, J, K) of a task from its arguments (job first); a fused share as its POTRF or TRSM."""
     name = name.replace("_share", "")
+    if name == "update_potrf":                       # the diagonal tile's last update, then its POTRF
+        return ("update", args[1], args[1], args[2])
     if name == "potrf":
         return ("potrf", args[1], args[1], args[1])
     if name in ("trsm", "share", "fetch"):
@@ -66,7 +68,7 @@ def main():
     own = owners(g.count, workers, a.grid_rows or None)
     # the stream's own schedule: tiles shared by the task that finished them (round 37's last code on)
     # or by share tasks of their own
-    schedule.FUSE_SHARES = any(r["key"].startswith(("trsm_share-", "potrf_share-")) for r in rows)
+    schedule.FUSE = any(r["key"].startswith(("trsm_share-", "potrf_share-", "update_potrf")) for r in rows)
     rec = Recorder()
     factor_tiles(rec, g, own, "job", "compute", "outer", [], lambda submit, I, J: submit(w.put, (I, J), I, J),
                  share=gpus > 1)
@@ -78,15 +80,18 @@ def main():
         where[r["key"]] = r["worker"]
     keyed = sorted(((int(k.rsplit("-", 1)[1]), k) for k in spans
                     if k.split("-", 1)[0] in {"put", "potrf", "trsm", "update", "share", "fetch", "potrf_share",
-                                              "trsm_share"}
+                                              "trsm_share", "update_potrf", "update_potrf_share"}
                     and k.rsplit("-", 1)[1].isdigit()))
     ours = [k for _, k in keyed][:len(rec.tasks)]
     if len(ours) != len(rec.tasks) or any(k.split("-", 1)[0] != n for k, (n, _) in zip(ours, rec.tasks)):
         raise SystemExit("the stream's tasks do not replay as this grid's schedule (tile? grid rows?)")
     task = {label(n, args): k for k, (n, args) in zip(ours, rec.tasks)}
     for k, (n, args) in zip(ours, rec.tasks):
+        diagonal = n.startswith(("potrf", "update_potrf"))
+        if n.startswith("update_potrf"):                # its POTRF inside
+            task["potrf", args[1], args[1], args[1]] = k
         if n.endswith("_share"):                        # the share inside the task that finished the tile
-            task["share", args[1], args[1] if n == "potrf_share" else args[2], -1] = k
+            task["share", args[1], args[1] if diagonal else args[2], -1] = k
 
     def start(key):
         return spans[key]["compute"][0]
@@ -105,6 +110,7 @@ def main():
         if task.get(("share", K + 1, K, -1), chain[-1][1]) != chain[-1][1]:
             chain.append(("share L_K+1,K", task["share", K + 1, K, -1]))
         chain += [("update", task["update", K + 1, K + 1, K]), ("next potrf", task["potrf", K + 1, K + 1, K + 1])]
+        chain = [link for i, link in enumerate(chain) if i == 0 or link[1] != chain[i - 1][1]]   # fused links: one
         parts = []
         for (name, key), (_, before) in zip(chain[1:], chain[:-1]):
             wait_ms = (start(key) - stop(before)) * 1e3

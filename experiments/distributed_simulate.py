@@ -10,7 +10,8 @@ highest priority (ties: submission order), one at a time:
   update  queue the kernel (TRSM / UPDATE ms of GPU; a diagonal update half) and return at once;
           with --queue-depth D the thread then waits until at most D updates are queued
   share   waits for its GPU's queue, then reads the tile back (SHARE ms, the thread), inside the
-          POTRF or TRSM that finished the tile with FUSE_SHARES (potrf_share, trsm_share); so does
+          POTRF or TRSM that finished the tile with FUSE (potrf_share, trsm_share; update_potrf
+          also does a diagonal tile's last update and its POTRF in one task); so does
   fetch   a tile of L not shared, read for the result after the factor (priority 0)
 A task's result reaches another worker HOP ms after it ends, and a task whose inputs are on its own
 worker reaches it LOCAL ms after the last ends (Dask's scheduler hands every task to its worker once
@@ -108,11 +109,12 @@ def simulate(m, t, gpus, c, depth=0, rows=None, chain=None) -> float:
                     clock += c["copy"]
             clock += c["dispatch"]
             op = task.op.replace("_share", "")
-            work = {"potrf": c["potrf"], "trsm": c["trsm"]}.get(op, c["update"])
+            work = {"potrf": c["potrf"], "trsm": c["trsm"], "update_potrf": c["update"] / 2 + c["potrf"]}.get(
+                op, c["update"])
             if op == "update" and task.args[1] == task.args[2]:
                 work /= 2
             gpu[x] = max(gpu[x], clock) + work
-            if op == "potrf":
+            if op in ("potrf", "update_potrf"):
                 clock = gpu[x] + c["read"]
             if task.op.endswith("_share"):
                 clock = max(clock, gpu[x]) + c["share"]
@@ -127,10 +129,13 @@ def simulate(m, t, gpus, c, depth=0, rows=None, chain=None) -> float:
             found = [task for task in graph.tasks if task.op == op and tuple(task.args[1:1 + len(args)]) == args]
             return found[0] if found else None
         for K in range(g.count - 1):
-            seq = [("potrf", find("potrf", K) or find("potrf_share", K)), ("share L_KK", find("share", K, K)),
+            def factored(I):
+                return (find("potrf", I) or find("potrf_share", I) or find("update_potrf", I)
+                        or find("update_potrf_share", I))
+            seq = [("potrf", factored(K)), ("share L_KK", find("share", K, K)),
                    ("trsm", find("trsm", K + 1, K) or find("trsm_share", K + 1, K)),
                    ("share L_K+1,K", find("share", K + 1, K)), ("update", find("update", K + 1, K + 1, K)),
-                   ("next potrf", find("potrf", K + 1) or find("potrf_share", K + 1))]
+                   ("next potrf", factored(K + 1))]
             seq = [(name, task) for name, task in seq if task is not None]
             for (_, before), (name, task) in zip(seq, seq[1:]):
                 chain.setdefault(name, []).append(((task.start - before.done), task.done - task.start))
@@ -145,7 +150,7 @@ def main():
     ap.add_argument("--priority", default="column,row")
     ap.add_argument("--queue-depth", default="0,3")
     ap.add_argument("--grid-rows", type=int, default=0)
-    ap.add_argument("--fuse", default="yes,no", help="tiles shared by the task that finished them (FUSE_SHARES)")
+    ap.add_argument("--fuse", default="yes,no", help="tiles shared by the task that finished them (FUSE)")
     for name, value in dict(put=12.0, potrf=8.0, read=2.0, trsm=2.0, update=6.0, dispatch=0.2, copy=12.0,
                             share=7.0, hop=3.0, local=3.0).items():
         ap.add_argument(f"--{name}", type=float, default=value, help=f"ms (default {value})")
@@ -155,7 +160,7 @@ def main():
     print(f"m = {a.m}, tiles of {a.tile}; costs (ms): " + ", ".join(f"{k} {v:g}" for k, v in c.items()))
     for fuse, prio, depth in itertools.product(a.fuse.split(","), a.priority.split(","),
                                                (int(d) for d in a.queue_depth.split(","))):
-        schedule.PRIORITY, schedule.FUSE_SHARES = prio, fuse == "yes"
+        schedule.PRIORITY, schedule.FUSE = prio, fuse == "yes"
         chains = {}
         times = {int(n): simulate(a.m, a.tile, int(n), c, depth, a.grid_rows or None, chains.setdefault(int(n), {}))
                  for n in a.gpus.split(",")}
@@ -168,7 +173,7 @@ def main():
             print(f"    {most} GPUs, the step chain's medians, wait/own ms: " + ", ".join(
                 f"{name} {statistics.median(x for x, _ in v):.0f}/{statistics.median(y for _, y in v):.0f}"
                 for name, v in chains[most].items()))
-    schedule.PRIORITY, schedule.FUSE_SHARES = "column", True
+    schedule.PRIORITY, schedule.FUSE = "column", True
     if (a.m, a.tile) == (60000, 4096):
         print("  measured (round 37, column, no limit): " + ", ".join(f"{n}: {s:.2f} s" for n, s in MEASURED.items()))
 

@@ -348,10 +348,11 @@ class TileCopies:
 _SERIAL = itertools.count()
 
 
-#: a tile shared through shared memory by the task that finishes it (potrf_share, trsm_share), or
-#: False: by a share task of its own, queued right behind it (a round trip through Dask's scheduler
-#: between them: 14 ms a link waited on 4 H100s, the thread taking other tiles' work meanwhile)
-FUSE_SHARES = True
+#: the step chain's links that would each wait a round trip through Dask's scheduler done in one
+#: task (14 ms a link waited on 4 H100s, the worker's thread taking other tiles' work meanwhile):
+#: a tile shared through shared memory by the task that finishes it (potrf_share, trsm_share), and
+#: a diagonal tile's last update and its POTRF (update_potrf); False: each a task of its own
+FUSE = True
 
 #: the order a worker runs its ready tasks in: "column" (a task on tile (I, J) before those of
 #: later block columns: the next panel's column before the rest of a step's trailing update) or
@@ -421,14 +422,21 @@ def factor_tiles(client, g, own, job, method, variant, live, make, last=None, se
         """What `reader` needs of finished tile (I, K): None on its owner, else what sent_by() recorded."""
         return None if own[I, K] == reader else sent[I, K]
 
-    fuse = (share or every) and FUSE_SHARES
+    fuse = (share or every) and FUSE
     for op, I, J, K in cholesky_steps(g.count):
         mK = g.size(K)
+        if op == "potrf" and K in pivots:         # done by its last update (update_potrf)
+            continue
         if op == "potrf":
             shared_too = fuse and (every or readers(own, g.count, K, K) - {own[K, K]})
             pivots[K] = last[K, K] = (submit(w.potrf_share, (K, K), K, mK, t, last[K, K]) if shared_too else
                                       submit(w.potrf, (K, K), K, mK, last[K, K]))
             sent_by(K, K, bool(shared_too))
+        elif op == "update" and I == J == K + 1 and FUSE:
+            shared_too = fuse and (every or readers(own, g.count, I, I) - {own[I, I]})
+            pivots[I] = last[I, I] = submit(w.update_potrf_share if shared_too else w.update_potrf, (I, I), I, K, t,
+                                            g.size(I), mK, data(I, K, own[I, I]), last[I, I], last[I, K])
+            sent_by(I, I, bool(shared_too))
         elif op == "trsm":
             shared_too = fuse and (every or readers(own, g.count, I, K) - {own[I, K]})
             last[I, K] = submit(w.trsm_share if shared_too else w.trsm, (I, K), I, K, mK, g.size(I), t,

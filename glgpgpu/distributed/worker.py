@@ -102,6 +102,17 @@ def trsm_share(job, I: int, K: int, size: int, rows: int, t: int, l_kk, *after) 
     return share(job, I, K, t)
 
 
+def update_potrf(job, I: int, K: int, t: int, size: int, k_end: int, l_ik, *after) -> np.ndarray:
+    """Diagonal tile (I, I)'s last update (step K = I - 1), then its POTRF, in one task; the pivots."""
+    update(job, I, I, K, t, size, size, k_end, l_ik, l_ik)
+    return potrf(job, I, size)
+
+
+def update_potrf_share(job, I: int, K: int, t: int, size: int, k_end: int, l_ik, *after) -> Pivoted:
+    """update_potrf, then share."""
+    return Pivoted(update_potrf(job, I, K, t, size, k_end, l_ik), share(job, I, I, t))
+
+
 def potrf(job, K: int, size: int, *after) -> np.ndarray:
     """Tile (K, K) factored in place; its pivots (L's diagonal there)."""
     ops = _OPS[job][0]

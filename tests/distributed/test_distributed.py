@@ -137,11 +137,15 @@ def test_task_keys_never_come_round_again():
     assert len(set(rec.keys)) == len(rec.keys) == 9
 
 
-def test_a_panels_tasks_outrank_the_rest_of_the_trailing_update():
+@pytest.mark.parametrize("fuse", [False, True])
+def test_a_panels_tasks_outrank_the_rest_of_the_trailing_update(fuse, monkeypatch):
     """Lookahead: every task on tile (I, J) has Dask priority count - J, so the next panel's
     POTRF and TRSMs (and the updates of its column) run before step K's other updates, which
-    were submitted earlier and would otherwise run first."""
+    were submitted earlier and would otherwise run first (fused with the diagonal tile's last
+    update, the POTRF is submitted with it, before them)."""
+    from glgpgpu.distributed import schedule
     from glgpgpu.distributed.schedule import factor_tiles
+    monkeypatch.setattr(schedule, "FUSE", fuse)
     from glgpgpu.layouts.tiles import TileGrid
 
     class Recorder:
@@ -158,8 +162,9 @@ def test_a_panels_tasks_outrank_the_rest_of_the_trailing_update():
     for order, (name, args, priority) in enumerate(rec.tasks):
         if name == "update" and args[3] == 0:            # step 0's updates: (job, I, J, K, ...)
             first.setdefault(args[2], (order, priority))
-    potrf1 = next((i, p) for i, (n, a, p) in enumerate(rec.tasks) if n == "potrf" and a[1] == 1)
-    assert potrf1[0] > first[4][0]                       # submitted after step 0's update of column 4 ...
+    potrf1 = next((i, p) for i, (n, a, p) in enumerate(rec.tasks)
+                  if n == ("update_potrf" if fuse else "potrf") and a[1] == 1)
+    assert (potrf1[0] > first[4][0]) != fuse             # submitted after step 0's update of column 4 ...
     assert potrf1[1] > first[4][1]                       # ... and outranks it
     assert first[1][1] == potrf1[1] == g.count - 1 and first[4][1] == g.count - 4
 
@@ -200,20 +205,21 @@ def test_a_finished_tile_is_sent_by_the_task_that_finished_it(share, every, coun
     for (I, K), index in hooked:
         name, args, where = rec.tasks[index]
         assert where == own[I, K]
-        if (share or every) and I == K:           # the finishing task itself: potrf_share(job, K, ...)
-            assert name == "potrf_share" and args[1] == K
+        if (share or every) and I == K:           # the finishing task itself: potrf_share(job, K, ...), or
+            assert name == ("potrf_share" if K == 0 else "update_potrf_share") and args[1] == K   # with its last update
         elif share or every:                      # trsm_share(job, I, K, ...)
             assert name == "trsm_share" and args[1:3] == (I, K)
         else:                                     # fetch(job, I, K, ...) right behind potrf / trsm
             before, bargs, _ = rec.tasks[index - 1]
             assert name == "fetch" and args[1:3] == (I, K)
-            assert (before, bargs[1]) == ("potrf", K) if I == K else (before, bargs[1:3]) == ("trsm", (I, K))
+            factored = "potrf" if K == 0 else "update_potrf"
+            assert (before, bargs[1]) == (factored, K) if I == K else (before, bargs[1:3]) == ("trsm", (I, K))
     names = {n for n, _, _ in rec.tasks}
     assert "share" not in names                   # never a task of its own here
     if not (share or every):
         assert not names & {"potrf_share", "trsm_share"}
-    from glgpgpu.distributed import schedule      # FUSE_SHARES = False: a share task right behind
-    monkeypatch.setattr(schedule, "FUSE_SHARES", False)
+    from glgpgpu.distributed import schedule      # FUSE = False: a share task right behind, POTRF apart
+    monkeypatch.setattr(schedule, "FUSE", False)
     rec, hooked = Recorder(), []
     factor_tiles(rec, g, own, "job", "compute", "outer", [], lambda submit, I, J: submit(len, (I, J)), share=share,
                  every=every, sent_hook=lambda tile, fut: hooked.append((tile, fut)))
@@ -259,9 +265,13 @@ def test_by_row_the_step_chain_outranks_far_rows():
         schedule.PRIORITY = old
 
 
-def test_by_row_the_factor_has_the_same_bits(client, monkeypatch):
+@pytest.mark.parametrize("priority, fuse", [("row", True), ("column", False), ("row", False)])
+def test_every_schedule_option_gives_the_same_bits(client, monkeypatch, priority, fuse):
+    """PRIORITY and FUSE change the order a worker runs its tasks in and how many tasks there are,
+    never what a tile's operations are: the one-process factor bit for bit."""
     from glgpgpu.distributed import schedule
-    monkeypatch.setattr(schedule, "PRIORITY", "row")
+    monkeypatch.setattr(schedule, "PRIORITY", priority)
+    monkeypatch.setattr(schedule, "FUSE", fuse)
     A = spd(333, 1e2, np.random.default_rng(13))
     L = gd.cholesky(A, client=client, tile=64, method="compute")
     assert np.array_equal(L, glgpgpu.cholesky(A, method="compute", ctx=glgpgpu.Context(max_texture_size=64)))
