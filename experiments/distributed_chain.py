@@ -123,7 +123,7 @@ def main():
                     s0, s1 = sp["compute"]
                     overlap = min(s1, start(key)) - max(s0, stop(before))
                     if overlap > 0:
-                        busy[k.split("-", 1)[0]] += overlap
+                        busy[k.split("-", 1)[0].lstrip("('")] += overlap
         total = (start(chain[-1][1]) - start(chain[0][1])) * 1e3
         print(f"  K = {K:2d}: {total:5.0f} ms  potrf {(stop(chain[0][1]) - start(chain[0][1])) * 1e3:.0f} | "
               + " | ".join(parts))
