@@ -238,7 +238,8 @@ def _factor(client, A, g, own, job, method, variant, live, poll, lazy=False):
         if share:
             made = handed(client, made, own, job, g)
     elif local:                # each tile written into a shared-memory file, handed over on threads
-        made = shared.hand_all(job, ((key, A[g.span(key[0]), g.span(key[1])]) for key in g.lower()), t)
+        handing = shared.Handing(job, ((key, A[g.span(key[0]), g.span(key[1])]) for key in g.lower()), t)
+        made = dict(handing.futures)
     else:               # a numpy A's tiles column by column (the factor's order), straight to their owners
         order = [(I, J) for J in range(g.count) for I in range(J, g.count)]
         made = scatter_blocks(client, {(I, J): A[g.span(I), g.span(J)] for I, J in order}, own)  # views of A
@@ -252,9 +253,10 @@ def _factor(client, A, g, own, job, method, variant, live, poll, lazy=False):
         return submit(w.put, (I, J), I, J, block, t, method, variant)
     last, sent = {}, {}
     into = local and not lazy      # numpy L here: every tile shared right behind the task finishing it
-    L = np.zeros((g.m, g.m), np.float32) if into else None
-    copies = TileCopies(L, g) if into else None
+    copies = None
     try:
+        L = np.zeros((g.m, g.m), np.float32) if into else None
+        copies = TileCopies(L, g) if into else None
         pivots = factor_tiles(client, g, own, job, method, variant, live, make, last, sent, share,
                               every=into, sent_hook=copies.add if into else None)
         if into:
@@ -262,8 +264,10 @@ def _factor(client, A, g, own, job, method, variant, live, poll, lazy=False):
             copies.finish(sent)
             return L
     finally:
-        if into:
+        if copies is not None:
             copies.close()
+        if into:
+            handing.stop()                 # before the release: no file made after it
     submit = submitter(client, own, job, live)
     # the result's reads queued behind the factor (one wait for both); a tile below the diagonal
     # already read for another worker is that read, not a second one of the same bytes

@@ -188,16 +188,20 @@ def _unlink(path: str) -> None:
 HAND_THREADS = 4
 
 
-def hand_all(job, blocks, t: int) -> dict:
-    """{key: a concurrent future of the SharedTile} for every (key, block) of `blocks`, handed in
-    that order on HAND_THREADS threads of their own (not the shelf's: a hand waits for the shelf's
-    files) -- a numpy A's 7 GB below the diagonal at 60,000 took the client 2.4 s one tile after
-    another, and the factor's other tasks were submitted only after the last."""
-    pool = ThreadPoolExecutor(HAND_THREADS, thread_name_prefix="glgpgpu-hand")
-    try:
-        return {key: pool.submit(hand, job, block, t) for key, block in blocks}
-    finally:
-        pool.shutdown(wait=False)
+class Handing:
+    """Blocks handed into files on HAND_THREADS threads of their own (not the shelf's: a hand waits
+    for the shelf's files), in the order given -- a numpy A's 7 GB below the diagonal at 60,000 took
+    the client 2.4 s one tile after another, and the factor's other tasks were submitted only after
+    the last.  `futures`: {key: a concurrent future of the SharedTile}; stop() before the job's
+    files are released (a hand still running would make a file after it)."""
+
+    def __init__(self, job, blocks, t: int):
+        self._pool = ThreadPoolExecutor(HAND_THREADS, thread_name_prefix="glgpgpu-hand")
+        self.futures = {key: self._pool.submit(hand, job, block, t) for key, block in blocks}
+
+    def stop(self) -> None:
+        """No hand left to start, and the running ones finished."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def unlink(tile: SharedTile) -> None:

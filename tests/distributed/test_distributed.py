@@ -611,6 +611,30 @@ def test_a_shelf_hands_over_tiles_and_unlinks_its_files(tmp_path, monkeypatch):
     assert shelf.files() == 0 and os.path.basename(other_handle.path).startswith(shared.PREFIX)
 
 
+def test_a_hand_that_fails_ends_the_call_and_leaves_no_file(client, monkeypatch):
+    """A numpy A handed into files on the client's threads: where one hand fails (here the third:
+    as a full /dev/shm would), the call raises that error, the hands still queued never start, and
+    no file of the call is left on either side."""
+    from glgpgpu.distributed import schedule
+    from glgpgpu.errors import HostMemoryError
+    monkeypatch.setattr(schedule, "SHARED_MEMORY", True)
+    hand, calls = schedule.shared.hand, []
+
+    def failing(job, block, t):
+        calls.append(1)
+        if len(calls) == 3:
+            raise HostMemoryError("no room (the test's)")
+        if len(calls) > 3:
+            time.sleep(0.05)                              # still handing when the call ends
+        return hand(job, block, t)
+    monkeypatch.setattr(schedule.shared, "hand", failing)
+    A = spd(600, 1e2, np.random.default_rng(14))
+    with pytest.raises(HostMemoryError, match="the test's"):
+        gd.cholesky(A, client=client, tile=64, method="compute")
+    assert schedule.shared.shelf().files() == 0
+    assert sum(_held(client).values()) == 0
+
+
 def test_a_full_shared_memory_is_a_named_error(tmp_path, monkeypatch):
     """No room left for a file (posix_fallocate's ENOSPC: never a SIGBUS on a later write) is a
     HostMemoryError naming the directory and the way out (SHARED_MEMORY = False)."""
