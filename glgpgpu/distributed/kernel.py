@@ -14,6 +14,13 @@ from . import worker as w
 from .schedule import _as_dask, _wait, checked_pivots, factor_tiles, made_and_read, plan, release, shared_memory, submitter
 
 
+#: the rows of the grid of workers that owns the LS-SVM factor's tiles: 1, block columns -- a
+#: column's tiles and its diagonal tile on one worker, so a substitution's step makes the next
+#: row's partial with its own solve and the next step waits one hop, not two (the factor itself
+#: took the same time in block columns as 2 x 2 on 4 H100s: benchmarks/RESULTS.md, round 37)
+GRID_ROWS = 1
+
+
 class DistributedKernelFactor:
     """L L^T = K(X, X) + diag I on a Dask cluster's GPUs: `.pivots`, `.solve(R)` (float64
     in and out, float32 substitutions), `.release()` -- what lssvm.train asks of a factor."""
@@ -21,7 +28,7 @@ class DistributedKernelFactor:
     def __init__(self, X, *, client, kernel, gamma, degree, coef0, diag, tile=None, method="compute", poll=0.5):
         self.client, self.poll = client, poll
         X = np.asarray(X, np.float64)
-        name, self.g, self.own = plan(client, X.shape[0], tile, method, "outer")
+        name, self.g, self.own = plan(client, X.shape[0], tile, method, "outer", rows=GRID_ROWS)
         g = self.g
         self.job = f"kernel-{uuid.uuid4().hex}"
         self.live = []
@@ -40,26 +47,39 @@ class DistributedKernelFactor:
             raise
 
     def solve(self, R: np.ndarray) -> np.ndarray:
-        g = self.g
+        """H^-1 R by the float32 factor's forward and backward substitution, a task a tile row on
+        the owner of its diagonal tile (solve_step), plus one a tile row for each other worker that
+        owns tiles of that row (row_products)."""
+        g, own = self.g, self.own
         R = np.asarray(R, np.float32).reshape(g.m, -1)
         y = {}
         for backward in (False, True):
             order = range(g.count - 1, -1, -1) if backward else range(g.count)
             x = {}
+            carried = None                        # the owner whose row partial the step before made
             for K in order:
-                Js = list(range(K + 1, g.count)) if backward else list(range(K))
+                here = own[K, K]
                 by_owner = {}
-                for J in Js:
-                    by_owner.setdefault(self.own[(J, K) if backward else (K, J)], []).append(J)
-                partials = [self._submit(w.row_products, (Js_[0], K) if backward else (K, Js_[0]), K, Js_, g.t,
-                                         g.size(K), backward, *[x[J] for J in Js_])
-                            for Js_ in by_owner.values()]
-                rhs = (y[K] if backward else R[g.span(K)])
-                x[K] = self._submit(w.diagonal_solve, (K, K), K, g.size(K), g.t, rhs, backward, *partials)
-            y = x
+                for J in (range(K + 1, g.count) if backward else range(K)):
+                    by_owner.setdefault(own[(J, K) if backward else (K, J)], []).append(J)
+                mine = [] if carried == here else by_owner.pop(here, [])
+                by_owner.pop(carried, None)
+                partials = [self._submit(w.row_products, (Js[0], K) if backward else (K, Js[0]), K, Js, g.t,
+                                         g.size(K), backward, *[x[J] for J in Js])
+                            for Js in by_owner.values()]
+                ahead = []
+                if not backward and K + 1 < g.count and own[K + 1, K] == here:   # block columns: L_K+1,K here
+                    ahead = [J for J in range(K + 1) if own[K + 1, J] == here]
+                rhs = y[K] if backward else R[g.span(K)]
+                values = [x[J] for J in mine] + [x[J] for J in ahead if J != K] + \
+                    ([x[K - 1]] if carried is not None else []) + partials
+                x[K] = self._submit(w.solve_step, (K, K), K, g.size(K), g.t, rhs, backward, mine, ahead,
+                                    g.size(K + 1) if ahead else 0, carried is not None, *values)
+                carried = here if ahead else None
+            y = {K: x[K] for K in x}
         _wait(self.client, self.live, self.poll)
         self.live[:] = [entry for entry in self.live if not entry[0].done()]     # submitter appends here
-        return np.concatenate([y[K].result() for K in range(g.count)]).astype(np.float64)
+        return np.concatenate([w.solution(y[K].result()) for K in range(g.count)]).astype(np.float64)
 
     def release(self) -> None:
         release(self.client, self.own, self.job)

@@ -73,15 +73,16 @@ def cholesky(A, *, client=None, tile: int | None = None, method: str = "auto", v
         release(client, own, job)
 
 
-def plan(client, m: int, tile, method: str, variant: str) -> tuple:
+def plan(client, m: int, tile, method: str, variant: str, rows: int | None = None) -> tuple:
     """(the method's name, the tile grid, {tile: owner}) for an m x m matrix on the client's
-    workers (ValueError where there are none); the tile order as a worker's one process picks it."""
+    workers (ValueError where there are none); the tile order as a worker's one process picks it;
+    rows: the rows of the grid of workers (owners)."""
     workers = sorted(client.scheduler_info()["workers"])
     if not workers:
         raise ValueError("the Dask cluster has no workers; start some (LocalGLCluster() or `dask worker`)")
     name, t = client.submit(w.plan, m, tile, method, variant, workers=workers[:1], pure=False).result()
     g = TileGrid(m, t)
-    return name, g, owners(g.count, workers)
+    return name, g, owners(g.count, workers, rows)
 
 
 #: tiles go through shared memory (shared.py) between the workers of one machine, and between

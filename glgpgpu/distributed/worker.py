@@ -238,18 +238,46 @@ def row_products(job, K: int, Js: list, t: int, rows: int, backward: bool, *ys) 
     else:
         tiles = [_TILES[job, K, J] for J in Js]
     try:
-        return ops.products(tiles, [np.asarray(y, np.float32) for y in ys], t, rows, ys[0].shape[1])
+        ys = [np.asarray(solution(y), np.float32) for y in ys]
+        return ops.products(tiles, ys, t, rows, ys[0].shape[1])
     finally:
         if backward:
             ops.give(*tiles)
 
 
-def diagonal_solve(job, K: int, size: int, t: int, rhs: np.ndarray, backward: bool, *partials) -> np.ndarray:
-    """y_K = L_KK^-1 (rhs - the partial products), or with L_KK^T backward: size x nrhs float32."""
-    b = np.array(rhs, np.float32, copy=True)
+def solution(value) -> np.ndarray:
+    """A step's solution block: solve_step returns it alone, or with the next row's partial."""
+    return value[0] if isinstance(value, tuple) else value
+
+
+def solve_step(job, K: int, size: int, t: int, rhs: np.ndarray, backward: bool, mine: list, ahead: list,
+               next_rows: int, carried: bool, *values):
+    """One tile row of a substitution on the owner of L_KK: y_K = L_KK^-1 (rhs - the partial
+    products), or with L_KK^T backward (size x nrhs float32).  The partials are this worker's own
+    tiles of the row (`mine`: their products made here, with no task between), the one the step
+    before made for this row (carried: the second part of the first value), and other workers'.
+    ahead: the Js (K among them) of row K + 1 this worker owns, whose partial it makes here once y_K
+    is known -- returned beside y_K, so the next step waits one hop for it, not two.
+    values: the ys of `mine`, then those of `ahead` but K, then the carried step, then the partials."""
+    ops = _OPS[job][0]
+    values = list(values)
+    ys_mine = [solution(v) for v in values[:len(mine)]]
+    del values[:len(mine)]
+    others = [J for J in ahead if J != K]
+    ys_ahead = dict(zip(others, (solution(v) for v in values[:len(others)])))
+    del values[:len(others)]
+    partials = [values.pop(0)[1]] if carried else []
+    partials += values
+    b = np.array(solution(rhs), np.float32, copy=True)       # backward: the forward step's result
+    if mine:
+        b -= row_products(job, K, mine, t, size, backward, *ys_mine)
     for p in partials:
         b -= p
-    return _OPS[job][0].substitute(_TILES[job, K, K], size, t, b, (backward,))
+    y = ops.substitute(_TILES[job, K, K], size, t, b, (backward,))
+    if not ahead:
+        return y
+    ys_ahead[K] = y
+    return y, row_products(job, K + 1, ahead, t, next_rows, False, *[ys_ahead[J] for J in ahead])
 
 
 def adat_tile(job, I: int, J: int, AI: np.ndarray, AJ: np.ndarray, d2: np.ndarray, t: int, method: str) -> tuple:

@@ -277,6 +277,31 @@ def test_every_schedule_option_gives_the_same_bits(client, monkeypatch, priority
     assert np.array_equal(L, glgpgpu.cholesky(A, method="compute", ctx=glgpgpu.Context(max_texture_size=64)))
 
 
+@pytest.mark.parametrize("rows", [1, 2])
+def test_the_kernel_factors_substitutions_on_either_grid(client, monkeypatch, rows):
+    """The LS-SVM factor's solve, a task a tile row on the diagonal tile's owner: in block columns
+    (1 x 2: that owner also makes the next row's partial, carried to the next step) and in block
+    rows (2 x 1: the other worker's partials as tasks of their own) -- H^-1 R to float32's level
+    against float64, two right-hand sides, 9 tile rows of 40 and a last one of 20."""
+    from glgpgpu.distributed import kernel as dk
+    from glgpgpu.kernel_functions import kernel64
+    monkeypatch.setattr(dk, "GRID_ROWS", rows)
+    rng = np.random.default_rng(15)
+    X = rng.standard_normal((380, 5))
+    H = kernel64(X, X, "rbf", 0.2, 3, 0.0) + 2.0 * np.eye(380)
+    F = dk.DistributedKernelFactor(X, client=client, kernel="rbf", gamma=0.2, degree=3, coef0=0.0, diag=2.0, tile=40)
+    try:
+        assert F.g.count == 10 and len({F.own[K, K] for K in range(10)}) == 2
+        assert (F.own[1, 0] == F.own[0, 0]) == (rows == 1)
+        R = rng.standard_normal((380, 2))
+        for _ in range(2):                               # a second solve: keys and carried partials anew
+            Y = F.solve(R)
+            assert np.abs(Y - np.linalg.solve(H, R)).max() <= 1e-4 * np.abs(np.linalg.solve(H, R)).max()
+    finally:
+        F.release()
+    assert sum(_held(client).values()) == 0
+
+
 def test_a_dask_factors_chunks_are_its_tiles_tasks(client):
     """L as a dask.array: each lower chunk's key is the task that read the tile (no alias task a
     chunk for Dask to schedule when L is persisted), the upper chunks one zeros task a shape."""
