@@ -1,8 +1,10 @@
 """The LS-SVM's float32 factor on the cluster: H = K + diag I made tile by tile on each
 tile's owner from the points of its rows and columns (X travels, H never does), factored
 by the tiled Cholesky's tasks (schedule.py), and kept on the workers for solves --
-forward and backward substitution by tile rows, each worker summing the products of its
-own tiles, the diagonal tile's owner subtracting them and substituting."""
+forward and backward substitution by tile rows, each other worker summing the products of
+its own tiles of the row, the diagonal tile's owner summing its own, subtracting them all
+and substituting (worker.solve_step; in block columns it also makes the next row's partial
+of its own tiles, so the next row waits on it alone)."""
 from __future__ import annotations
 
 import uuid

@@ -1,7 +1,10 @@
 """The tiled Cholesky as Dask tasks: glgpgpu.tiled's right-looking schedule
 (layouts.tiles.cholesky_steps) with each tile owned by one worker (2-D block-cyclic),
 every task pinned to its tile's owner ("owner computes"), and a finished tile sent to
-the workers that read it as the result of a `fetch` on its owner."""
+the workers that read it -- between the workers of one machine through a shared-memory
+file written by the task that finished it (shared.py), else as the result of a `fetch`
+on its owner.  A numpy A and L go through such files too where the client is on the
+workers' machine, copied on the client's threads while the factor runs."""
 from __future__ import annotations
 
 import itertools

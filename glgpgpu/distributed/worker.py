@@ -3,8 +3,9 @@
 A worker process has one thread (LocalGLCluster, or `dask worker --nthreads 1`), so
 its tasks run one at a time on that thread's GL context -- the GPU the worker's
 GLDevicePlugin chose.  A factorization's tiles live in `_TILES` under the job's key
-until `release(job)`; a tile another worker owns arrives as the numpy array its owner's
-`fetch` returned (Dask moves it, worker to worker) and is uploaded once per job.
+until `release(job)`; a tile another worker owns arrives as the shared-memory file its
+owner's `share` wrote (a worker of the same machine maps it), or as the numpy array its
+owner's `fetch` returned (Dask moves it over TCP), and is uploaded once per job.
 Every tile operation is the method's TileKernels -- the one-process tile algorithms'
 own -- so a distributed factor has the same bits as glgpgpu.tiled's."""
 from __future__ import annotations
