@@ -11,6 +11,7 @@ import itertools
 import threading
 import uuid
 from concurrent.futures import Future as HandOver
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from distributed import get_client, wait
@@ -303,7 +304,6 @@ class TileCopies:
     THREADS = 8
 
     def __init__(self, L, g):
-        from concurrent.futures import ThreadPoolExecutor
         self.L, self.g = L, g
         self._pool = ThreadPoolExecutor(self.THREADS, thread_name_prefix="glgpgpu-copy")
         self._lock = threading.Lock()
