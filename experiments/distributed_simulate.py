@@ -104,7 +104,7 @@ def simulate(m, t, gpus, c, depth=0, rows=None, chain=None) -> float:
             clock += c["dispatch"]
         else:
             for d in task.deps:                         # another worker's tile: uploaded once here
-                if d.worker != x and d.op == "share" and d.serial not in copies[x]:
+                if d.worker != x and d.op.endswith("share") and d.serial not in copies[x]:
                     copies[x].add(d.serial)
                     clock += c["copy"]
             clock += c["dispatch"]
