@@ -23,8 +23,12 @@ import glgpgpu
 from glgpgpu.distributed import LocalGLCluster, cholesky, owners
 from glgpgpu.layouts.tiles import TileGrid
 
-COLOURS = {"put": "#bbbbbb", "potrf": "#d62728", "trsm": "#ff7f0e", "update": "#1f77b4", "fetch": "#2ca02c",
-           "plan": "#9467bd", "release": "#7f7f7f"}
+#: a task's kind by its key's first word; "_share": the finished tile also written into shared memory
+#: for the workers that read it (one task: no scheduler round trip between), "update_potrf": a diagonal
+#: tile's last update and its POTRF
+COLOURS = {"put": "#bbbbbb", "potrf": "#d62728", "potrf_share": "#ff9896", "trsm": "#ff7f0e",
+           "trsm_share": "#ffbb78", "update": "#1f77b4", "update_potrf": "#8c564b", "update_potrf_share": "#c49c94",
+           "share": "#17becf", "fetch": "#2ca02c", "plan": "#9467bd", "release": "#7f7f7f"}
 
 
 def main(N: int = 512, tile: int = 128, n_workers: int = 2, out: str = "demo_out/distributed_tiles.png") -> int:
@@ -81,11 +85,11 @@ def draw(g, own, workers, tasks, path: Path) -> None:
                            color=COLOURS.get(name, "#000000"))
     for name, c in COLOURS.items():
         right.barh(-5, 0, color=c, label=name)
-    right.set_ylim(-0.6, len(workers) - 0.4)
     right.set_yticks(range(len(workers)), [f"worker {i}" for i in range(len(workers))])
     right.set_xlabel("seconds")
     right.set_title("Dask's task stream: what each worker computed when", fontsize=9)
-    right.legend(fontsize=7, ncol=4, loc="upper right")
+    right.set_ylim(-0.6, len(workers) + 0.6)              # room above the bars for the legend
+    right.legend(fontsize=6, ncol=4, loc="upper right")
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
