@@ -99,13 +99,13 @@ def shared_memory(client, own: dict, g) -> tuple:
     """(between workers, with this process): whether the call's tiles go through shared memory
     (SHARED_MEMORY) between its workers, and between them and this (the client's) process -- a
     numpy A's tiles in, L's shared tiles out.  "auto" asks each owner for its machine and the room
-    in its shared memory, which must hold every tile below the diagonal (an upper bound on those
-    sent) twice over: between workers where there are two or more on one machine, with this
+    in its shared memory, which must hold every lower tile twice over (a numpy A's tiles in files
+    while L's are shared: an upper bound on those sent between workers): between workers where there are two or more on one machine, with this
     process where it is on theirs.  Never with this process on another machine."""
     addrs = sorted(set(own.values()))
     where = client.run(shared.machine, workers=addrs)
     machines = {m for m, _ in where.values()}
-    room = min((r for _, r in where.values()), default=0) >= 2 * 4 * g.t * g.t * g.count * (g.count - 1) // 2
+    room = min((r for _, r in where.values()), default=0) >= 2 * 4 * g.t * g.t * g.count * (g.count + 1) // 2
     here = machines == {shared.machine()[0]}
     if SHARED_MEMORY != "auto":
         return bool(SHARED_MEMORY), bool(SHARED_MEMORY) and here

@@ -584,8 +584,8 @@ def test_shared_memory_is_chosen_where_every_owner_shares_a_machine_with_room(mo
         def run(self, fn, workers):
             return {a: self.where[a] for a in workers}
     monkeypatch.setattr(shared, "machine", lambda: ("m1", 0))         # the client's machine
-    g = TileGrid(300, 64)                                    # 5 tiles: 10 below the diagonal
-    need = 2 * 4 * 64 * 64 * 10
+    g = TileGrid(300, 64)                                    # 5 x 5 tiles: 15 lower ones (a numpy A's in
+    need = 2 * 4 * 64 * 64 * 15                              # files, and L's: every one shared)
     own = gd.owners(g.count, ["a", "b"])
     choose = schedule.shared_memory
     assert choose(Client({"a": ("m1", need), "b": ("m1", need)}), own, g) == (True, True)
