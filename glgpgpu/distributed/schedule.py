@@ -100,8 +100,9 @@ def shared_memory(client, own: dict, g) -> tuple:
     (SHARED_MEMORY) between its workers, and between them and this (the client's) process -- a
     numpy A's tiles in, L's shared tiles out.  "auto" asks each owner for its machine and the room
     in its shared memory, which must hold every lower tile twice over (a numpy A's tiles in files
-    while L's are shared: an upper bound on those sent between workers): between workers where there are two or more on one machine, with this
-    process where it is on theirs.  Never with this process on another machine."""
+    while L's are shared: an upper bound on those sent between workers): between workers where
+    there are two or more on one machine, with this process where it is on theirs.  Never with
+    this process on another machine."""
     addrs = sorted(set(own.values()))
     where = client.run(shared.machine, workers=addrs)
     machines = {m for m, _ in where.values()}
