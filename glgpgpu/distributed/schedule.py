@@ -413,19 +413,19 @@ def factor_tiles(client, g, own, job, method, variant, live, make, last=None, se
     pivots = {}
     sent = {} if sent is None else sent           # (I, K) -> the fetch or share readers upload from
 
-    def sent_by(I, K, fused: bool):
-        """Tile (I, K) is read by another worker (or by the client: every): with shared memory the
-        task that finishes it shares it too (fused: no round trip through Dask's scheduler between
-        them, in which its worker's thread took other tiles' work -- 14 ms a link on 4 H100s), else
-        a fetch queued right behind it.  Whether it is."""
-        if not (every or readers(own, g.count, I, K) - {own[I, K]}):
-            return False
+    def read_elsewhere(I, K) -> bool:
+        """Whether finished tile (I, K) is read by another worker (or by the client: every)."""
+        return every or bool(readers(own, g.count, I, K) - {own[I, K]})
+
+    def sent_by(I, K, fused: bool) -> None:
+        """Tile (I, K), read elsewhere, sent: with shared memory by the task that finished it (fused:
+        no round trip through Dask's scheduler between them, in which its worker's thread took other
+        tiles' work -- 14 ms a link on 4 H100s) or a share queued right behind it, else a fetch."""
         sent[I, K] = (last[I, K] if fused else
                       submit(w.share, (I, K), I, K, t, last[I, K]) if share or every else
                       submit(w.fetch, (I, K), I, K, t, 0, 0, last[I, K]))
         if sent_hook is not None:
             sent_hook((I, K), sent[I, K])
-        return True
 
     def data(I, K, reader):
         """What `reader` needs of finished tile (I, K): None on its owner, else what sent_by() recorded."""
@@ -434,26 +434,26 @@ def factor_tiles(client, g, own, job, method, variant, live, make, last=None, se
     fuse = (share or every) and FUSE
     for op, I, J, K in cholesky_steps(g.count):
         mK = g.size(K)
-        if op == "potrf" and K in pivots:         # done by its last update (update_potrf)
+        finished = None                               # the tile this op finishes, if any
+        if op == "potrf" and K in pivots:             # done by its last update (update_potrf)
             continue
         if op == "potrf":
-            shared_too = fuse and (every or readers(own, g.count, K, K) - {own[K, K]})
-            pivots[K] = last[K, K] = (submit(w.potrf_share, (K, K), K, mK, t, last[K, K]) if shared_too else
+            finished, wanted = (K, K), read_elsewhere(K, K)
+            pivots[K] = last[K, K] = (submit(w.potrf_share, (K, K), K, mK, t, last[K, K]) if fuse and wanted else
                                       submit(w.potrf, (K, K), K, mK, last[K, K]))
-            sent_by(K, K, bool(shared_too))
         elif op == "update" and I == J == K + 1 and FUSE:
-            shared_too = fuse and (every or readers(own, g.count, I, I) - {own[I, I]})
-            pivots[I] = last[I, I] = submit(w.update_potrf_share if shared_too else w.update_potrf, (I, I), I, K, t,
-                                            g.size(I), mK, data(I, K, own[I, I]), last[I, I], last[I, K])
-            sent_by(I, I, bool(shared_too))
+            finished, wanted = (I, I), read_elsewhere(I, I)
+            pivots[I] = last[I, I] = submit(w.update_potrf_share if fuse and wanted else w.update_potrf, (I, I),
+                                            I, K, t, g.size(I), mK, data(I, K, own[I, I]), last[I, I], last[I, K])
         elif op == "trsm":
-            shared_too = fuse and (every or readers(own, g.count, I, K) - {own[I, K]})
-            last[I, K] = submit(w.trsm_share if shared_too else w.trsm, (I, K), I, K, mK, g.size(I), t,
+            finished, wanted = (I, K), read_elsewhere(I, K)
+            last[I, K] = submit(w.trsm_share if fuse and wanted else w.trsm, (I, K), I, K, mK, g.size(I), t,
                                 data(K, K, own[I, K]), last[I, K], last[K, K])
-            sent_by(I, K, bool(shared_too))
         else:
             last[I, J] = submit(w.update, (I, J), I, J, K, t, g.size(I), g.size(J), mK,
                                 data(I, K, own[I, J]), data(J, K, own[I, J]), last[I, J], last[I, K], last[J, K])
+        if finished is not None and wanted:
+            sent_by(*finished, fused=fuse)
     return [pivots[K] for K in range(g.count)]
 
 
