@@ -78,7 +78,7 @@ class DistributedKernelFactor:
                 x[K] = self._submit(w.solve_step, (K, K), K, g.size(K), g.t, rhs, backward, mine, ahead,
                                     g.size(K + 1) if ahead else 0, carried is not None, *values)
                 carried = here if ahead else None
-            y = {K: x[K] for K in x}
+            y = x
         _wait(self.client, self.live, self.poll)
         self.live[:] = [entry for entry in self.live if not entry[0].done()]     # submitter appends here
         return np.concatenate([w.solution(y[K].result()) for K in range(g.count)]).astype(np.float64)
