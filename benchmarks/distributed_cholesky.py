@@ -235,7 +235,7 @@ def main():
                     help="finished tiles as task results over TCP, not through shared memory (SHARED_MEMORY False)")
     ap.add_argument("--grid-rows", type=int, default=0,
                     help="rows of the grid of workers that owns the tiles (schedule.GRID_ROWS; 0: the default)")
-    ap.add_argument("--priority", default="column", choices=("column", "row"),
+    ap.add_argument("--priority", default="column", choices=("column", "row", "tied"),
                     help="the order a worker runs its ready tasks in (schedule.PRIORITY)")
     ap.add_argument("--unfused", action="store_true",
                     help="a tile shared by a task of its own behind the one that finished it (FUSE False)")

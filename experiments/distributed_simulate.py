@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import random
 import statistics
 
 from glgpgpu.distributed import schedule
@@ -37,11 +38,12 @@ MEASURED = {1: 5.38, 2: 3.82, 4: 3.64}
 
 
 class Task:
-    __slots__ = ("serial", "op", "tile", "args", "worker", "prio", "deps", "done", "start")
+    __slots__ = ("serial", "op", "tile", "args", "worker", "prio", "deps", "done", "start", "tie")
 
     def __init__(self, serial, op, tile, args, worker, prio, deps):
         self.serial, self.op, self.tile, self.args = serial, op, tile, args
         self.worker, self.prio, self.deps, self.done, self.start = worker, prio, deps, None, None
+        self.tie = -serial
 
 
 class Graph:
@@ -57,7 +59,7 @@ class Graph:
         return task
 
 
-def simulate(m, t, gpus, c, depth=0, rows=None, chain=None) -> float:
+def simulate(m, t, gpus, c, depth=0, rows=None, chain=None, ties="serial") -> float:
     """The model's makespan in seconds for the current schedule.PRIORITY; chain: a dict filled with
     each step-chain link's (wait, own) ms."""
     g = TileGrid(m, t)
@@ -73,6 +75,10 @@ def simulate(m, t, gpus, c, depth=0, rows=None, chain=None) -> float:
             submit(w.shared_array, (I, J), I, J, sent[I, J])
         else:
             submit(w.fetch, (I, J), I, J, last[I, J])
+    if ties == "shuffled":             # Dask's: equal priorities run in the order they became ready
+        rng = random.Random(0)
+        for task in graph.tasks:
+            task.tie = rng.random()
     pending = {x: [task for task in graph.tasks if task.worker == x] for x in workers}
     thread = dict.fromkeys(workers, 0.0)
     gpu = dict.fromkeys(workers, 0.0)
@@ -93,7 +99,7 @@ def simulate(m, t, gpus, c, depth=0, rows=None, chain=None) -> float:
                 best = (start, x, ready)
         now, x, ready = best
         runnable = [task for task in ready if max((arrives(d, x) for d in task.deps), default=0.0) <= now]
-        task = max(runnable, key=lambda r: (r.prio, -r.serial))
+        task = max(runnable, key=lambda r: (r.prio, r.tie))
         pending[x].remove(task)
         task.start = clock = now
         if task.op == "put":
@@ -147,9 +153,10 @@ def main():
     ap.add_argument("--m", type=int, default=60000)
     ap.add_argument("--tile", type=int, default=4096)
     ap.add_argument("--gpus", default="1,2,4")
-    ap.add_argument("--priority", default="column,row")
+    ap.add_argument("--priority", default="column,row,tied")
     ap.add_argument("--queue-depth", default="0,3")
     ap.add_argument("--grid-rows", type=int, default=0)
+    ap.add_argument("--ties", default="serial", help="equal priorities: serial (submission order) or shuffled")
     ap.add_argument("--fuse", default="yes,no", help="tiles shared by the task that finished them (FUSE)")
     for name, value in dict(put=12.0, potrf=8.0, read=2.0, trsm=2.0, update=6.0, dispatch=0.2, copy=12.0,
                             share=7.0, hop=3.0, local=3.0).items():
@@ -162,7 +169,8 @@ def main():
                                                (int(d) for d in a.queue_depth.split(","))):
         schedule.PRIORITY, schedule.FUSE = prio, fuse == "yes"
         chains = {}
-        times = {int(n): simulate(a.m, a.tile, int(n), c, depth, a.grid_rows or None, chains.setdefault(int(n), {}))
+        times = {int(n): simulate(a.m, a.tile, int(n), c, depth, a.grid_rows or None, chains.setdefault(int(n), {}),
+                             a.ties)
                  for n in a.gpus.split(",")}
         base = times.get(1)
         line = ", ".join(f"{n} GPU{'s' if n > 1 else ''} {s:.2f} s" + (f" ({base / s:.2f}x)" if base and n > 1 else "")

@@ -147,7 +147,7 @@ def handed(client, blocks: dict, own: dict, job, g) -> dict:
             out[I, J] = fut
         else:
             out[I, J] = client.submit(shared.hand, job, fut, g.t, pure=False, key=f"hand-{job}-{next(_SERIAL)}",
-                                      priority=g.count - J)
+                                      priority=priority((I, J), g.count))
     return out
 
 
@@ -364,26 +364,31 @@ _SERIAL = itertools.count()
 FUSE = True
 
 #: the order a worker runs its ready tasks in: "column" (a task on tile (I, J) before those of
-#: later block columns: the next panel's column before the rest of a step's trailing update) or
-#: "row" (by tile row first, then column: a tile row's work is due by its POTRF, so the step chain
-#: -- POTRF K, TRSM and share of L_K+1,K, the update of (K+1, K+1) -- outranks a far row's TRSMs,
-#: shares and updates, which fill the time the chain leaves)
+#: later block columns -- the next panel's column before the rest of a step's trailing update -- and
+#: within a block column by tile row: the step chain's TRSM of L_K+1,K, and the update of (K+1, K+1),
+#: first), "row" (by tile row first, then column: a tile row's work is due by its POTRF, so the step
+#: chain outranks a far row's TRSMs, shares and updates, which fill the time the chain leaves), or
+#: "tied" (by block column only, round 37's: Dask runs equal priorities in the order they reach the
+#: worker, and on 4 H100s the chain's TRSM waited up to 230 ms behind its column's other TRSMs)
 PRIORITY = "column"
 
 
 def priority(tile: tuple, count: int) -> int:
-    """Dask priority of a task on `tile` = (I, J) of a count x count grid (higher runs first)."""
+    """Dask priority of a task on `tile` = (I, J) of a count x count grid (higher runs first);
+    no two tiles tie but with "tied"."""
     I, J = tile
     if PRIORITY == "row":
         return (count - I) * (count + 1) + (count - J)
-    return count - J
+    if PRIORITY == "tied":
+        return count - J
+    return (count - J) * (count + 1) + (count - I)
 
 
 def submitter(client, own, job, live, count: int = 0):
     """submit(fn, tile, *args): fn(job, *args) on the tile's owner only, recorded in `live`,
     under a key no other task of this process has had.  count > 0: a task on tile (I, J)
-    gets Dask priority priority(tile, count) -- by default count - J, so a worker runs the
-    work on the next panel's column before the rest of the trailing update (lookahead):
+    gets Dask priority priority(tile, count) -- by default by block column J, then row I, so a
+    worker runs the work on the next panel's column before the rest of the trailing update (lookahead):
     tasks submitted in the right-looking order would otherwise run in that order, and the
     next POTRF wait for a whole step."""
     def submit(fn, tile, *args, key=None):

@@ -139,7 +139,7 @@ def test_task_keys_never_come_round_again():
 
 @pytest.mark.parametrize("fuse", [False, True])
 def test_a_panels_tasks_outrank_the_rest_of_the_trailing_update(fuse, monkeypatch):
-    """Lookahead: every task on tile (I, J) has Dask priority count - J, so the next panel's
+    """Lookahead: every task on tile (I, J) ranks by block column J first, so the next panel's
     POTRF and TRSMs (and the updates of its column) run before step K's other updates, which
     were submitted earlier and would otherwise run first (fused with the diagonal tile's last
     update, the POTRF is submitted with it, before them)."""
@@ -161,12 +161,14 @@ def test_a_panels_tasks_outrank_the_rest_of_the_trailing_update(fuse, monkeypatc
     first = {}
     for order, (name, args, priority) in enumerate(rec.tasks):
         if name == "update" and args[3] == 0:            # step 0's updates: (job, I, J, K, ...)
-            first.setdefault(args[2], (order, priority))
+            first.setdefault(args[2], (order, priority, (args[1], args[2])))
     potrf1 = next((i, p) for i, (n, a, p) in enumerate(rec.tasks)
                   if n == ("update_potrf" if fuse else "potrf") and a[1] == 1)
     assert (potrf1[0] > first[4][0]) != fuse             # submitted after step 0's update of column 4 ...
     assert potrf1[1] > first[4][1]                       # ... and outranks it
-    assert first[1][1] == potrf1[1] == g.count - 1 and first[4][1] == g.count - 4
+    assert potrf1[1] == schedule.priority((1, 1), g.count)
+    assert first[1][1] == schedule.priority(first[1][2], g.count) and first[1][2][1] == 1
+    assert first[4][1] == schedule.priority((4, 4), g.count) == schedule.priority(first[4][2], g.count)
 
 
 @pytest.mark.parametrize("share, every", [(True, False), (False, False), (False, True)])
@@ -247,25 +249,27 @@ def test_a_bounded_gpu_queue_gives_the_same_bits(client):
     assert set(left.values()) == {0}
 
 
-def test_by_row_the_step_chain_outranks_far_rows():
-    """schedule.PRIORITY = "row": a task on tile (I, J) ranks by I, then J -- the TRSM of L_K+1,K and
-    the update of (K+1, K+1) outrank step K's work on farther rows, which by column they tied (and
-    ran first, being submitted first)."""
+@pytest.mark.parametrize("order", ["column", "row", "tied"])
+def test_the_step_chain_outranks_far_rows(order, monkeypatch):
+    """By column (the default) a task on tile (I, J) ranks by J, then I; by row by I, then J: either
+    way no two tiles tie, and the TRSM of L_K+1,K outranks its column's farther rows' (Dask runs equal
+    priorities in the order they reach the worker, not as submitted: with "tied", by J only, the chain's
+    TRSM waited behind its column's others).  By row the update of (K+1, K+1) outranks them too."""
     from glgpgpu.distributed import schedule
+    monkeypatch.setattr(schedule, "PRIORITY", order)
     count = 6
-    by_column = [schedule.priority(tile, count) for tile in [(2, 1), (5, 1), (5, 2)]]
-    assert by_column[0] == by_column[1] > by_column[2]
-    old, schedule.PRIORITY = schedule.PRIORITY, "row"
-    try:
-        assert schedule.priority((2, 1), count) > schedule.priority((2, 2), count) > schedule.priority((5, 1), count)
-        ranks = sorted(((I, J) for I in range(count) for J in range(I + 1)),
-                       key=lambda tile: -schedule.priority(tile, count))
-        assert ranks == sorted(ranks)                       # row by row, column by column
-    finally:
-        schedule.PRIORITY = old
+    tiles = [(I, J) for I in range(count) for J in range(I + 1)]
+    ranks = sorted(tiles, key=lambda tile: -schedule.priority(tile, count))
+    if order == "tied":
+        assert schedule.priority((2, 1), count) == schedule.priority((5, 1), count) > schedule.priority((5, 2), count)
+        return
+    assert len({schedule.priority(tile, count) for tile in tiles}) == len(tiles)
+    assert schedule.priority((2, 1), count) > schedule.priority((5, 1), count)
+    assert ranks == sorted(tiles, key=lambda tile: tile if order == "row" else tile[::-1])
+    assert (schedule.priority((2, 2), count) > schedule.priority((5, 1), count)) == (order == "row")
 
 
-@pytest.mark.parametrize("priority, fuse", [("row", True), ("column", False), ("row", False)])
+@pytest.mark.parametrize("priority, fuse", [("row", True), ("column", False), ("row", False), ("tied", True)])
 def test_every_schedule_option_gives_the_same_bits(client, monkeypatch, priority, fuse):
     """PRIORITY and FUSE change the order a worker runs its tasks in and how many tasks there are,
     never what a tile's operations are: the one-process factor bit for bit."""
