@@ -10,7 +10,11 @@ with, for each link, the time from the task it waits on to its own start (`wait`
 thread busy with other tasks, Dask's message, the upload of a copy counted in the task itself) and
 the task's own time.  The last lines say what the waiting workers ran instead.
 
-    python experiments/distributed_chain.py STREAM.csv --tile 4096 [--gpus 4] [--grid-rows P]
+    python experiments/distributed_chain.py STREAM.csv --tile 4096 [--gpus 4] [--grid-rows P] [--what-ran]
+
+--what-ran: under each step, the tasks (op, I, J, K) the TRSM's worker ran between the POTRF's end
+and the TRSM's start, each at its start in ms from the POTRF's end, and when the TRSM's other input
+(the update of (K+1, K) by step K-1) ended.
 """
 from __future__ import annotations
 
@@ -56,6 +60,7 @@ def main():
     ap.add_argument("--tile", type=int, required=True)
     ap.add_argument("--gpus", type=int, default=0, help="the run's GPUs (default: the one with the most)")
     ap.add_argument("--grid-rows", type=int, default=0)
+    ap.add_argument("--what-ran", action="store_true", help="what the TRSM's worker ran while the TRSM waited")
     a = ap.parse_args()
     rows = list(csv.DictReader(open(a.stream)))
     if "key" not in rows[0]:
@@ -99,6 +104,9 @@ def main():
     def stop(key):
         return spans[key]["compute"][1]
 
+    tile_of = {}
+    for t, k in task.items():                 # a fused task by its first label (trsm_share: its TRSM)
+        tile_of.setdefault(k, t)
     links = collections.defaultdict(list)
     busy = collections.Counter()
     print(f"m = {m}, {gpus} GPUs, {g.count} x {g.count} tiles of {g.t}; per step: wait before / own time, ms")
@@ -124,6 +132,14 @@ def main():
                     overlap = min(s1, start(key)) - max(s0, stop(before))
                     if overlap > 0:
                         busy[k.split("-", 1)[0].lstrip("('")] += overlap
+        if a.what_ran:
+            trsm, t0 = task["trsm", K + 1, K, K], stop(chain[0][1])
+            update = task.get(("update", K + 1, K, K - 1))
+            ran = sorted((sp["compute"][0], k) for k, sp in spans.items() if where[k] == where[trsm]
+                         and "compute" in sp and sp["compute"][1] > t0 and sp["compute"][0] < start(trsm))
+            print(f"      TRSM at {1e3 * (start(trsm) - t0):.0f} ms"
+                  + (f", its update ended at {1e3 * (stop(update) - t0):.0f}" if update else "") + "; ran: "
+                  + " ".join(f"{tile_of.get(k, k.split('-', 1)[0])}@{1e3 * (s0 - t0):.0f}" for s0, k in ran))
         total = (start(chain[-1][1]) - start(chain[0][1])) * 1e3
         print(f"  K = {K:2d}: {total:5.0f} ms  potrf {(stop(chain[0][1]) - start(chain[0][1])) * 1e3:.0f} | "
               + " | ".join(parts))
