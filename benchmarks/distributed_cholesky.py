@@ -239,8 +239,9 @@ def main():
                     help="the order a worker runs its ready tasks in (schedule.PRIORITY)")
     ap.add_argument("--unfused", action="store_true",
                     help="a tile shared by a task of its own behind the one that finished it (FUSE False)")
-    ap.add_argument("--queue-depth", type=int, default=0,
-                    help="updates each worker lets queue on its GPU (worker.QUEUE_DEPTH; 0: no limit)")
+    ap.add_argument("--queue-depth", type=int, default=None,
+                    help="updates each worker lets queue on its GPU (worker.QUEUE_DEPTH; 0: no limit; "
+                         "default: the library's)")
     ap.add_argument("--tag", default="")
     ap.add_argument("--out", default=os.environ.get("OUT", "benchmarks/results"))
     args = ap.parse_args()
@@ -253,6 +254,8 @@ def main():
     schedule.GRID_ROWS = args.grid_rows or None
     schedule.PRIORITY = args.priority
     schedule.FUSE = not args.unfused
+    from glgpgpu.distributed import worker
+    depth = worker.QUEUE_DEPTH if args.queue_depth is None else args.queue_depth
     rows, stream = [], []
     ctx = glgpgpu.Context(max_texture_size=args.tile)
     found = [d[0] for d in glgpgpu.gl.devices()]
@@ -279,7 +282,7 @@ def main():
                 from distributed import get_task_stream, wait
                 # each worker's kernels compiled and its buffers made first, at the run's tile order
                 # (4 x 4 tiles: every worker of a 2 x 2 grid runs every kind of task)
-                if args.queue_depth:
+                if args.queue_depth is not None:
                     client.run(_queue_depth, args.queue_depth)
                 cholesky(spd(3 * args.tile + args.tile // 2, 1, args.tile), client=client, tile=args.tile,
                          method=args.method)
@@ -309,7 +312,7 @@ def main():
                            else "numpy",
                            tiles_sent="tcp" if args.tcp else "shared memory where one machine",
                            grid=f"{schedule.GRID_ROWS} rows" if schedule.GRID_ROWS else "default",
-                           queue_depth=args.queue_depth or "no limit", priority=args.priority,
+                           queue_depth=depth or "no limit", priority=args.priority,
                            shares="separate" if args.unfused else "by the finishing task",
                            seconds=round(sec, 3), speedup_vs_one_process=round(one / sec, 2),
                            error=float("nan"), probe=float("nan"), equal=None)

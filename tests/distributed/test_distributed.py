@@ -232,19 +232,23 @@ def test_a_finished_tile_is_sent_by_the_task_that_finished_it(share, every, coun
         assert (before, bargs[1]) == ("potrf", K) if I == K else (before, bargs[1:3]) == ("trsm", (I, K))
 
 
-def test_a_bounded_gpu_queue_gives_the_same_bits(client):
+@pytest.mark.parametrize("n", [1, 0])
+def test_a_bounded_gpu_queue_gives_the_same_bits(client, n):
     """worker.QUEUE_DEPTH = 1: every update waits until the one before it is done on the GPU (a
-    fence each); the factor is the one-process one bit for bit, and no fence is left behind."""
+    fence each); 0: no limit (the default is 3); the factor is the one-process one bit for bit, and
+    no fence is left behind."""
+    from glgpgpu.distributed import worker as wk
+    default = wk.QUEUE_DEPTH
     def depth(n):
         from glgpgpu.distributed import worker
         worker.QUEUE_DEPTH = n
         return len(worker._QUEUED)
     A = spd(400, 1e2, np.random.default_rng(12))
-    client.run(depth, 1)
+    client.run(depth, n)
     try:
         L = gd.cholesky(A, client=client, tile=64, method="compute")
     finally:
-        left = client.run(depth, 0)
+        left = client.run(depth, default)
     assert np.array_equal(L, glgpgpu.cholesky(A, method="compute", ctx=glgpgpu.Context(max_texture_size=64)))
     assert set(left.values()) == {0}
 
