@@ -28,8 +28,9 @@ _SHARED: dict = {}      # (job, I, J) -> a finished tile read into shared memory
 #: updates a worker lets queue on its GPU behind its task thread (0: no limit): a readback on
 #: the critical path (a share, a POTRF's pivots) waits for everything queued before it, and a
 #: thread that has queued a step's worth of trailing updates makes the next panel wait for them
-#: (3: on 4 H100s at 60,000 never more than 3% slower than no limit, up to 14% faster; RESULTS.md)
-QUEUE_DEPTH = 3
+#: (3, in tiles of 4,096 on 4 H100s: 14% quicker on 1 GPU, -9% to +3% on 2 and 4 GPUs; untimed
+#: beside no limit in the default tiles of 8,192, so not the default: benchmarks/RESULTS.md, round 38)
+QUEUE_DEPTH = 0
 _QUEUED: list = []      # fences behind the latest updates, oldest first
 
 
