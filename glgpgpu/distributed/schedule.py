@@ -57,8 +57,10 @@ def cholesky(A, *, client=None, tile: int | None = None, method: str = "auto", v
     tile: the tile order's limit (default: each worker's texture limit); the tile order is
     the one-process code's for that limit, so the result equals
     `glgpgpu.cholesky(A, method=..., ctx=Context(max_texture_size=tile))` bit for bit.
-    Raises NotPositiveDefiniteError naming the global pivot, WorkerLostError naming the
-    worker and tile when an owner leaves (checked every `poll` seconds)."""
+    Raises NotPositiveDefiniteError naming the global pivot, ValueError naming the first entry of
+    a dask.array A's lower triangle that is not finite in float32 (a numpy A is checked whole
+    before the factor, as glgpgpu.cholesky checks it), WorkerLostError naming the worker and tile
+    when an owner leaves (checked every `poll` seconds)."""
     client = client or get_client()
     lazy = is_dask_array(A)                                      # tiles made on the workers
     if lazy:
@@ -73,8 +75,40 @@ def cholesky(A, *, client=None, tile: int | None = None, method: str = "auto", v
     live = []                     # every future, for the fault check
     try:
         return _factor(client, A, g, own, job, name, variant, live, poll, lazy)
+    except NotPositiveDefiniteError as exc:
+        # a numpy A was checked before the factor; a dask.array's NaN or inf shows first as a
+        # pivot that is not positive: named as what it is, as the numpy call names it
+        bad = first_non_finite_lower(client, A) if lazy else None
+        if bad is not None:
+            raise ValueError(f"A holds a non-finite value{bad[1]} (first at index {bad[0]}) in the lower "
+                             f"triangle the factor reads") from exc
+        raise
     finally:
         release(client, own, job)
+
+
+def first_non_finite_lower(client, A):
+    """((i, j), how) of the first entry of dask.array A's lower triangle that is not finite in
+    float32 (how: "" where A's own value is not finite, else " (it overflows float32)"), or None.
+    Computes A's chunks once more: for the failure path only."""
+    def first(block, block_info=None):
+        (r0, _), (c0, _) = block_info[0]["array-location"]
+        with np.errstate(over="ignore", invalid="ignore"):
+            b32 = np.asarray(block).astype(np.float32)
+        rows, cols = np.ogrid[r0:r0 + b32.shape[0], c0:c0 + b32.shape[1]]
+        bad = np.argwhere(~np.isfinite(b32) & (cols <= rows))
+        if not bad.size:
+            return np.full((1, 1, 3), -1, np.int64)
+        i, j = bad[0]
+        return np.array([[[r0 + i, c0 + j, int(np.isfinite(np.asarray(block)[i, j]))]]], np.int64)
+    found = A.map_blocks(first, chunks=((1,) * len(A.chunks[0]), (1,) * len(A.chunks[1]), (3,)), new_axis=2,
+                         dtype=np.int64)
+    hits = client.compute(found).result().reshape(-1, 3)
+    hits = hits[hits[:, 0] >= 0]
+    if not hits.size:
+        return None
+    i, j, overflowed = min(map(tuple, hits))
+    return (int(i), int(j)), " (it overflows float32)" if overflowed else ""
 
 
 def plan(client, m: int, tile, method: str, variant: str, rows: int | None = None) -> tuple:

@@ -45,6 +45,28 @@ def test_not_positive_definite_names_the_global_pivot(client):
     assert sum(_held(client).values()) == 0
 
 
+@pytest.mark.parametrize("value, where, says", [(np.nan, (150, 70), "non-finite value \\(first at index \\(150, 70\\)"),
+                                                (np.inf, (130, 130), "non-finite value \\(first at index \\(130, 130\\)"),
+                                                (1e300, (199, 3), "overflows float32\\) \\(first at index \\(199, 3\\)")])
+def test_a_dask_arrays_non_finite_value_is_named_not_called_indefinite(client, value, where, says):
+    """A dask.array is not read on the client before the factor: its NaN, inf or float64 value past
+    float32 shows as a pivot that is not positive, and is named as what it is (the numpy call's
+    ValueError) -- the first in the lower triangle, by row; the same A without it factors."""
+    da = pytest.importorskip("dask.array")
+    A = spd(200, 1e2, np.random.default_rng(3)).astype(np.float64)
+    A[where] = value
+    A[180, 190] = np.nan                       # above the diagonal: not read, never named
+    with pytest.raises(ValueError, match=says):
+        gd.cholesky(da.from_array(A, chunks=(70, 90)), client=client, tile=64)
+    assert sum(_held(client).values()) == 0
+    A[where] = A[where[::-1]] if where[0] != where[1] else 200.0
+    L = gd.cholesky(da.from_array(A, chunks=(70, 90)), client=client, tile=64).compute()
+    assert np.isfinite(L).all()
+    A[150, 150] = -1e4                          # indefinite and finite: still the pivot's error
+    with pytest.raises(np.linalg.LinAlgError, match="pivot 150"):
+        gd.cholesky(da.from_array(A, chunks=(70, 90)), client=client, tile=64)
+
+
 def test_a_dask_array_in_a_dask_array_out(client):
     """A's tiles made on the workers from its chunks (any chunking: rechunked to the tiles),
     L's tiles left there as a dask.array -- the same bits as the one-process factor."""
