@@ -77,8 +77,9 @@ def cholesky(A, *, client=None, tile: int | None = None, method: str = "auto", v
         return _factor(client, A, g, own, job, name, variant, live, poll, lazy)
     except NotPositiveDefiniteError as exc:
         # a numpy A was checked before the factor; a dask.array's NaN or inf shows first as a
-        # pivot that is not positive: named as what it is, as the numpy call names it
-        bad = first_non_finite_lower(client, A) if lazy else None
+        # pivot that is not finite: named as what it is, as the numpy call names it (A's chunks
+        # computed again: not for a finite pivot that is not positive, an indefinite A)
+        bad = first_non_finite_lower(client, A) if lazy and not np.isfinite(exc.value) else None
         if bad is not None:
             raise ValueError(f"A holds a non-finite value{bad[1]} (first at index {bad[0]}) in the lower "
                              f"triangle the factor reads") from exc
