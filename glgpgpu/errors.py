@@ -29,11 +29,10 @@ class ContextThreadError(RuntimeError):
 
 
 class NotPositiveDefiniteError(np.linalg.LinAlgError):
-    """The matrix is not (numerically) positive definite; `.pivot` is 0-based, `.value` the
-    pivot's value where it is known (NaN: not known, or itself NaN)."""
+    """The matrix is not (numerically) positive definite; `.pivot` is 0-based."""
 
-    def __init__(self, pivot: int, m: int, precision: str = "float32", value: float = float("nan")):
-        self.pivot, self.value = pivot, value
+    def __init__(self, pivot: int, m: int, precision: str = "float32"):
+        self.pivot = pivot
         super().__init__(
             f"Matrix is not positive definite: pivot {pivot} (0-based; the leading minor of "
             f"order {pivot + 1} of the {m}x{m} matrix) is not positive in {precision}.")
@@ -43,7 +42,7 @@ class NotPositiveDefiniteError(np.linalg.LinAlgError):
         """Raise at the first pivot that is not a positive finite number; else return them."""
         bad = np.flatnonzero(~(pivots > 0) | ~np.isfinite(pivots))
         if bad.size:
-            raise cls(int(bad[0]), m, precision, float(pivots[bad[0]]))
+            raise cls(int(bad[0]), m, precision)
         return pivots
 
 

@@ -76,40 +76,29 @@ def cholesky(A, *, client=None, tile: int | None = None, method: str = "auto", v
     try:
         return _factor(client, A, g, own, job, name, variant, live, poll, lazy)
     except NotPositiveDefiniteError as exc:
-        # a numpy A was checked before the factor; a dask.array's NaN or inf shows first as a
-        # pivot that is not finite: named as what it is, as the numpy call names it (A's chunks
-        # computed again: not for a finite pivot that is not positive, an indefinite A)
-        bad = first_non_finite_lower(client, A) if lazy and not np.isfinite(exc.value) else None
+        # a numpy A was checked before the factor; a dask.array's NaN or inf (or a float64 value
+        # past float32) shows first as the pivot of its row -- every pivot before it was fine, so
+        # the first such entry of the lower triangle, if any, is in that row: named as what it is
+        bad = non_finite_in_row(client, A, exc.pivot) if lazy else None
         if bad is not None:
-            raise ValueError(f"A holds a non-finite value{bad[1]} (first at index {bad[0]}) in the lower "
-                             f"triangle the factor reads") from exc
+            raise ValueError(f"A holds a non-finite value{bad[1]} (first at index ({exc.pivot}, {bad[0]})) in "
+                             f"the lower triangle the factor reads") from exc
         raise
     finally:
         release(client, own, job)
 
 
-def first_non_finite_lower(client, A):
-    """((i, j), how) of the first entry of dask.array A's lower triangle that is not finite in
-    float32 (how: "" where A's own value is not finite, else " (it overflows float32)"), or None.
-    Computes A's chunks once more: for the failure path only."""
-    def first(block, block_info=None):
-        (r0, _), (c0, _) = block_info[0]["array-location"]
-        with np.errstate(over="ignore", invalid="ignore"):
-            b32 = np.asarray(block).astype(np.float32)
-        rows, cols = np.ogrid[r0:r0 + b32.shape[0], c0:c0 + b32.shape[1]]
-        bad = np.argwhere(~np.isfinite(b32) & (cols <= rows))
-        if not bad.size:
-            return np.full((1, 1, 3), -1, np.int64)
-        i, j = bad[0]
-        return np.array([[[r0 + i, c0 + j, int(np.isfinite(np.asarray(block)[i, j]))]]], np.int64)
-    found = A.map_blocks(first, chunks=((1,) * len(A.chunks[0]), (1,) * len(A.chunks[1]), (3,)), new_axis=2,
-                         dtype=np.int64)
-    hits = client.compute(found).result().reshape(-1, 3)
-    hits = hits[hits[:, 0] >= 0]
-    if not hits.size:
+def non_finite_in_row(client, A, p: int):
+    """(j, how) of the first entry of row p of dask.array A's lower triangle, A[p, :p + 1], that is
+    not finite in float32 (how: "" where A's own value is not finite, else " (it overflows
+    float32)"), or None: one row read, for the failure path."""
+    row = np.asarray(client.compute(A[p, :p + 1]).result())
+    with np.errstate(over="ignore", invalid="ignore"):
+        bad = np.flatnonzero(~np.isfinite(row.astype(np.float32)))
+    if not bad.size:
         return None
-    i, j, overflowed = min(map(tuple, hits))
-    return (int(i), int(j)), " (it overflows float32)" if overflowed else ""
+    j = int(bad[0])
+    return j, "" if not np.isfinite(row[j]) else " (it overflows float32)"
 
 
 def plan(client, m: int, tile, method: str, variant: str, rows: int | None = None) -> tuple:
