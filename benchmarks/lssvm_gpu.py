@@ -94,6 +94,8 @@ def main():
     ap.add_argument("--dask-gpus", type=int, default=0,
                     help="also fit with LSSVC(client=) on a LocalGLCluster of this many GPUs (tiles of --tile)")
     ap.add_argument("--tile", type=int, default=8192)
+    ap.add_argument("--stream", action="store_true",
+                    help="write the Dask task stream of each --dask-gpus fit (distributed_cholesky.py's columns)")
     ap.add_argument("--out", default="benchmarks/results")
     args = ap.parse_args()
     if args.plot:
@@ -107,7 +109,7 @@ def main():
         have_torch = torch.cuda.is_available()
     except ImportError:
         have_torch = False
-    rows = []
+    rows, stream = [], []
     X, y, T, _ = data(256, args.d)
     glgpgpu.LSSVC(gamma=1.0 / args.d, method=args.method).fit(X, y)          # compile the kernels first
     for N in (int(v) for v in args.sizes.split(",")):
@@ -160,10 +162,15 @@ def main():
             with LocalGLCluster(devices=found[:args.dask_gpus], n_workers=args.dask_gpus) as cluster, \
                     cluster.get_client() as client:
                 glgpgpu.LSSVC(gamma=gamma, C=args.C, client=client, tile=256).fit(X[:1024], y[:1024])   # compile
+                from distributed import get_task_stream
+                from distributed_cholesky import stream_rows      # this folder's: the same columns
                 t = time.perf_counter()
-                dmodel = glgpgpu.LSSVC(gamma=gamma, C=args.C, method=args.method, client=client,
-                                       tile=args.tile).fit(X, y)
+                with get_task_stream(client) as ts:
+                    dmodel = glgpgpu.LSSVC(gamma=gamma, C=args.C, method=args.method, client=client,
+                                           tile=args.tile).fit(X, y)
                 row["dask_fit_s"] = round(time.perf_counter() - t, 4)
+                if args.stream:
+                    stream += stream_rows(ts.data, N, args.dask_gpus, time.time() - (time.perf_counter() - t))
                 row["dask_gpus"] = args.dask_gpus
                 Fd = dmodel.decision_function(T)
                 row["dask_decision_vs_one_gpu"] = float(np.abs(Fd - F).max() / np.abs(F).max())
@@ -181,6 +188,11 @@ def main():
         w.writeheader()
         for r in rows:
             w.writerow(dict(r, device=ctx.caps.renderer) if "device" in keys else r)
+    if stream:                 # experiments/distributed_stream.py reads it
+        with open(path.replace(".csv", "-stream.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(stream[0]))
+            w.writeheader()
+            w.writerows(stream)
     from glgpgpu.bench.common import write_provenance
     print("wrote", path, "and", write_provenance(path), "and", plot(path))
 
