@@ -242,6 +242,8 @@ def main():
     ap.add_argument("--queue-depth", type=int, default=None,
                     help="updates each worker lets queue on its GPU (worker.QUEUE_DEPTH; 0: no limit; "
                          "default: the library's)")
+    ap.add_argument("--puts-first", action="store_true",
+                    help="every tile's put submitted before the steps (PUTS_AT_FIRST_USE False: round 38's order)")
     ap.add_argument("--tag", default="")
     ap.add_argument("--out", default=os.environ.get("OUT", "benchmarks/results"))
     args = ap.parse_args()
@@ -254,6 +256,7 @@ def main():
     schedule.GRID_ROWS = args.grid_rows or None
     schedule.PRIORITY = args.priority
     schedule.FUSE = not args.unfused
+    schedule.PUTS_AT_FIRST_USE = not args.puts_first
     from glgpgpu.distributed import worker
     depth = worker.QUEUE_DEPTH if args.queue_depth is None else args.queue_depth
     rows, stream = [], []
@@ -314,6 +317,7 @@ def main():
                            grid=f"{schedule.GRID_ROWS} rows" if schedule.GRID_ROWS else "default",
                            queue_depth=depth or "no limit", priority=args.priority,
                            shares="separate" if args.unfused else "by the finishing task",
+                           puts="all first" if args.puts_first else "at first use",
                            seconds=round(sec, 3), speedup_vs_one_process=round(one / sec, 2),
                            error=float("nan"), probe=float("nan"), equal=None)
                 rows.append(row)

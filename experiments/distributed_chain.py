@@ -74,6 +74,11 @@ def main():
     # the stream's own schedule: tiles shared by the task that finished them (round 37's last code on)
     # or by share tasks of their own
     schedule.FUSE = any(r["key"].startswith(("trsm_share-", "potrf_share-", "update_potrf")) for r in rows)
+    # the puts all first (round 38's streams and before) or each at its tile's first use
+    lower = g.count * (g.count + 1) // 2
+    first = sorted((int(r["key"].rsplit("-", 1)[1]), r["key"]) for r in rows if r["key"].rsplit("-", 1)[1].isdigit()
+                   and r["key"].split("-", 1)[0] in {"put", "potrf", "potrf_share", "trsm", "trsm_share"})
+    schedule.PUTS_AT_FIRST_USE = not all(k.startswith("put-") for _, k in first[:lower])
     rec = Recorder()
     factor_tiles(rec, g, own, "job", "compute", "outer", [], lambda submit, I, J: submit(w.put, (I, J), I, J),
                  share=gpus > 1)

@@ -268,7 +268,8 @@ def _factor(client, A, g, own, job, method, variant, live, poll, lazy=False):
         if share:
             made = handed(client, made, own, job, g)
     elif local:                # each tile written into a shared-memory file, handed over on threads
-        handing = shared.Handing(job, ((key, A[g.span(key[0]), g.span(key[1])]) for key in g.lower()), t)
+        handing = shared.Handing(job, ((key, A[g.span(key[0]), g.span(key[1])]) for key in first_touched(g.count)),
+                                 t)
         made = dict(handing.futures)
     else:               # a numpy A's tiles column by column (the factor's order), straight to their owners
         order = [(I, J) for J in range(g.count) for I in range(J, g.count)]
@@ -387,6 +388,11 @@ _SERIAL = itertools.count()
 #: a diagonal tile's last update and its POTRF (update_potrf); False: each a task of its own
 FUSE = True
 
+#: each tile's put submitted at the tile's first use by the steps (a numpy A's hands overlap the
+#: factor's first steps: at 60,000 in tiles of 8,192 on 4 H100s the first POTRF started 1.7 s into the
+#: call, after every hand), else all puts first (round 38 and before; their task streams replay so)
+PUTS_AT_FIRST_USE = True
+
 #: the order a worker runs its ready tasks in: "column" (a task on tile (I, J) before those of
 #: later block columns -- the next panel's column before the rest of a step's trailing update -- and
 #: within a block column by tile row: the step chain's TRSM of L_K+1,K, and the update of (K+1, K+1),
@@ -436,9 +442,20 @@ def factor_tiles(client, g, own, job, method, variant, live, make, last=None, se
     sent_hook(tile, future) as it is submitted."""
     t = g.t
     submit = submitter(client, own, job, live, count=g.count)
-    last = {} if last is None else last           # (I, J) -> the latest task on that tile
-    for I, J in g.lower():
-        last[I, J] = make(submit, I, J)
+    made = {} if last is None else last           # (I, J) -> the latest task on that tile
+
+    class Latest(dict):
+        """The latest task on each tile, its put submitted at the tile's first use: a put that
+        waits for its block (a numpy A's hand into a file) holds back only the tasks after it,
+        not the first steps' (the hands go in first_touched order)."""
+
+        def __missing__(self, tile):
+            self[tile] = make(submit, *tile)
+            return self[tile]
+    last = Latest(made)
+    if not PUTS_AT_FIRST_USE:
+        for tile in g.lower():
+            last[tile]                            # noqa: B018 -- every put first, in g.lower() order
     pivots = {}
     sent = {} if sent is None else sent           # (I, K) -> the fetch or share readers upload from
 
@@ -483,7 +500,17 @@ def factor_tiles(client, g, own, job, method, variant, live, make, last=None, se
                                 data(I, K, own[I, J]), data(J, K, own[I, J]), last[I, J], last[I, K], last[J, K])
         if finished is not None and wanted:
             sent_by(*finished, fused=fuse)
+    made.update(last)                             # the caller's dict: every tile's latest task
     return [pivots[K] for K in range(g.count)]
+
+
+def first_touched(count: int) -> list:
+    """The lower tiles of a count x count grid in the order the right-looking steps first touch
+    them (cholesky_steps): column 0, then the rest row by row (step 0's updates)."""
+    seen = {}
+    for op, I, J, K in cholesky_steps(count):
+        seen.setdefault((I, K) if op == "trsm" else (I, J), None)
+    return list(seen)
 
 
 def readers(own: dict, count: int, I: int, K: int) -> set:

@@ -196,6 +196,42 @@ def test_a_panels_tasks_outrank_the_rest_of_the_trailing_update(fuse, monkeypatc
     assert first[4][1] == schedule.priority((4, 4), g.count) == schedule.priority(first[4][2], g.count)
 
 
+@pytest.mark.parametrize("at_first_use", [True, False])
+def test_a_tiles_put_is_submitted_at_its_first_use(at_first_use, monkeypatch):
+    """PUTS_AT_FIRST_USE: each put is submitted right before the first task on its tile, in the
+    order first_touched gives (column 0, then the rest row by row) -- a put that waits for a numpy
+    A's hand holds back only the tasks after it, and the first POTRF and TRSMs go before the last
+    hands; False: every put first, row by row (round 38's order, kept for its task streams)."""
+    from glgpgpu.distributed import schedule
+    from glgpgpu.distributed.schedule import factor_tiles, first_touched
+    from glgpgpu.layouts.tiles import TileGrid
+    monkeypatch.setattr(schedule, "PUTS_AT_FIRST_USE", at_first_use)
+    count = 5
+    assert first_touched(count) == [(I, 0) for I in range(count)] + [(I, J) for I in range(1, count)
+                                                                   for J in range(1, I + 1)]
+
+    class Recorder:
+        tasks = []
+
+        def submit(self, fn, *args, key, **kw):
+            self.tasks.append((fn.__name__, args))
+            return key
+    g = TileGrid(count * 8, 8)
+    made = []
+    last = {}
+    factor_tiles(Recorder(), g, gd.owners(g.count, ["w0", "w1"]), "job", "compute", "outer", [],
+                 lambda submit, I, J: made.append((I, J)) or submit(len, (I, J)), last)
+    assert sorted(made) == sorted(g.lower()) and len(made) == len(set(made))
+    assert set(last) == set(g.lower())                     # every tile's latest task handed back
+    names = [name for name, _ in Recorder.tasks]
+    first_step = min(i for i, name in enumerate(names) if name != "len")
+    if at_first_use:
+        assert made == first_touched(count)
+        assert first_step == 1                             # POTRF 0 right behind the put of (0, 0)
+    else:
+        assert made == g.lower() and first_step == len(made)
+
+
 @pytest.mark.parametrize("share, every", [(True, False), (False, False), (False, True)])
 @pytest.mark.parametrize("count, workers", [(1, 2), (2, 2), (5, 2), (6, 4), (7, 3), (4, 1)])
 def test_a_finished_tile_is_sent_by_the_task_that_finished_it(share, every, count, workers, monkeypatch):
