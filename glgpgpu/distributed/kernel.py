@@ -35,7 +35,7 @@ class DistributedKernelFactor:
         self.job = f"kernel-{uuid.uuid4().hex}"
         self.live = []
         self._submit = submitter(client, self.own, self.job, self.live)
-        parts = {I: client.scatter(X[g.span(I)], broadcast=True) for I in range(g.count)}
+        parts = {I: client.scatter(X[g.span(I)], broadcast=True, hash=False) for I in range(g.count)}
 
         def make(submit, I, J):
             return submit(w.kernel_tile, (I, J), I, J, parts[I], parts[J], g.t, name, kernel, gamma, degree,
@@ -104,7 +104,7 @@ def kernel_matrix(X, *, client=None, kernel: str = "rbf", gamma: float | None = 
     if exact is not None:                     # no float32 Gram matrix resolves these distances
         return da.from_array(exact, chunks=tile or exact.shape[0] or 1)
     name, g, own = plan(client, X32.shape[0], tile, method, "outer")
-    parts = {I: client.scatter(X32[g.span(I)], broadcast=True) for I in range(g.count)}
+    parts = {I: client.scatter(X32[g.span(I)], broadcast=True, hash=False) for I in range(g.count)}
 
     def make(submit, I, J):
         return submit(w.kernel_tile, (I, J), I, J, parts[I], parts[J], g.t, name, kernel, gamma, degree, coef0, 0.0)

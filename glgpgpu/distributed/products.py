@@ -45,8 +45,8 @@ def adat(A, d2, *, client=None, tile: int | None = None, method: str = "compute"
         parts = dict(enumerate(client.compute(list(bands))))
     else:
         As = scaled(A, ea)
-        parts = {I: client.scatter(np.ascontiguousarray(As[g.span(I)]), broadcast=True) for I in range(g.count)}
-    d2_part = client.scatter(d2, broadcast=True)
+        parts = {I: client.scatter(np.ascontiguousarray(As[g.span(I)]), broadcast=True, hash=False) for I in range(g.count)}
+    d2_part = client.scatter(d2, broadcast=True, hash=False)
 
     def make(submit, I, J):
         return submit(w.adat_tile, (I, J), I, J, parts[I], parts[J], d2_part, g.t, name)
