@@ -26,6 +26,21 @@ def _held(client):
     return client.run(lambda: __import__("glgpgpu.distributed.worker", fromlist=["held"]).held())
 
 
+def _what_is_held():
+    """On a worker: the keys of what it holds (a failed leak check's message)."""
+    from glgpgpu.distributed import shared
+    from glgpgpu.distributed import worker as w
+    shelf = shared.made_shelf()
+    return {"tiles": list(w._TILES), "copies": list(w._COPIES), "shared": list(w._SHARED),
+            "files": shelf.files() if shelf is not None else 0}
+
+
+def assert_nothing_held(client):
+    """No tile, copy or shared-memory file left on any worker; else which, by key."""
+    held = _held(client)
+    assert sum(held.values()) == 0, client.run(_what_is_held)
+
+
 @pytest.mark.parametrize("method, m, tile", [("compute", 700, 128), ("blocked", 301, 64), ("paper", 130, 32),
                                              ("compute", 1, 128), ("compute", 129, 128)])
 def test_equals_the_one_process_tiled_factor(client, method, m, tile):
@@ -34,7 +49,7 @@ def test_equals_the_one_process_tiled_factor(client, method, m, tile):
     ref = glgpgpu.cholesky(A, method=method, ctx=glgpgpu.Context(max_texture_size=tile))
     assert np.array_equal(L, ref)
     check_factor(L, A)
-    assert sum(_held(client).values()) == 0
+    assert_nothing_held(client)
 
 
 def test_not_positive_definite_names_the_global_pivot(client):
@@ -42,7 +57,7 @@ def test_not_positive_definite_names_the_global_pivot(client):
     A[150, 150] = -1.0
     with pytest.raises(np.linalg.LinAlgError, match="pivot 150"):
         gd.cholesky(A, client=client, tile=64, method="compute")
-    assert sum(_held(client).values()) == 0
+    assert_nothing_held(client)
 
 
 @pytest.mark.parametrize("value, where, says", [(np.nan, (150, 70), "non-finite value \\(first at index \\(150, 70\\)"),
@@ -60,7 +75,7 @@ def test_a_dask_arrays_non_finite_value_is_named_not_called_indefinite(client, v
     A[later] = np.nan if later[0] > where[0] else A[later]
     with pytest.raises(ValueError, match=says):
         gd.cholesky(da.from_array(A, chunks=(70, 90)), client=client, tile=64)
-    assert sum(_held(client).values()) == 0
+    assert_nothing_held(client)
     A[where] = A[where[::-1]] if where[0] != where[1] else 200.0
     A[later] = A[later[::-1]]
     L = gd.cholesky(da.from_array(A, chunks=(70, 90)), client=client, tile=64).compute()
@@ -79,7 +94,7 @@ def test_a_dask_array_in_a_dask_array_out(client):
     assert isinstance(L, da.Array) and L.shape == (300, 300)
     want = glgpgpu.cholesky(A, method="compute", ctx=glgpgpu.Context(max_texture_size=64))
     assert np.array_equal(L.compute(), want)
-    assert sum(_held(client).values()) == 0
+    assert_nothing_held(client)
 
 
 def test_owners_are_two_dimensional_block_cyclic():
@@ -368,7 +383,7 @@ def test_the_kernel_factors_substitutions_on_either_grid(client, monkeypatch, ro
             assert np.abs(Y - np.linalg.solve(H, R)).max() <= 1e-4 * np.abs(np.linalg.solve(H, R)).max()
     finally:
         F.release()
-    assert sum(_held(client).values()) == 0
+    assert_nothing_held(client)
 
 
 def test_a_dask_factors_chunks_are_its_tiles_tasks(client):
@@ -401,7 +416,7 @@ def test_the_ls_svm_fits_on_the_cluster(client, estimator, answer):
     T = rng.standard_normal((40, 5))
     assert model.info_["converged"]
     assert np.abs(getattr(model, answer)(T) - getattr(alone, answer)(T)).max() <= 1e-10
-    assert sum(_held(client).values()) == 0
+    assert_nothing_held(client)
     with pytest.raises(ValueError, match="client"):
         Estimator(client=client, solver="cg").fit(X, y)
 
@@ -425,7 +440,7 @@ def test_kernel_tiles_formed_on_the_owners_gpu_equal_the_one_process_ones(client
             T.release()
     finally:
         fac.release()
-    assert sum(_held(client).values()) == 0
+    assert_nothing_held(client)
 
 
 @pytest.mark.parametrize("m, tile, k", [(1, 64, 1), (2, 64, 3), (3, 2, 1), (130, 64, 2), (301, 64, 0)])
@@ -448,7 +463,7 @@ def test_cho_solve_with_the_clusters_factor(client, m, tile, k):
     assert ok, worst
     Xd = gd.cho_solve(L, da.from_array(B, chunks=max(1, m // 2)), client=client)
     assert isinstance(Xd, da.Array) and np.allclose(Xd.compute(), X, rtol=1e-12, atol=0)
-    assert sum(_held(client).values()) == 0
+    assert_nothing_held(client)
 
 
 def test_solve_triangular_refuses_what_it_cannot_solve(client):
@@ -493,7 +508,7 @@ def test_kernel_matrix_on_the_cluster(client, N, tile, kernel):
     err = np.abs(K.astype(np.float64) - want)
     assert (err[low] <= 2 * bound[low] + 1e-30).all(), (err / np.maximum(bound, 1e-300))[low].max()
     assert (K[~low] == 0).all()
-    assert sum(_held(client).values()) == 0
+    assert_nothing_held(client)
 
 
 def test_kernel_matrix_checks_as_the_one_process_call(client):
@@ -524,7 +539,7 @@ def test_adat_equals_the_one_process_tiled_product(client, method, m, n, tile):
     Cd = gd.adat(da.from_array(A, chunks=(max(1, m // 2), max(1, n // 2))), d2, client=client, tile=tile,
                  method=method)
     assert isinstance(Cd, da.Array) and np.array_equal(Cd.compute(), ref)
-    assert sum(_held(client).values()) == 0
+    assert_nothing_held(client)
 
 
 def test_adat_scales_far_magnitudes_and_checks_its_inputs(client):
@@ -559,7 +574,7 @@ def test_kernel_matrix_cholesky_and_cho_solve_on_the_cluster(client):
     want = np.linalg.solve(H, y)
     cond = np.linalg.cond(H)
     assert np.linalg.norm(alpha - want) <= 4 * len(X) * 2.0 ** -24 * cond * np.linalg.norm(want)
-    assert sum(_held(client).values()) == 0
+    assert_nothing_held(client)
 
 
 @pytest.mark.parametrize("tiles_a_call", [0.5, 1, 2, 3])
@@ -577,7 +592,7 @@ def test_numpy_tiles_go_straight_to_their_owners(client, monkeypatch, tiles_a_ca
         warnings.simplefilter("error", UserWarning)
         L = gd.cholesky(A, client=client, tile=64, method="compute")
     assert np.array_equal(L, glgpgpu.cholesky(A, method="compute", ctx=glgpgpu.Context(max_texture_size=64)))
-    assert sum(_held(client).values()) == 0
+    assert_nothing_held(client)
 
 
 def test_numpy_operands_of_the_solves_go_to_the_workers_not_through_the_graph(client, monkeypatch):
@@ -630,12 +645,12 @@ def test_tiles_sent_through_shared_memory_or_as_results_give_the_same_bits(clien
     assert (schedule.shared.shelf().made > here) == shared   # numpy A: its tiles written into files here
     assert schedule.shared.shelf().files() == 0
     L = gd.cholesky(da.from_array(A, chunks=tile), client=client, tile=tile, method="compute")
-    assert sum(_held(client).values()) == 0                  # files unlinked, tiles given back ...
+    assert_nothing_held(client)                  # files unlinked, tiles given back ...
     assert np.array_equal(L.compute(), ref)                  # ... and L's tiles still there
     On = client.persist(da.from_array(A, chunks=tile))       # blocks on the workers: some on their owners
     distributed.wait(On)
     assert np.array_equal(gd.cholesky(On, client=client, tile=tile, method="compute").compute(), ref)
-    assert sum(_held(client).values()) == 0
+    assert_nothing_held(client)
     made = _shared_files_made(client) - before
     assert (made > 0) == shared                              # (one tile: only input blocks are handed)
 
@@ -726,7 +741,7 @@ def test_a_hand_that_fails_ends_the_call_and_leaves_no_file(client, monkeypatch)
     with pytest.raises(HostMemoryError, match="the test's"):
         gd.cholesky(A, client=client, tile=64, method="compute")
     assert schedule.shared.shelf().files() == 0
-    assert sum(_held(client).values()) == 0
+    assert_nothing_held(client)
 
 
 def test_a_full_shared_memory_is_a_named_error(tmp_path, monkeypatch):
@@ -761,7 +776,7 @@ def test_one_worker_on_the_clients_machine_takes_numpy_in_and_out_through_files(
     here = schedule.shared.shelf().made
     with gd.LocalGLCluster(n_workers=1) as cluster, cluster.get_client() as c:
         L = gd.cholesky(A, client=c, tile=64, method="compute")
-        assert sum(_held(c).values()) == 0
+        assert_nothing_held(c)
     assert np.array_equal(L, glgpgpu.cholesky(A, method="compute", ctx=glgpgpu.Context(max_texture_size=64)))
     assert schedule.shared.shelf().made - here >= 15 and len(mapped) == 15      # 15 lower tiles each way (and files made ahead)
     assert schedule.shared.shelf().files() == 0
