@@ -242,6 +242,8 @@ def main():
     ap.add_argument("--queue-depth", type=int, default=None,
                     help="updates each worker lets queue on its GPU (worker.QUEUE_DEPTH; 0: no limit; "
                          "default: the library's)")
+    ap.add_argument("--layout", default="block-cyclic", choices=("block-cyclic", "symmetric"),
+                    help="how the tiles are dealt to the workers (schedule.LAYOUT; symmetric: 4 GPUs only)")
     ap.add_argument("--puts-first", action="store_true",
                     help="every tile's put submitted before the steps (PUTS_AT_FIRST_USE False: round 38's order)")
     ap.add_argument("--tag", default="")
@@ -257,6 +259,7 @@ def main():
     schedule.PRIORITY = args.priority
     schedule.FUSE = not args.unfused
     schedule.PUTS_AT_FIRST_USE = not args.puts_first
+    schedule.LAYOUT = args.layout
     from glgpgpu.distributed import worker
     depth = worker.QUEUE_DEPTH if args.queue_depth is None else args.queue_depth
     rows, stream = [], []
@@ -314,7 +317,8 @@ def main():
                            input="placed" if args.placed else "generate" if args.generate else "dask" if args.dask
                            else "numpy",
                            tiles_sent="tcp" if args.tcp else "shared memory where one machine",
-                           grid=f"{schedule.GRID_ROWS} rows" if schedule.GRID_ROWS else "default",
+                           grid=("symmetric" if schedule.LAYOUT == "symmetric" and g == 4 else
+                                 f"{schedule.GRID_ROWS} rows" if schedule.GRID_ROWS else "default"),
                            queue_depth=depth or "no limit", priority=args.priority,
                            shares="separate" if args.unfused else "by the finishing task",
                            puts="all first" if args.puts_first else "at first use",

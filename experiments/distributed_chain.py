@@ -10,7 +10,8 @@ with, for each link, the time from the task it waits on to its own start (`wait`
 thread busy with other tasks, Dask's message, the upload of a copy counted in the task itself) and
 the task's own time.  The last lines say what the waiting workers ran instead.
 
-    python experiments/distributed_chain.py STREAM.csv --tile 4096 [--gpus 4] [--grid-rows P] [--what-ran]
+    python experiments/distributed_chain.py STREAM.csv --tile 4096 [--gpus 4] [--grid-rows P] [--layout L]
+        [--what-ran]
 
 --what-ran: under each step, the tasks (op, I, J, K) the TRSM's worker ran between the POTRF's end
 and the TRSM's start, each at its start in ms from the POTRF's end, and when the TRSM's other input
@@ -60,6 +61,7 @@ def main():
     ap.add_argument("--tile", type=int, required=True)
     ap.add_argument("--gpus", type=int, default=0, help="the run's GPUs (default: the one with the most)")
     ap.add_argument("--grid-rows", type=int, default=0)
+    ap.add_argument("--layout", default="block-cyclic", help="the run's schedule.LAYOUT")
     ap.add_argument("--what-ran", action="store_true", help="what the TRSM's worker ran while the TRSM waited")
     a = ap.parse_args()
     rows = list(csv.DictReader(open(a.stream)))
@@ -70,6 +72,7 @@ def main():
     m = int(rows[0]["m"])
     g = TileGrid(m, a.tile)
     workers = sorted({r["worker"] for r in rows})
+    schedule.LAYOUT = a.layout
     own = owners(g.count, workers, a.grid_rows or None)
     # the stream's own schedule: tiles shared by the task that finished them (round 37's last code on)
     # or by share tasks of their own

@@ -7,9 +7,9 @@ hosts, round 38), so the busiest receiver sets a floor under the factor.  Compar
   2x2      schedule.owners' default for 4 workers (2-D block-cyclic): the two workers off the grid's
            diagonal read every tile row, the two on it half of them;
   1x4      block columns (schedule.GRID_ROWS = 1): every worker reads about 3/4 of the tiles;
-  sym4     a symmetric pattern over (I mod 4, J mod 4) (after the symmetric block-cyclic layouts of
-           Beaumont et al., 2022): cells (a, b) and (b, a) on one worker, each worker's cells meeting
-           at most 3 of the 4 residues, the same share of tiles each.
+  sym4     schedule.LAYOUT = "symmetric": a pattern over (I mod 4, J mod 4) (after the symmetric
+           block-cyclic layouts of Beaumont et al., 2022): cells (a, b) and (b, a) on one worker, each
+           worker's cells meeting at most 3 of the 4 residues, the same share of tiles each.
 
     python experiments/distributed_receives.py [--counts 15,30]
 """
@@ -18,15 +18,17 @@ from __future__ import annotations
 import argparse
 import collections
 
+from glgpgpu.distributed import schedule
 from glgpgpu.distributed.schedule import owners, readers
-
-#: sym4's cells (a >= b) -> worker: weights 4 each (an off-diagonal cell holds twice a diagonal one's tiles)
-SYM4 = {(1, 0): 0, (2, 0): 0, (3, 0): 1, (3, 1): 1, (2, 1): 2, (1, 1): 2, (2, 2): 2, (3, 2): 3, (0, 0): 3,
-        (3, 3): 3}
 
 
 def sym4(count: int, workers: list) -> dict:
-    return {(I, J): workers[SYM4[max(I % 4, J % 4), min(I % 4, J % 4)]] for I in range(count) for J in range(I + 1)}
+    """schedule.LAYOUT = "symmetric"'s owners (schedule.SYMMETRIC_4)."""
+    old, schedule.LAYOUT = schedule.LAYOUT, "symmetric"
+    try:
+        return owners(count, workers)
+    finally:
+        schedule.LAYOUT = old
 
 
 def counts(own: dict, count: int, workers: list) -> tuple:

@@ -21,7 +21,7 @@ of round 37's task streams on four H100s (N = 60,000, tiles of 4,096); the model
 schedule those runs used, is printed beside their measured times.
 
     python experiments/distributed_simulate.py [--m 60000 --tile 4096] [--gpus 1,2,4]
-        [--priority column,row] [--queue-depth 0,3] [--fuse yes,no] [--grid-rows 0]
+        [--priority column,row] [--queue-depth 0,3] [--fuse yes,no] [--grid-rows 0] [--layout symmetric]
 """
 from __future__ import annotations
 
@@ -60,12 +60,14 @@ class Graph:
         return task
 
 
-def simulate(m, t, gpus, c, depth=0, rows=None, chain=None, ties="serial") -> float:
+def simulate(m, t, gpus, c, depth=0, rows=None, chain=None, ties="serial", layout="block-cyclic") -> float:
     """The model's makespan in seconds for the current schedule.PRIORITY; chain: a dict filled with
     each step-chain link's (wait, own) ms."""
     g = TileGrid(m, t)
     workers = [f"w{i}" for i in range(gpus)]
+    schedule.LAYOUT = layout if gpus == 4 else "block-cyclic"
     own = schedule.owners(g.count, workers, rows)
+    schedule.LAYOUT = "block-cyclic"
     graph = Graph()
     last, sent = {}, {}
     schedule.factor_tiles(graph, g, own, "job", "compute", "outer", [],
@@ -157,6 +159,7 @@ def main():
     ap.add_argument("--priority", default="column,row,tied")
     ap.add_argument("--queue-depth", default="0,3")
     ap.add_argument("--grid-rows", type=int, default=0)
+    ap.add_argument("--layout", default="block-cyclic", help="schedule.LAYOUT (symmetric: the 4-GPU rows only)")
     ap.add_argument("--ties", default="serial", help="equal priorities: serial (submission order) or shuffled")
     ap.add_argument("--fuse", default="yes,no", help="tiles shared by the task that finished them (FUSE)")
     for name, value in dict(put=12.0, potrf=8.0, read=2.0, trsm=2.0, update=6.0, dispatch=0.2, copy=12.0,
@@ -171,7 +174,7 @@ def main():
         schedule.PRIORITY, schedule.FUSE = prio, fuse == "yes"
         chains = {}
         times = {int(n): simulate(a.m, a.tile, int(n), c, depth, a.grid_rows or None, chains.setdefault(int(n), {}),
-                             a.ties)
+                             a.ties, a.layout)
                  for n in a.gpus.split(",")}
         base = times.get(1)
         line = ", ".join(f"{n} GPU{'s' if n > 1 else ''} {s:.2f} s" + (f" ({base / s:.2f}x)" if base and n > 1 else "")

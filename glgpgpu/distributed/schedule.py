@@ -34,13 +34,33 @@ class WorkerLostError(RuntimeError):
 GRID_ROWS = None
 
 
+#: how the lower tiles are dealt to the workers: "block-cyclic" (2-D over a p x q grid of them,
+#: GRID_ROWS) or "symmetric" (four workers only: SYMMETRIC_4's cells over (I mod 4, J mod 4), after the
+#: symmetric block-cyclic layouts of Beaumont et al., 2022 -- on 2 x 2 the two workers off the grid's
+#: diagonal read every tile row, 84 tiles received of 120 at 15 x 15 tiles; here at most 61:
+#: experiments/distributed_receives.py).  An explicit `rows` (the LS-SVM's block columns) is block-cyclic.
+LAYOUT = "block-cyclic"
+
+#: the symmetric layout's cells (a >= b) -> worker: (a, b) and (b, a) on one worker, each worker's cells
+#: meeting at most 3 of the 4 residues, the same share of the tiles each (an off-diagonal cell holds
+#: twice a diagonal one's)
+SYMMETRIC_4 = {(1, 0): 0, (2, 0): 0, (3, 0): 1, (3, 1): 1, (2, 1): 2, (1, 1): 2, (2, 2): 2, (3, 2): 3,
+               (0, 0): 3, (3, 3): 3}
+
+
 def owners(count: int, workers: list, rows: int | None = None) -> dict:
     """(I, J) -> worker for the lower tiles of a count x count grid: 2-D block-cyclic over
     a p x q grid of the workers (p q = len(workers); p = rows, else GRID_ROWS, else the largest
     divisor <= sqrt, so p <= q: two workers own alternate block columns, and a panel's POTRF
     and TRSMs run on one of them with no tile sent between them -- one transfer a step on the
-    critical path, not two).  ValueError where p does not divide the workers' number."""
+    critical path, not two); with LAYOUT "symmetric" and no `rows`, SYMMETRIC_4's.  ValueError
+    where p does not divide the workers' number, or a symmetric layout is asked of other than 4."""
     n = len(workers)
+    if LAYOUT == "symmetric" and rows is None:
+        if n != 4:
+            raise ValueError(f"the symmetric layout is made for 4 workers, not {n}; use LAYOUT = 'block-cyclic'")
+        return {(I, J): workers[SYMMETRIC_4[max(I % 4, J % 4), min(I % 4, J % 4)]]
+                for I in range(count) for J in range(I + 1)}
     p = rows or GRID_ROWS or max(d for d in range(1, int(n ** 0.5) + 1) if n % d == 0)
     if n % p:
         raise ValueError(f"a grid of {p} rows does not divide {n} workers; choose a divisor of {n}")

@@ -108,6 +108,49 @@ def test_owners_are_two_dimensional_block_cyclic():
         gd.owners(6, ["a", "b", "c", "d"], rows=3)
 
 
+def test_the_symmetric_layout_deals_each_worker_a_quarter_and_fewer_tiles_to_receive(monkeypatch):
+    """LAYOUT = "symmetric" (4 workers): tiles (I, J) and (J', I') with the same residues mod 4, in
+    either order, on one worker; each worker owns about a quarter of the lower tiles;
+    the busiest worker receives fewer finished tiles than under 2 x 2 (readers); an explicit `rows` (the
+    LS-SVM's block columns) stays block-cyclic; other worker counts are refused."""
+    from glgpgpu.distributed import schedule
+    ws = ["a", "b", "c", "d"]
+    cyclic = gd.owners(15, ws)
+    monkeypatch.setattr(schedule, "LAYOUT", "symmetric")
+    own = gd.owners(32, ws)
+    assert set(own) == {(I, J) for I in range(32) for J in range(I + 1)}
+    by_cell = {}
+    for (I, J), w in own.items():                           # (a, b) and (b, a) alike
+        by_cell.setdefault(frozenset((I % 4, J % 4)), set()).add(w)
+    assert len(by_cell) == 10 and all(len(w) == 1 for w in by_cell.values())
+    shares = [sum(1 for tile in own if own[tile] == w) for w in ws]     # 128 or 136 of 528
+    assert max(shares) <= 1.07 * min(shares) and sum(shares) == 32 * 33 // 2
+
+    def most_received(owners):
+        got = {w: 0 for w in ws}
+        for I in range(15):
+            for K in range(I + 1):
+                for w in schedule.readers(owners, 15, I, K) - {owners[I, K]}:
+                    got[w] += 1
+        return max(got.values())
+    assert most_received(gd.owners(15, ws)) < most_received(cyclic)
+    assert gd.owners(6, ws, rows=1) == {(I, J): "abcd"[J % 4] for I in range(6) for J in range(I + 1)}
+    with pytest.raises(ValueError, match="4 workers"):
+        gd.owners(6, ["a", "b"])
+
+
+def test_the_symmetric_layout_gives_the_same_bits_on_four_workers(monkeypatch):
+    """Four workers (llvmpipe): the factor with LAYOUT "symmetric" is the one-process tiled factor bit
+    for bit, and nothing is left on a worker."""
+    from glgpgpu.distributed import schedule
+    monkeypatch.setattr(schedule, "LAYOUT", "symmetric")
+    A = spd(333, 1e2, np.random.default_rng(21))
+    with gd.LocalGLCluster(n_workers=4) as cluster, cluster.get_client() as c:
+        L = gd.cholesky(A, client=c, tile=64, method="compute")
+        assert_nothing_held(c)
+    assert np.array_equal(L, glgpgpu.cholesky(A, method="compute", ctx=glgpgpu.Context(max_texture_size=64)))
+
+
 def test_a_worker_lost_mid_factor_is_named_within_seconds():
     A = spd(640, 1e2, np.random.default_rng(3))
     with gd.LocalGLCluster(n_workers=2) as cluster, cluster.get_client() as c:
