@@ -8,6 +8,7 @@ of its own tiles, so the next row waits on it alone)."""
 from __future__ import annotations
 
 import uuid
+from contextlib import nullcontext
 
 import numpy as np
 
@@ -27,8 +28,9 @@ class DistributedKernelFactor:
     """L L^T = K(X, X) + diag I on a Dask cluster's GPUs: `.pivots`, `.solve(R)` (float64
     in and out, float32 substitutions), `.release()` -- what lssvm.train asks of a factor."""
 
-    def __init__(self, X, *, client, kernel, gamma, degree, coef0, diag, tile=None, method="compute", poll=0.5):
-        self.client, self.poll = client, poll
+    def __init__(self, X, *, client, kernel, gamma, degree, coef0, diag, tile=None, method="compute", poll=0.5,
+                 watch=None):
+        self.client, self.poll, self.watch = client, poll, watch
         X = np.asarray(X, np.float64)
         name, self.g, self.own = plan(client, X.shape[0], tile, method, "outer", rows=GRID_ROWS)
         g = self.g
@@ -51,7 +53,12 @@ class DistributedKernelFactor:
     def solve(self, R: np.ndarray) -> np.ndarray:
         """H^-1 R by the float32 factor's forward and backward substitution, a task a tile row on
         the owner of its diagonal tile (solve_step), plus one a tile row for each other worker that
-        owns tiles of that row (row_products)."""
+        owns tiles of that row (row_products); timed as "solve" by the Stopwatch `watch`, as a
+        method's own factor times its solves."""
+        with self.watch("solve") if self.watch is not None else nullcontext():
+            return self._solve(R)
+
+    def _solve(self, R: np.ndarray) -> np.ndarray:
         g, own = self.g, self.own
         R = np.asarray(R, np.float32).reshape(g.m, -1)
         y = {}

@@ -473,9 +473,8 @@ def factor_tiles(client, g, own, job, method, variant, live, make, last=None, se
             self[tile] = make(submit, *tile)
             return self[tile]
     last = Latest(made)
-    if not PUTS_AT_FIRST_USE:
-        for tile in g.lower():
-            last[tile]                            # noqa: B018 -- every put first, in g.lower() order
+    if not PUTS_AT_FIRST_USE:                     # every put first, in g.lower() order
+        last.update((tile, make(submit, *tile)) for tile in g.lower())
     pivots = {}
     sent = {} if sent is None else sent           # (I, K) -> the fetch or share readers upload from
 

@@ -185,7 +185,7 @@ def _train_cholesky(X, X32, rhs, H, kernel, gamma, degree, coef0, C, jitter, pac
         from ..distributed.kernel import DistributedKernelFactor
         with watch("factor"):
             fac = DistributedKernelFactor(X, client=client, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
-                                          diag=1.0 / C + jitter, tile=tile, method=method)
+                                          diag=1.0 / C + jitter, tile=tile, method=method, watch=watch)
     else:
         impl = implementation(choose(method, ctx, packed=packed))
         fac = impl.kernel_factor(X32, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
@@ -196,8 +196,6 @@ def _train_cholesky(X, X32, rhs, H, kernel, gamma, degree, coef0, C, jitter, pac
         except NotPositiveDefiniteError as exc:
             fac.release()
             fac = FallbackFactor(X, exc, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, C=C)
-        if client is not None:        # the cluster's substitutions timed here (a method's own time its solves)
-            fac = _Timed(fac, watch)
         Z = fac.solve(rhs)
         history = []
         for _ in range(max_refine):                   # Algorithm 1 on every column
@@ -221,20 +219,6 @@ def _train_cholesky(X, X32, rhs, H, kernel, gamma, degree, coef0, C, jitter, pac
         _warn_unconverged(f"the refinement and preconditioned CG stopped at a relative residual of "
                           f"{history[-1]:.2g} (tol {tol:g})", C, cond)
     return Z
-
-
-class _Timed:
-    """A factor whose solves the Stopwatch charges to "solve"; otherwise the factor itself."""
-
-    def __init__(self, fac, watch):
-        self._fac, self._watch = fac, watch
-
-    def solve(self, R):
-        with self._watch("solve"):
-            return self._fac.solve(R)
-
-    def __getattr__(self, name):
-        return getattr(self._fac, name)
 
 
 def _pivot_condition(pivots) -> float:
